@@ -1,0 +1,22 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "pushmock",
+    products: [
+        .executable(name: "pushmock", targets: ["pushmock"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibevent", pkgConfig: "libevent",
+                       providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .target(name: "PushMockCore"),
+        .target(name: "PushMockServer",
+                dependencies: ["PushMockCore", "CLibevent", "COpenSSL"]),
+        .executableTarget(name: "pushmock", dependencies: ["PushMockServer", "PushMockCore"]),
+        .testTarget(name: "PushMockCoreTests", dependencies: ["PushMockCore"]),
+        .testTarget(name: "PushMockServerTests", dependencies: ["PushMockCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

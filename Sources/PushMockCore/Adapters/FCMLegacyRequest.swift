@@ -1,0 +1,156 @@
+/// A decoded `/fcm/send` request (protocol.md §A.2–A.5), before any recipient is looked at.
+struct LegacyRequest {
+    enum Target {
+        case to(String)
+        case registrationIDs([String])
+        case condition(String)
+        /// No target field at all: every result is MissingRegistration.
+        case none
+    }
+
+    var target: Target
+    var content: PushContent
+    var dryRun: Bool
+    /// `time_to_live` was a number outside 0…2419200 or not whole: InvalidTtl.
+    var invalidTTL: Bool
+    /// A plain-text (form) request: answered in `id=` / `Error=` lines.
+    var isForm: Bool
+
+    static let maxRegistrationIDs = 1000
+
+    /// A whole-request rejection: HTTP 400 with FCM's plain-text reason.
+    struct Rejection: Error {
+        let text: String
+    }
+
+    /// Decodes by `Content-Type`: JSON for `application/json`, plain text otherwise (GCM's
+    /// rule: an absent or form content type means the plain-text format).
+    static func decode(_ request: Request) throws(Rejection) -> LegacyRequest {
+        request.mediaType == "application/json" ? try decodeJSON(request.body) : try decodeForm(request.body)
+    }
+
+    static func decodeJSON(_ body: [UInt8]) throws(Rejection) -> LegacyRequest {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(body)
+        } catch {
+            throw Rejection(text: parseErrorText(error, body))
+        }
+        guard let obj = root.objectValue else {
+            throw Rejection(text: "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n")
+        }
+        let to = try field(obj, "to", "string", \.stringValue)
+        let ids = try field(obj, "registration_ids", "array", \.arrayValue)
+        let condition = try field(obj, "condition", "string", \.stringValue)
+        let notificationKey = try field(obj, "notification_key", "string", \.stringValue)
+        let collapseKey = try field(obj, "collapse_key", "string", \.stringValue)
+        let restricted = try field(obj, "restricted_package_name", "string", \.stringValue)
+        let contentAvailable = try field(obj, "content_available", "boolean", \.boolValue)
+        let mutableContent = try field(obj, "mutable_content", "boolean", \.boolValue)
+        let dryRun = try field(obj, "dry_run", "boolean", \.boolValue)
+        _ = try field(obj, "delay_while_idle", "boolean", \.boolValue)
+        let ttl = try field(obj, "time_to_live", "number", \.numberValue)
+        // GCM's texts call any JSON object a "JSON array".
+        let data = try field(obj, "data", "array", \.objectValue)
+        let notification = try field(obj, "notification", "array", \.objectValue)
+        let priority = try decodePriority(obj["priority"])
+
+        let targets = [to != nil || notificationKey != nil, ids != nil, condition != nil].filter { $0 }.count
+        if targets > 1 {
+            throw Rejection(text: ids != nil && (to != nil || notificationKey != nil)
+                ? "Must use either \"registration_ids\" field or \"to\", not both\n"
+                : "Must use either \"condition\" field or \"to\", not both\n")
+        }
+        var target = Target.none
+        if let t = to ?? notificationKey { target = .to(t) }
+        if let condition { target = .condition(condition) }
+        if let ids {
+            var tokens: [String] = []
+            tokens.reserveCapacity(ids.count)
+            for v in ids {
+                guard let s = v.stringValue else {
+                    throw Rejection(text: "Field \"registration_ids\" must be a JSON array of strings: \(JSONWriter.quotedJSON(v))\n")
+                }
+                tokens.append(s)
+            }
+            if tokens.isEmpty { throw Rejection(text: "\"registration_ids\" field cannot be empty\n") }
+            if tokens.count > maxRegistrationIDs {
+                throw Rejection(text: "Number of messages on bulk (\(tokens.count)) exceeds maximum allowed (\(maxRegistrationIDs))\n")
+            }
+            target = .registrationIDs(tokens)
+        }
+
+        var ttlSeconds = PushContent.maxTTL
+        var invalidTTL = false
+        if let ttl {
+            if let n = ttl.int, (0...PushContent.maxTTL).contains(n) { ttlSeconds = n } else { invalidTTL = true }
+        }
+        let content = PushContent(notification: notification, data: data, priority: priority,
+                                  contentAvailable: contentAvailable ?? false, mutableContent: mutableContent ?? false,
+                                  collapseKey: collapseKey, ttl: ttlSeconds, restrictedPackageName: restricted)
+        return LegacyRequest(target: target, content: content, dryRun: dryRun ?? false, invalidTTL: invalidTTL, isForm: false)
+    }
+
+    /// The plain-text format: `registration_id=…&collapse_key=…&data.key=value`.
+    static func decodeForm(_ body: [UInt8]) throws(Rejection) -> LegacyRequest {
+        guard let text = String(validating: body, as: UTF8.self), let pairs = URLCoding.formPairs(text) else {
+            throw Rejection(text: "Invalid request: the body is not valid application/x-www-form-urlencoded text\n")
+        }
+        var fields: [String: String] = [:]
+        var data: [(key: String, value: JSONValue)] = []
+        for (k, v) in pairs {
+            if k.hasPrefix("data.") { data.append((String(k.dropFirst(5)), .string(v))) } else { fields[k] = v }
+        }
+        var ttl = PushContent.maxTTL
+        var invalidTTL = false
+        if let t = fields["time_to_live"] {
+            if let n = Int(t), (0...PushContent.maxTTL).contains(n) { ttl = n } else { invalidTTL = true }
+        }
+        let flag: (String) -> Bool = { fields[$0] == "1" || fields[$0]?.lowercased() == "true" }
+        let priority: Priority? = switch fields["priority"] {
+            case "high", "10": .high
+            case "normal", "5": .normal
+            default: nil
+        }
+        let content = PushContent(data: data.isEmpty ? nil : JSONObject(data), priority: priority,
+                                  contentAvailable: flag("content_available"), collapseKey: fields["collapse_key"],
+                                  ttl: ttl, restrictedPackageName: fields["restricted_package_name"])
+        let target: Target = fields["registration_id"].map { .to($0) } ?? .none
+        return LegacyRequest(target: target, content: content, dryRun: flag("dry_run"), invalidTTL: invalidTTL, isForm: true)
+    }
+
+    private static func field<T>(_ obj: JSONObject, _ name: String, _ type: String,
+                                 _ get: (JSONValue) -> T?) throws(Rejection) -> T? {
+        guard let v = obj[name], v != .null else { return nil }
+        guard let t = get(v) else {
+            throw Rejection(text: "Field \"\(name)\" must be a JSON \(type): \(JSONWriter.quotedJSON(v))\n")
+        }
+        return t
+    }
+
+    /// `"high"`/`"normal"`, or the APNs numbers 10/5 that GCM also took.
+    private static func decodePriority(_ v: JSONValue?) throws(Rejection) -> Priority? {
+        switch v {
+        case nil, .null?: return nil
+        case .string("high")?, .string("10")?: return .high
+        case .string("normal")?, .string("5")?: return .normal
+        case .number(let n)? where n.int == 10: return .high
+        case .number(let n)? where n.int == 5: return .normal
+        case let other?: throw Rejection(text: "Invalid value for \"priority\": \(JSONWriter.quotedJSON(other)). Use \"normal\" or \"high\".\n")
+        }
+    }
+
+    static func parseErrorText(_ e: JSONParseError, _ body: [UInt8]) -> String {
+        switch e.kind {
+        case .unexpectedCharacter(let c):
+            let shown = c >= 0x20 && c < 0x7F ? String(UnicodeScalar(c)) : "0x" + String(c, radix: 16)
+            return "JSON_PARSING_ERROR: Unexpected character (\(shown)) at position \(e.position).\n"
+        case .unexpectedEnd:
+            return "JSON_PARSING_ERROR: Unexpected end of input at position \(e.position).\n"
+        case .tooDeep:
+            return "JSON_PARSING_ERROR: Nesting too deep at position \(e.position).\n"
+        case .invalidUTF8:
+            return "JSON_PARSING_ERROR: Invalid UTF-8 in string at position \(e.position).\n"
+        }
+    }
+}

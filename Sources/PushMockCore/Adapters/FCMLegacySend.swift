@@ -1,0 +1,179 @@
+/// `POST /fcm/send`: authenticate, decode, validate, fan out, answer as FCM did.
+extension Gateway {
+    func legacySend(_ request: Request) -> Reply {
+        guard let project = legacyProject(request) else { return unauthorized(request) }
+        let send: LegacyRequest
+        do {
+            send = try LegacyRequest.decode(request)
+        } catch {
+            log.append(kind: .invalidParameters, time: clock.now(), projectID: project.id,
+                       projectNumber: project.number, reason: "bad_request")
+            return .response(.text(400, error.text))
+        }
+        switch send.target {
+        case .to(let to) where to.hasPrefix(Topic.prefix) && !send.isForm:
+            let name = String(to.dropFirst(Topic.prefix.count))
+            guard Topic.isValidName(name) else { return .response(.text(400, "Invalid \"to\" field: \(to)\n")) }
+            return .response(topicSend(send, .topic(name), request, project))
+        case .condition(let text):
+            do {
+                let condition = try Condition.parse(text)
+                return .response(topicSend(send, .condition(text), request, project, condition: condition))
+            } catch {
+                return .response(.text(400, "Invalid \"condition\" field: \(error.message)\n"))
+            }
+        case .to(let key) where project.groupsByKey[key] != nil && !send.isForm:
+            return .response(groupSend(send, project.groupsByKey[key]!, request, project))
+        case .to(let token):
+            return .response(multicast(send, [token], request, project))
+        case .registrationIDs(let tokens):
+            return .response(multicast(send, tokens, request, project))
+        case .none:
+            return .response(multicast(send, [""], request, project))
+        }
+    }
+
+    private func record(_ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
+                        id: String, bulkID: Int64?) -> Message {
+        let message = Message(id: id, projectID: project.id, projectNumber: project.number, api: "legacy",
+                              target: target, content: send.content, requestBody: String(decoding: request.body, as: UTF8.self),
+                              requestContentType: request.header("content-type"), receivedAt: clock.now(),
+                              bulkID: bulkID, dryRun: send.dryRun)
+        project.messages.add(message)
+        return message
+    }
+
+    /// The outcome for one addressed token: a device to deliver to, or an error code.
+    func check(token: String, _ content: PushContent, project: Project) -> Result<Device, LegacyError> {
+        if token.isEmpty { return .failure(.missingRegistration) }
+        if let device = project.device(token: token) {
+            if let error = deviceError(device, content, project: project) { return .failure(error) }
+            return .success(device)
+        }
+        if retiredTokens.contains(token) { return .failure(.notRegistered) }
+        if owner(ofToken: token) != nil { return .failure(.mismatchSenderID) }
+        return .failure(Identifiers.looksLikeRegistrationToken(token) ? .notRegistered : .invalidRegistration)
+    }
+
+    /// Token and `registration_ids` sends: one result per token, in order.
+    func multicast(_ send: LegacyRequest, _ tokens: [String], _ request: Request, _ project: Project) -> Response {
+        let multicastID = send.dryRun ? -1 : ids.bulk()
+        let messageError = LegacyValidation.messageError(send, topicLike: false)
+        let message = record(send, tokens.count == 1 ? .token : .multicast, request, project,
+                             id: String(multicastID), bulkID: tokens.count > 1 ? multicastID : nil)
+        var results: [Result<String, LegacyError>] = []
+        results.reserveCapacity(tokens.count)
+        for token in tokens {
+            var outcome = check(token: token, send.content, project: project)
+            if let messageError, case .success = outcome { outcome = .failure(messageError) }
+            switch outcome {
+            case .failure(let error):
+                logRejection(error, project: project, message: message, device: project.device(token: token),
+                             token: token, type: message.content.messageType)
+                results.append(.failure(error))
+            case .success(let device) where send.dryRun:
+                log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                           message: message, messageID: "fake_message_id", device: device, reason: "dry_run")
+                results.append(.success("fake_message_id"))
+            case .success(let device):
+                let id = ids.recipient()
+                message.recipientIDs.append(id)
+                project.messages.index(id, message)
+                deliver(message, messageID: id, to: device, project: project)
+                results.append(.success(id))
+            }
+        }
+        return send.isForm ? Self.formResponse(results[0]) : Self.multicastResponse(multicastID, results)
+    }
+
+    static func multicastResponse(_ multicastID: Int64, _ results: [Result<String, LegacyError>]) -> Response {
+        var w = JSONWriter(capacity: 96 + results.count * 48)
+        let success = results.filter { if case .success = $0 { true } else { false } }.count
+        w.beginObject()
+        w.key("multicast_id"); w.raw(String(multicastID))
+        w.member("success", success)
+        w.member("failure", results.count - success)
+        w.member("canonical_ids", 0)
+        w.key("results")
+        w.beginArray()
+        for r in results {
+            w.beginObject()
+            switch r {
+            case .success(let id): w.member("message_id", id)
+            case .failure(let e): w.member("error", e.rawValue)
+            }
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return .json(200, w)
+    }
+
+    /// The plain-text answer: `id=<message id>` or `Error=<code>`.
+    static func formResponse(_ result: Result<String, LegacyError>) -> Response {
+        switch result {
+        case .success(let id): .text(200, "id=\(id)\n")
+        case .failure(let e): .text(200, "Error=\(e.rawValue)\n")
+        }
+    }
+
+    /// Topic and condition sends: `{"message_id": N}` or `{"error": code}`.
+    func topicSend(_ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
+                   condition: Condition? = nil) -> Response {
+        if let error = LegacyValidation.messageError(send, topicLike: true) {
+            logRejection(error, project: project, type: .topic)
+            return .json(200, "{\"error\":\"\(error.rawValue)\"}")
+        }
+        if send.dryRun {
+            log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                       messageID: "fake_message_id", messageType: .topic, reason: "dry_run")
+            return .json(200, "{\"message_id\":-1}")
+        }
+        let bulk = ids.bulk()
+        let id = String(bulk)
+        let message = record(send, target, request, project, id: id, bulkID: bulk)
+        log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                   message: message, messageID: id, messageType: .topic)
+        if let condition {
+            fanOut(message, messageID: id, project: project, devices: devices(matching: condition, in: project))
+        } else if case .topic(let name) = target, let subscribers = project.topics[name] {
+            fanOut(message, messageID: id, project: project, devices: subscribers.values)
+        }
+        return .json(200, "{\"message_id\":\(id)}")
+    }
+
+    /// A send to a device group's notification key: `{success, failure, failed_registration_ids}`.
+    func groupSend(_ send: LegacyRequest, _ group: DeviceGroup, _ request: Request, _ project: Project) -> Response {
+        let multicastID = ids.bulk()
+        let messageError = LegacyValidation.messageError(send, topicLike: false)
+        let message = record(send, .group(group.name), request, project, id: String(multicastID), bulkID: multicastID)
+        var failed: [String] = []
+        for token in group.tokens {
+            var outcome = check(token: token, send.content, project: project)
+            if let messageError, case .success = outcome { outcome = .failure(messageError) }
+            switch outcome {
+            case .failure(let error):
+                logRejection(error, project: project, message: message, device: project.device(token: token), token: token)
+                failed.append(token)
+            case .success(let device) where !send.dryRun:
+                let id = ids.recipient()
+                message.recipientIDs.append(id)
+                project.messages.index(id, message)
+                deliver(message, messageID: id, to: device, project: project)
+            case .success: break
+            }
+        }
+        var w = JSONWriter()
+        w.beginObject()
+        w.member("success", group.tokens.count - failed.count)
+        w.member("failure", failed.count)
+        if !failed.isEmpty {
+            w.key("failed_registration_ids")
+            w.beginArray()
+            for t in failed { w.string(t) }
+            w.endArray()
+        }
+        w.endObject()
+        return .json(200, w)
+    }
+}

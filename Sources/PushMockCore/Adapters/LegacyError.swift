@@ -1,0 +1,67 @@
+/// The legacy per-recipient error codes (protocol.md §A.7), each with the BigQuery export
+/// event it is logged as.
+enum LegacyError: String, Error {
+    case missingRegistration = "MissingRegistration"
+    case invalidRegistration = "InvalidRegistration"
+    case notRegistered = "NotRegistered"
+    case invalidPackageName = "InvalidPackageName"
+    case mismatchSenderID = "MismatchSenderId"
+    case messageTooBig = "MessageTooBig"
+    case invalidDataKey = "InvalidDataKey"
+    case invalidTTL = "InvalidTtl"
+    case invalidAPNsCredential = "InvalidApnsCredential"
+
+    var event: EventKind {
+        switch self {
+        case .missingRegistration: .missingRegistrations
+        case .invalidRegistration, .notRegistered: .invalidRegistration
+        case .invalidPackageName: .invalidPackageName
+        case .mismatchSenderID: .mismatchSenderID
+        case .messageTooBig: .payloadTooLarge
+        case .invalidDataKey: .invalidParameters
+        case .invalidTTL: .invalidTTL
+        case .invalidAPNsCredential: .invalidAPNsCredential
+        }
+    }
+
+    /// pushmock's `reason` column, telling apart codes that share an export event.
+    var reason: String {
+        switch self {
+        case .notRegistered: "not_registered"
+        case .invalidRegistration: "malformed_token"
+        case .invalidDataKey: "reserved_data_key"
+        default: rawValue
+        }
+    }
+}
+
+/// Checks that apply to the message as a whole, whoever receives it.
+enum LegacyValidation {
+    static let maxPayload = 4096
+    static let maxTopicPayload = 2048
+
+    /// InvalidTtl, then InvalidDataKey, then MessageTooBig.
+    static func messageError(_ request: LegacyRequest, topicLike: Bool) -> LegacyError? {
+        if request.invalidTTL { return .invalidTTL }
+        if let data = request.content.data, data.keys.contains(where: isReservedDataKey) { return .invalidDataKey }
+        if payloadSize(request.content) > (topicLike ? maxTopicPayload : maxPayload) { return .messageTooBig }
+        return nil
+    }
+
+    /// `from`, `message_type`, and anything starting with `google` or `gcm` (§A.4).
+    static func isReservedDataKey(_ key: String) -> Bool {
+        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
+    }
+
+    /// UTF-8 bytes of the keys and values of `data` and `notification`; non-string values
+    /// count as their JSON text.
+    static func payloadSize(_ content: PushContent) -> Int {
+        var n = 0
+        for obj in [content.data, content.notification].compactMap({ $0 }) {
+            for (k, v) in obj.entries {
+                n += k.utf8.count + (v.stringValue?.utf8.count ?? JSONWriter.quotedJSON(v).utf8.count)
+            }
+        }
+        return n
+    }
+}

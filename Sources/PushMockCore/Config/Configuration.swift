@@ -1,0 +1,131 @@
+import Foundation
+
+/// Everything pushmock is told at start, from flags and `PUSHMOCK_*` variables (flags win).
+/// Zero flags give a useful server: the `demo-pushmock` project with the default dev key.
+public struct Configuration: Sendable, Equatable {
+    public var host = "127.0.0.1"
+    public var port = Configuration.defaultPort
+    public var project = "demo-pushmock"
+    public var serverKeys = [Configuration.defaultServerKey]
+    public var strictApps = false
+    public var acceptAnyKey = false
+    public var clock = Clock.Mode.system
+    public var maxEvents = 1_000_000
+    public var maxMessages = 100_000
+    public var maxConnections = 4096
+    public var maxBodyBytes = 1 << 20
+    public var headerTimeoutSeconds = 10
+    public var idleTimeoutSeconds = 60
+
+    public static let defaultPort = 4010
+    public static let defaultServerKey = "pushmock-dev-server-key"
+
+    public init() {}
+}
+
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+}
+
+extension Configuration {
+    /// One option: its flag, its variable, whether it takes a value, and how it applies.
+    struct Option: Sendable {
+        let flag: String
+        let help: String
+        let takesValue: Bool
+        let apply: @Sendable (inout Configuration, String) throws(ConfigurationError) -> Void
+        var variable: String { "PUSHMOCK_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_") }
+    }
+
+    static let options: [Option] = [
+        Option(flag: "--host", help: "address to listen on (0.0.0.0 in containers)", takesValue: true) { c, v throws(ConfigurationError) in c.host = v },
+        Option(flag: "--port", help: "HTTP port; 0 picks a free one (default \(defaultPort))", takesValue: true) { c, v throws(ConfigurationError) in
+            c.port = try int(v, "--port", 0...65535) },
+        Option(flag: "--project", help: "the project id served at start (default demo-pushmock)", takesValue: true) { c, v throws(ConfigurationError) in
+            guard isProjectID(v) else { throw ConfigurationError(description: "--project: '\(v)' is not a project id ([a-z0-9-], 1-63 characters)") }
+            c.project = v },
+        Option(flag: "--server-key", help: "a legacy server key of the project; repeatable, comma-separated in the variable (default \(defaultServerKey))", takesValue: true) { c, v throws(ConfigurationError) in
+            let keys = v.split(separator: ",").map(String.init).filter { !$0.isEmpty }
+            guard !keys.isEmpty else { throw ConfigurationError(description: "--server-key: empty key") }
+            c.serverKeys = (c.serverKeys == [defaultServerKey] ? [] : c.serverKeys) + keys },
+        Option(flag: "--strict-apps", help: "devices may only register for apps declared through the control API", takesValue: false) { c, v throws(ConfigurationError) in
+            c.strictApps = try bool(v, "--strict-apps") },
+        Option(flag: "--accept-any-key", help: "accept any Authorization key on /fcm/send and /iid", takesValue: false) { c, v throws(ConfigurationError) in
+            c.acceptAnyKey = try bool(v, "--accept-any-key") },
+        Option(flag: "--clock", help: "system or manual (advanced by POST /emulator/v1/clock:advance)", takesValue: true) { c, v throws(ConfigurationError) in
+            guard let mode = Clock.Mode(rawValue: v) else { throw ConfigurationError(description: "--clock: '\(v)' is not system or manual") }
+            c.clock = mode },
+        Option(flag: "--max-events", help: "events kept in memory; older ones are evicted and counted (default 1000000)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.maxEvents = try int(v, "--max-events", 1...100_000_000) },
+        Option(flag: "--max-messages", help: "sends kept for GET .../messages (default 100000)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.maxMessages = try int(v, "--max-messages", 1...10_000_000) },
+        Option(flag: "--max-connections", help: "open connections accepted at once (default 4096)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.maxConnections = try int(v, "--max-connections", 1...1_000_000) },
+        Option(flag: "--header-timeout", help: "seconds a client has to send a request's headers and body (default 10)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.headerTimeoutSeconds = try int(v, "--header-timeout", 1...3600) },
+        Option(flag: "--idle-timeout", help: "seconds an idle keep-alive connection stays open (default 60)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.idleTimeoutSeconds = try int(v, "--idle-timeout", 1...86_400) },
+    ]
+
+    /// Builds the configuration: variables first, then flags in order.
+    public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Configuration {
+        var c = Configuration()
+        for option in options {
+            if let v = environment[option.variable] {
+                try option.apply(&c, option.takesValue ? v : v.lowercased())
+            }
+        }
+        var i = 0
+        while i < arguments.count {
+            let arg = arguments[i]
+            let parts = arg.split(separator: "=", maxSplits: 1).map(String.init)
+            guard let option = options.first(where: { $0.flag == parts[0] }) else {
+                throw ConfigurationError(description: "unknown flag '\(arg)' (see --help)")
+            }
+            if option.takesValue {
+                if parts.count == 2 {
+                    try option.apply(&c, parts[1])
+                } else {
+                    guard i + 1 < arguments.count else { throw ConfigurationError(description: "\(option.flag) needs a value") }
+                    i += 1
+                    try option.apply(&c, arguments[i])
+                }
+            } else {
+                try option.apply(&c, parts.count == 2 ? parts[1] : "true")
+            }
+            i += 1
+        }
+        return c
+    }
+
+    /// The `--help` text: every flag with its variable.
+    public static var usage: String {
+        var s = "usage: pushmock [flags]\n\nEvery flag has a PUSHMOCK_* variable; flags win.\n\n"
+        for o in options {
+            let flag = o.flag + (o.takesValue ? " VALUE" : "")
+            s += "  \(flag.padding(toLength: 24, withPad: " ", startingAt: 0)) \(o.variable)\n      \(o.help)\n"
+        }
+        return s
+    }
+
+    static func int(_ v: String, _ flag: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let n = Int(v), range.contains(n) else {
+            throw ConfigurationError(description: "\(flag): '\(v)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return n
+    }
+
+    static func bool(_ v: String, _ flag: String) throws(ConfigurationError) -> Bool {
+        switch v.lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw ConfigurationError(description: "\(flag): '\(v)' is not true or false")
+        }
+    }
+
+    /// Firebase project ids: lower-case letters, digits and hyphens.
+    public static func isProjectID(_ s: String) -> Bool {
+        guard (1...63).contains(s.utf8.count) else { return false }
+        return s.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+    }
+}

@@ -1,0 +1,142 @@
+/// The control API for fake devices: register, list, inspect, change, uninstall, subscribe,
+/// and read what a device received.
+extension Gateway {
+    static let deviceFields: Set<String> = ["platform", "app", "apns_environment", "token", "fid", "apns_token"]
+
+    func createDevice(_ request: Request, _ params: [String: String]) -> Reply {
+        Control.run { () throws(ControlError) -> Reply in try registerDevice(request, params) }
+    }
+
+    private func registerDevice(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+        let project = try controlProject(params)
+        let obj = try Control.body(request, allowed: Self.deviceFields)
+        var fields: [String: String] = [:]
+        for name in Self.deviceFields { fields[name] = try Control.string(obj, name) }
+        guard let p = fields["platform"] else { throw Control.invalid("Missing required field 'platform' (ios or android).") }
+        guard let platform = Platform(rawValue: p) else { throw Control.invalid("Invalid value at 'platform': \"\(p)\" is not ios or android.") }
+        guard let appName = fields["app"], !appName.isEmpty else {
+            throw Control.invalid("Missing required field 'app' (a bundle id or package name).")
+        }
+        var environment: APNsEnvironment? = nil
+        if platform == .ios {
+            let e = fields["apns_environment"] ?? APNsEnvironment.sandbox.rawValue
+            guard let env = APNsEnvironment(rawValue: e) else {
+                throw Control.invalid("Invalid value at 'apns_environment': \"\(e)\" is not sandbox or production.")
+            }
+            environment = env
+        } else if fields["apns_environment"] != nil || fields["apns_token"] != nil {
+            throw Control.invalid("'apns_environment' and 'apns_token' apply to iOS devices only.")
+        }
+        if project.app(platform, appName) == nil {
+            guard !configuration.strictApps else {
+                throw Control.failedPrecondition("App \(platform.rawValue)/\(appName) is not registered in project \(project.id) (--strict-apps).")
+            }
+            project.addApp(platform, appName, credentials: [.sandbox, .production])
+        }
+        let fid = fields["fid"] ?? Identifiers.fid(&random)
+        let token = fields["token"] ?? Identifiers.registrationToken(fid: fid, &random)
+        if let t = fields["token"], !Identifiers.looksLikeRegistrationToken(t) {
+            throw Control.invalid("Invalid value at 'token': not a registration token.")
+        }
+        if let a = fields["apns_token"], a.utf8.count != 64 || !a.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+            throw Control.invalid("Invalid value at 'apns_token': expected 64 lower-case hex digits.")
+        }
+        if owner(ofToken: token) != nil || project.device(fid: fid) != nil {
+            throw Control.conflict("A device with this token or fid already exists.")
+        }
+        let device = Device(id: "d\(project.nextDeviceNumber)", platform: platform, app: appName, projectID: project.id,
+                            fid: fid, token: token,
+                            apnsToken: platform == .ios ? (fields["apns_token"] ?? Identifiers.apnsToken(&random)) : nil,
+                            apnsEnvironment: environment, createdAt: clock.now())
+        project.nextDeviceNumber += 1
+        project.insert(device)
+        return .response(.json(201, Self.deviceJSON(device)))
+    }
+
+    func listDevices(_ request: Request, _ params: [String: String]) -> Reply {
+        Control.run { () throws(ControlError) -> Reply in
+        let project = try controlProject(params)
+        var w = JSONWriter(capacity: 64 + project.deviceOrder.count * 400)
+        w.beginObject()
+        w.key("devices")
+        w.beginArray()
+        for d in project.deviceOrder { w.raw(Self.deviceJSON(d)) }
+        w.endArray()
+        w.endObject()
+        return .response(.json(200, w))
+        }
+    }
+
+    /// Runs `body` with the addressed project and device, or answers 404.
+    func withDevice(_ params: [String: String], _ body: (Project, Device) throws(ControlError) -> Reply) -> Reply {
+        Control.run { () throws(ControlError) -> Reply in
+            let (project, device) = try controlDevice(params)
+            return try body(project, device)
+        }
+    }
+
+    func getDevice(_ request: Request, _ params: [String: String]) -> Reply {
+        withDevice(params) { (_, d) throws(ControlError) -> Reply in .response(.json(200, Self.deviceJSON(d))) }
+    }
+
+    func patchDevice(_ request: Request, _ params: [String: String]) -> Reply {
+        withDevice(params) { (_, d) throws(ControlError) -> Reply in
+            let obj = try Control.body(request, allowed: ["apns_environment"])
+            if let e = try Control.string(obj, "apns_environment") {
+                guard d.platform == .ios else { throw Control.invalid("'apns_environment' applies to iOS devices only.") }
+                guard let env = APNsEnvironment(rawValue: e) else {
+                    throw Control.invalid("Invalid value at 'apns_environment': \"\(e)\" is not sandbox or production.")
+                }
+                d.apnsEnvironment = env
+            }
+            return .response(.json(200, Self.deviceJSON(d)))
+        }
+    }
+
+    /// The app was uninstalled: the device is gone and its token answers NotRegistered.
+    func deleteDevice(_ request: Request, _ params: [String: String]) -> Reply {
+        withDevice(params) { (project, d) throws(ControlError) -> Reply in
+            project.remove(d)
+            retiredTokens.insert(d.token)
+            return .response(.json(200, "{}"))
+        }
+    }
+
+    /// The client SDK's `subscribe(toTopic:)` / `unsubscribe(fromTopic:)`.
+    func deviceTopic(_ request: Request, _ params: [String: String], subscribe: Bool) -> Reply {
+        withDevice(params) { (project, d) throws(ControlError) -> Reply in
+            let topic = Topic.bareName(params["topic"]!)
+            guard Topic.isValidName(topic) else { throw Control.invalid("Invalid topic name '\(topic)': it must match [a-zA-Z0-9-_.~%]+.") }
+            if subscribe {
+                guard project.subscribe(d, to: topic, at: clock.now()) else {
+                    throw Control.failedPrecondition("TOO_MANY_TOPICS: a device can subscribe to at most \(Topic.maxPerInstance) topics.")
+                }
+            } else {
+                project.unsubscribe(d, from: topic)
+            }
+            return .response(.json(200, Self.deviceJSON(d)))
+        }
+    }
+
+    /// What the device received, oldest first, each with the exact payload it saw.
+    func deviceNotifications(_ request: Request, _ params: [String: String]) -> Reply {
+        withDevice(params) { (_, d) throws(ControlError) -> Reply in
+            var w = JSONWriter(capacity: 128 + d.inbox.count * 512)
+            w.beginObject()
+            w.key("notifications")
+            w.beginArray()
+            for entry in d.inbox {
+                w.beginObject()
+                w.member("message_id", entry.messageID)
+                w.member("received_at", entry.receivedAt.rfc3339)
+                w.member("displayed", entry.displayed)
+                Self.writeRendering(entry.message, entry.messageID, d, to: &w)
+                w.endObject()
+            }
+            w.endArray()
+            w.member("dropped_from_inbox", d.inboxDropped)
+            w.endObject()
+            return .response(.json(200, w))
+        }
+    }
+}

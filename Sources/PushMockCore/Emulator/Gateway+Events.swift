@@ -1,0 +1,63 @@
+/// `GET /emulator/v1/projects/{p}/events`: the log, filtered, oldest first; with `wait` and
+/// `min` it long-polls until enough events match.
+extension Gateway {
+    static let maxWaitSeconds = 60.0
+
+    func events(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+        let p = try controlProject(params)
+        var q = EventQuery(projectID: p.id)
+        q.messageID = request.queryValue("message_id")
+        q.deviceID = request.queryValue("device")
+        q.token = request.queryValue("token")
+        q.topic = request.queryValue("topic").map(Topic.bareName)
+        if let name = request.queryValue("event") {
+            guard let kind = EventKind(rawValue: name) else { throw Control.invalid("Unknown event '\(name)'.") }
+            q.kind = kind
+        }
+        if let s = request.queryValue("since") {
+            guard let n = Int64(s), n >= 0 else { throw Control.invalid("'since' must be an event seq (a whole number).") }
+            q.since = n
+        }
+        if let l = request.queryValue("limit") {
+            guard let n = Int(l), (1...EventQuery.maxLimit).contains(n) else {
+                throw Control.invalid("'limit' must be 1...\(EventQuery.maxLimit).")
+            }
+            q.limit = n
+        }
+        var minimum = 1
+        if let m = request.queryValue("min") {
+            guard let n = Int(m), n >= 1, n <= q.limit else { throw Control.invalid("'min' must be 1...limit.") }
+            minimum = n
+        }
+        if let w = request.queryValue("wait") {
+            guard let seconds = Double(w), seconds >= 0, seconds <= Self.maxWaitSeconds else {
+                throw Control.invalid("'wait' must be 0...\(Int(Self.maxWaitSeconds)) seconds.")
+            }
+            let wait = EventWait(query: q, minimum: minimum, seconds: seconds)
+            if seconds > 0, !isReady(wait) { return .waitForEvents(wait) }
+        }
+        return .response(eventsResponse(q))
+    }
+
+    /// Whether a parked long-poll can be answered.
+    public func isReady(_ wait: EventWait) -> Bool {
+        wait.query.count(on: log, atMost: wait.minimum) >= wait.minimum
+    }
+
+    /// The answer to a long-poll, ready or timed out.
+    public func finish(_ wait: EventWait) -> Response { eventsResponse(wait.query) }
+
+    func eventsResponse(_ q: EventQuery) -> Response {
+        let events = q.run(on: log)
+        var w = JSONWriter(capacity: 64 + events.count * 600)
+        w.beginObject()
+        w.key("events")
+        w.beginArray()
+        for e in events { Self.writeEvent(e, to: &w) }
+        w.endArray()
+        w.member("last_seq", Int(log.lastSeq))
+        w.member("evicted", log.evicted)
+        w.endObject()
+        return .json(200, w)
+    }
+}

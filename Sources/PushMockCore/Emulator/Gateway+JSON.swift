@@ -1,0 +1,115 @@
+/// How the control API shows devices, renderings, events and messages.
+extension Gateway {
+    static func deviceJSON(_ d: Device) -> String {
+        var w = JSONWriter(capacity: 400)
+        w.beginObject()
+        w.member("id", d.id)
+        w.member("project", d.projectID)
+        w.member("platform", d.platform.rawValue)
+        w.member("app", d.app)
+        w.member("token", d.token)
+        w.member("fid", d.fid)
+        if let a = d.apnsToken { w.member("apns_token", a) } else { w.key("apns_token"); w.null() }
+        if let e = d.apnsEnvironment { w.member("apns_environment", e.rawValue) } else { w.key("apns_environment"); w.null() }
+        w.key("topics")
+        w.beginArray()
+        for t in d.topics.keys.sorted() { w.string(t) }
+        w.endArray()
+        w.member("received", d.inbox.count + d.inboxDropped)
+        w.member("created_at", d.createdAt.rfc3339)
+        w.endObject()
+        return w.text
+    }
+
+    /// `"apns": {"headers": {...}, "payload": {...}}` for iOS, `"android": {...}` for Android.
+    static func writeRendering(_ message: Message, _ messageID: String, _ device: Device, to w: inout JSONWriter) {
+        switch device.platform {
+        case .ios:
+            let r = APNsRendering(message: message, messageID: messageID, device: device)
+            w.key("apns")
+            w.beginObject()
+            w.key("headers")
+            w.beginObject()
+            for (k, v) in r.headers { w.member(k, v) }
+            w.endObject()
+            w.key("payload")
+            w.raw(r.payload)
+            w.endObject()
+        case .android:
+            w.key("android")
+            w.raw(AndroidRendering(message: message, messageID: messageID, device: device).message)
+        }
+    }
+
+    /// One log row: the BigQuery export's columns, then pushmock's own.
+    static func writeEvent(_ e: Event, to w: inout JSONWriter) {
+        let m = e.message
+        w.beginObject()
+        w.member("seq", Int(e.seq))
+        w.member("event_timestamp", e.time.rfc3339)
+        w.member("project_number", Int(e.projectNumber))
+        optional(&w, "message_id", e.messageID)
+        optional(&w, "instance_id", e.device?.fid)
+        optional(&w, "message_type", e.messageType?.rawValue)
+        optional(&w, "sdk_platform", e.device?.platform.sdkPlatform)
+        optional(&w, "app_name", e.device?.app)
+        optional(&w, "collapse_key", m?.content.collapseKey)
+        if let m { w.member("priority", m.content.priority.apnsPriority) } else { w.key("priority"); w.null() }
+        if let m { w.member("ttl", m.content.ttl) } else { w.key("ttl"); w.null() }
+        optional(&w, "topic", m?.topic)
+        if let b = m?.bulkID { w.key("bulk_id"); w.raw(String(b)) } else { w.key("bulk_id"); w.null() }
+        w.member("event", e.kind.rawValue)
+        optional(&w, "analytics_label", m?.content.analyticsLabel)
+        w.member("project_id", e.projectID)
+        optional(&w, "device_id", e.device?.id)
+        optional(&w, "token", e.token)
+        optional(&w, "reason", e.reason)
+        if let m, let d = e.device, let id = e.messageID, e.kind == .messageDelivered || e.kind == .messageDisplayed {
+            w.key("payload")
+            w.beginObject()
+            writeRendering(m, id, d, to: &w)
+            w.endObject()
+        }
+        w.endObject()
+    }
+
+    private static func optional(_ w: inout JSONWriter, _ name: String, _ value: String?) {
+        w.key(name)
+        if let value { w.string(value) } else { w.null() }
+    }
+
+    /// A send's summary; with `detail`, the request exactly as received and every event.
+    func writeMessage(_ m: Message, detail: Bool, to w: inout JSONWriter) {
+        w.beginObject()
+        w.member("message_id", m.id)
+        w.member("api", m.api)
+        w.member("target", m.target.name)
+        switch m.target {
+        case .topic(let t): w.member("topic", t)
+        case .condition(let c): w.member("condition", c)
+        case .group(let g): w.member("notification_key_name", g)
+        case .token, .multicast: break
+        }
+        w.member("message_type", m.content.messageType.rawValue)
+        w.member("received_at", m.receivedAt.rfc3339)
+        w.member("dry_run", m.dryRun)
+        w.member("accepted", m.accepted)
+        w.member("failed", m.failed)
+        if detail {
+            w.key("request")
+            w.beginObject()
+            w.member("content_type", ifPresent: m.requestContentType)
+            w.member("body", m.requestBody)
+            if let json = try? JSONParser.parse(m.requestBody) { w.member("json", json) }
+            w.endObject()
+            w.key("events")
+            w.beginArray()
+            log.forEach { e in
+                if e.message === m { Self.writeEvent(e, to: &w) }
+                return true
+            }
+            w.endArray()
+        }
+        w.endObject()
+    }
+}

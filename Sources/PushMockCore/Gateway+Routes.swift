@@ -1,0 +1,41 @@
+/// Every route pushmock serves, on one screen.
+extension Gateway {
+    static func routes() -> Router<Handler> {
+        var r = Router<Handler>()
+        r.add("GET", "/healthz") { _, _, _ in .response(.json(200, "{\"status\":\"ok\"}")) }
+
+        // FCM legacy HTTP (protocol.md §A)
+        r.add("POST", "/fcm/send") { g, req, _ in g.legacySend(req) }
+        r.add("POST", "/gcm/send") { g, req, _ in g.legacySend(req) }
+        r.add("POST", "/fcm/notification") { g, req, _ in g.manageGroup(req) }
+        r.add("GET", "/fcm/notification") { g, req, _ in g.lookupGroup(req) }
+
+        // Instance ID topic management (§C)
+        r.add("POST", "/iid/v1:batchAdd") { g, req, _ in g.iidBatch(req, add: true) }
+        r.add("POST", "/iid/v1:batchRemove") { g, req, _ in g.iidBatch(req, add: false) }
+        r.add("POST", "/iid/v1/{token}/rel/topics/{topic}") { g, req, p in g.iidRelate(req, p) }
+        r.add("GET", "/iid/info/{token}") { g, req, p in g.iidInfo(req, p) }
+
+        // Control API
+        let project = "/emulator/v1/projects/{project}"
+        r.add("GET", "/emulator/v1/clock") { g, req, p in Control.run { () throws(ControlError) in try g.clockInfo(req, p) } }
+        r.add("POST", "/emulator/v1/clock:advance") { g, req, p in Control.run { () throws(ControlError) in try g.advanceClock(req, p) } }
+        r.add("GET", project) { g, req, p in Control.run { () throws(ControlError) in try g.projectInfo(req, p) } }
+        r.add("DELETE", project) { g, req, p in Control.run { () throws(ControlError) in try g.resetProject(req, p) } }
+        r.add("GET", project + "/apps") { g, req, p in Control.run { () throws(ControlError) in try g.listApps(req, p) } }
+        r.add("POST", project + "/apps") { g, req, p in Control.run { () throws(ControlError) in try g.putApp(req, p) } }
+        r.add("POST", project + "/devices") { g, req, p in g.createDevice(req, p) }
+        r.add("GET", project + "/devices") { g, req, p in g.listDevices(req, p) }
+        r.add("GET", project + "/devices/{id}") { g, req, p in g.getDevice(req, p) }
+        r.add("PATCH", project + "/devices/{id}") { g, req, p in g.patchDevice(req, p) }
+        r.add("DELETE", project + "/devices/{id}") { g, req, p in g.deleteDevice(req, p) }
+        r.add("POST", project + "/devices/{id}/topics/{topic}") { g, req, p in g.deviceTopic(req, p, subscribe: true) }
+        r.add("DELETE", project + "/devices/{id}/topics/{topic}") { g, req, p in g.deviceTopic(req, p, subscribe: false) }
+        r.add("GET", project + "/devices/{id}/notifications") { g, req, p in g.deviceNotifications(req, p) }
+        r.add("GET", project + "/messages") { g, req, p in Control.run { () throws(ControlError) in try g.listMessages(req, p) } }
+        r.add("DELETE", project + "/messages") { g, req, p in Control.run { () throws(ControlError) in try g.clearMessages(req, p) } }
+        r.add("GET", project + "/messages/{id}") { g, req, p in Control.run { () throws(ControlError) in try g.getMessage(req, p) } }
+        r.add("GET", project + "/events") { g, req, p in Control.run { () throws(ControlError) in try g.events(req, p) } }
+        return r
+    }
+}

@@ -1,0 +1,103 @@
+/// The whole gateway state and its request entry point. One instance lives on the loop
+/// thread; the transport hands it `Request`s and writes back the `Reply`. Nothing in here
+/// knows about sockets.
+public final class Gateway {
+    public typealias Handler = (Gateway, Request, [String: String]) -> Reply
+
+    public let configuration: Configuration
+    public let clock: Clock
+    public let log: EventLog
+    /// All mutable state below is guarded by the loop thread.
+    public private(set) var projects: [String: Project] = [:]
+    var projectsByKey: [String: Project] = [:]
+    /// Tokens of devices that were uninstalled or replaced: they answer NotRegistered.
+    var retiredTokens: Set<String> = []
+    var random: RandomSource
+    var ids: MessageIDs
+    private var router = Router<Handler>()
+
+    public init(configuration: Configuration, clock: Clock? = nil, seed: UInt64? = nil) {
+        self.configuration = configuration
+        self.clock = clock ?? Clock(mode: configuration.clock)
+        self.log = EventLog(capacity: configuration.maxEvents)
+        self.random = RandomSource(seed: seed)
+        self.ids = MessageIDs(random: &random)
+        self.router = Self.routes()
+        addProject(configuration.project, serverKeys: configuration.serverKeys)
+    }
+
+    /// Answers one request. Each request gets exactly one reply.
+    public func handle(_ request: Request) -> Reply {
+        switch router.match(method: request.method, path: request.path) {
+        case .found(let handler, let params):
+            return handler(self, request, params)
+        case .methodNotAllowed:
+            return .response(request.path.hasPrefix("/emulator/")
+                ? .googleError(405, "METHOD_NOT_ALLOWED", "Method \(request.method) is not allowed on \(request.path).")
+                : GoogleFrontEnd.methodNotAllowed(request.method, request.path))
+        case .notFound:
+            return .response(request.path.hasPrefix("/emulator/")
+                ? .googleError(404, "NOT_FOUND", "No route for \(request.method) \(request.path).")
+                : GoogleFrontEnd.notFound(request.path))
+        }
+    }
+
+    @discardableResult
+    func addProject(_ id: String, serverKeys: [String]) -> Project {
+        let project = Project(id: id, serverKeys: serverKeys, maxMessages: configuration.maxMessages)
+        projects[id] = project
+        for key in serverKeys { projectsByKey[key] = project }
+        return project
+    }
+
+    /// The named project; any valid project id is served, created on first use as the
+    /// Firebase emulators do.
+    func project(_ id: String) -> Project? {
+        if let p = projects[id] { return p }
+        guard Configuration.isProjectID(id) else { return nil }
+        return addProject(id, serverKeys: [Project.defaultServerKey(for: id)])
+    }
+
+    /// The project a registration token belongs to, if any.
+    func owner(ofToken token: String) -> Project? {
+        for p in projects.values where p.byToken[token] != nil { return p }
+        return nil
+    }
+}
+
+/// Google's own front end answers unknown paths and methods on its API hosts with HTML.
+enum GoogleFrontEnd {
+    static func notFound(_ path: String) -> Response {
+        page(404, "Not Found", "The requested URL <code>\(escape(path))</code> was not found on this server.")
+    }
+
+    static func methodNotAllowed(_ method: String, _ path: String) -> Response {
+        page(405, "Method Not Allowed", "The request method <code>\(escape(method))</code> is inappropriate for the URL <code>\(escape(path))</code>.")
+    }
+
+    static func page(_ status: Int, _ title: String, _ text: String) -> Response {
+        .html(status, """
+        <!DOCTYPE html>
+        <html lang=en>
+          <meta charset=utf-8>
+          <title>Error \(status) (\(title))!!1</title>
+          <p><b>\(status).</b> <ins>That’s an error.</ins>
+          <p>\(text)  <ins>That’s all we know.</ins>
+
+        """)
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            case "\"": out += "&quot;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}

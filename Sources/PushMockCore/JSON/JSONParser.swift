@@ -1,0 +1,199 @@
+/// Why a body is not JSON, with the 0-based byte offset FCM's texts report.
+public struct JSONParseError: Error, Equatable, Sendable {
+    public enum Kind: Equatable, Sendable { case unexpectedCharacter(UInt8), unexpectedEnd, tooDeep, invalidUTF8 }
+    public let kind: Kind
+    public let position: Int
+}
+
+/// A strict RFC 8259 parser over bytes: no comments, no trailing commas, bounded nesting,
+/// strings must be valid UTF-8. Numbers keep their text.
+public struct JSONParser {
+    public static let maxDepth = 64
+
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { (buf) throws(JSONParseError) -> JSONValue in
+            var p = JSONParser(buf)
+            p.skipSpace()
+            let value = try p.value(depth: 0)
+            p.skipSpace()
+            if p.i < buf.count { throw p.fail() }
+            return value
+        }
+    }
+
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    private let b: UnsafeBufferPointer<UInt8>
+    private var i = 0
+
+    private init(_ b: UnsafeBufferPointer<UInt8>) { self.b = b }
+
+    private func fail() -> JSONParseError {
+        i < b.count ? JSONParseError(kind: .unexpectedCharacter(b[i]), position: i)
+                    : JSONParseError(kind: .unexpectedEnd, position: i)
+    }
+
+    private mutating func skipSpace() {
+        while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+    }
+
+    private mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard i < b.count else { throw fail() }
+        switch b[i] {
+        case UInt8(ascii: "{"): return .object(try object(depth: depth + 1))
+        case UInt8(ascii: "["): return .array(try array(depth: depth + 1))
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+        default: throw fail()
+        }
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONParseError) {
+        let w = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        for c in w {
+            guard i < b.count, b[i] == c else { throw fail() }
+            i += 1
+        }
+    }
+
+    private mutating func object(depth: Int) throws(JSONParseError) -> JSONObject {
+        if depth > Self.maxDepth { throw JSONParseError(kind: .tooDeep, position: i) }
+        i += 1
+        var entries: [(key: String, value: JSONValue)] = []
+        skipSpace()
+        if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return JSONObject(entries) }
+        while true {
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
+            let key = try string()
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail() }
+            i += 1
+            skipSpace()
+            entries.append((key, try value(depth: depth)))
+            skipSpace()
+            guard i < b.count else { throw fail() }
+            if b[i] == UInt8(ascii: ",") { i += 1; continue }
+            if b[i] == UInt8(ascii: "}") { i += 1; return JSONObject(entries) }
+            throw fail()
+        }
+    }
+
+    private mutating func array(depth: Int) throws(JSONParseError) -> [JSONValue] {
+        if depth > Self.maxDepth { throw JSONParseError(kind: .tooDeep, position: i) }
+        i += 1
+        var items: [JSONValue] = []
+        skipSpace()
+        if i < b.count, b[i] == UInt8(ascii: "]") { i += 1; return items }
+        while true {
+            skipSpace()
+            items.append(try value(depth: depth))
+            skipSpace()
+            guard i < b.count else { throw fail() }
+            if b[i] == UInt8(ascii: ",") { i += 1; continue }
+            if b[i] == UInt8(ascii: "]") { i += 1; return items }
+            throw fail()
+        }
+    }
+
+    private mutating func number() throws(JSONParseError) -> JSONNumber {
+        let start = i
+        if b[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < b.count else { throw fail() }
+        if b[i] == UInt8(ascii: "0") { i += 1 } else if isDigit(b[i]) { digits() } else { throw fail() }
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            guard i < b.count, isDigit(b[i]) else { throw fail() }
+            digits()
+        }
+        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+            guard i < b.count, isDigit(b[i]) else { throw fail() }
+            digits()
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
+        return JSONNumber(text: text, double: Double(text) ?? .nan)
+    }
+
+    private func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+    private mutating func digits() { while i < b.count, isDigit(b[i]) { i += 1 } }
+
+    private mutating func string() throws(JSONParseError) -> String {
+        i += 1
+        let start = i
+        // Fast path: no escapes.
+        while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 { i += 1 }
+        guard i < b.count else { throw fail() }
+        if b[i] == UInt8(ascii: "\"") {
+            let s = try validated(UnsafeBufferPointer(rebasing: b[start..<i]), at: start)
+            i += 1
+            return s
+        }
+        var bytes = Array(UnsafeBufferPointer(rebasing: b[start..<i]))
+        while true {
+            guard i < b.count else { throw fail() }
+            let c = b[i]
+            if c == UInt8(ascii: "\"") { i += 1; break }
+            if c < 0x20 { throw fail() }
+            if c != UInt8(ascii: "\\") { bytes.append(c); i += 1; continue }
+            i += 1
+            guard i < b.count else { throw fail() }
+            switch b[i] {
+            case UInt8(ascii: "\""): bytes.append(0x22)
+            case UInt8(ascii: "\\"): bytes.append(0x5C)
+            case UInt8(ascii: "/"): bytes.append(0x2F)
+            case UInt8(ascii: "b"): bytes.append(0x08)
+            case UInt8(ascii: "f"): bytes.append(0x0C)
+            case UInt8(ascii: "n"): bytes.append(0x0A)
+            case UInt8(ascii: "r"): bytes.append(0x0D)
+            case UInt8(ascii: "t"): bytes.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4()
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard i + 2 < b.count, b[i + 1] == UInt8(ascii: "\\"), b[i + 2] == UInt8(ascii: "u") else { throw fail() }
+                    i += 2
+                    let low = try hex4()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw fail() }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    throw fail()
+                }
+                bytes.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
+            default: throw fail()
+            }
+            i += 1
+        }
+        return try bytes.withUnsafeBufferPointer { (u) throws(JSONParseError) -> String in try validated(u, at: start) }
+    }
+
+    private mutating func hex4() throws(JSONParseError) -> UInt32 {
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            i += 1
+            guard i < b.count else { throw fail() }
+            let c = b[i]
+            let d: UInt8
+            switch c {
+            case 0x30...0x39: d = c - 0x30
+            case 0x41...0x46: d = c - 0x41 + 10
+            case 0x61...0x66: d = c - 0x61 + 10
+            default: throw fail()
+            }
+            v = v << 4 | UInt32(d)
+        }
+        return v
+    }
+
+    private func validated(_ u: UnsafeBufferPointer<UInt8>, at position: Int) throws(JSONParseError) -> String {
+        guard let s = String(validating: u, as: UTF8.self) else {
+            throw JSONParseError(kind: .invalidUTF8, position: position)
+        }
+        return s
+    }
+}

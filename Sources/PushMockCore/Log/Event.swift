@@ -1,0 +1,43 @@
+/// The `event` column: FCM BigQuery export names, plus pushmock's error events for rejected
+/// sends (the export's own error names).
+public enum EventKind: String, Sendable, CaseIterable {
+    case messageAccepted = "MESSAGE_ACCEPTED"
+    case messageDelivered = "MESSAGE_DELIVERED"
+    case messageDisplayed = "MESSAGE_DISPLAYED"
+    case missingRegistrations = "MISSING_REGISTRATIONS"
+    case unauthorizedRegistration = "UNAUTHORIZED_REGISTRATION"
+    case internalError = "MESSAGE_RECEIVED_INTERNAL_ERROR"
+    case mismatchSenderID = "MISMATCH_SENDER_ID"
+    case quotaExceeded = "QUOTA_EXCEEDED"
+    case invalidRegistration = "INVALID_REGISTRATION"
+    case invalidPackageName = "INVALID_PACKAGE_NAME"
+    case invalidAPNsCredential = "INVALID_APNS_CREDENTIAL"
+    case invalidParameters = "INVALID_PARAMETERS"
+    case payloadTooLarge = "PAYLOAD_TOO_LARGE"
+    case authenticationError = "AUTHENTICATION_ERROR"
+    case invalidTTL = "INVALID_TTL"
+
+    public var isError: Bool {
+        switch self {
+        case .messageAccepted, .messageDelivered, .messageDisplayed: false
+        default: true
+        }
+    }
+}
+
+/// One row of the delivery log. Message-level columns come from the shared `Message`, device
+/// columns from the `Device`, so a row stays small.
+public struct Event {
+    public let seq: Int64
+    public let time: Timestamp
+    public let kind: EventKind
+    public let projectID: String
+    public let projectNumber: Int64
+    public let message: Message?
+    public let messageID: String?
+    public let messageType: MessageType?
+    public let device: Device?
+    /// The token the sender addressed, when there is no device (e.g. an unknown token).
+    public let token: String?
+    public let reason: String?
+}

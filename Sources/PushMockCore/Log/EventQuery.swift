@@ -1,0 +1,46 @@
+/// A filter over the log, from `GET .../events?message_id=&device=&token=&topic=&event=&since=&limit=`.
+public struct EventQuery {
+    public var projectID: String
+    public var messageID: String?
+    public var deviceID: String?
+    public var token: String?
+    public var topic: String?
+    public var kind: EventKind?
+    /// Only events with a larger `seq`.
+    public var since: Int64 = 0
+    public var limit: Int = 1000
+
+    public static let maxLimit = 100_000
+
+    public init(projectID: String) { self.projectID = projectID }
+
+    public func matches(_ e: Event) -> Bool {
+        guard e.projectID == projectID else { return false }
+        if let kind, e.kind != kind { return false }
+        if let messageID, e.messageID != messageID { return false }
+        if let deviceID, e.device?.id != deviceID { return false }
+        if let token, e.token != token { return false }
+        if let topic, e.message?.topic != topic { return false }
+        return true
+    }
+
+    /// Matching events oldest first, at most `limit`.
+    public func run(on log: EventLog) -> [Event] {
+        var out: [Event] = []
+        log.forEach(after: since) { e in
+            if matches(e) { out.append(e) }
+            return out.count < limit
+        }
+        return out
+    }
+
+    /// How many events match, counting no further than `atMost`.
+    public func count(on log: EventLog, atMost: Int) -> Int {
+        var n = 0
+        log.forEach(after: since) { e in
+            if matches(e) { n += 1 }
+            return n < atMost
+        }
+        return n
+    }
+}

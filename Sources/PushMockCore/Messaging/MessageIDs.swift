@@ -1,0 +1,27 @@
+/// Message ids in FCM's observed shapes (protocol.md §A.8): per-recipient
+/// `0:<16-digit µs timestamp>%<16 hex>`, topic ids and multicast ids as 19-digit integers.
+/// The timestamp part only moves forward, so ids are unique within a run.
+struct MessageIDs {
+    private var lastMicros: Int64 = 0
+    private var lastBulk: Int64 = 0
+    private let suffix: String
+
+    init(random: inout RandomSource) {
+        let half = random.hex(8)
+        suffix = half + half
+    }
+
+    private mutating func nextMicros() -> Int64 {
+        lastMicros = max(lastMicros + 1, Clock.wallNow())
+        return lastMicros
+    }
+
+    /// `0:1500415314455276%31bd1c9631bd1c96`.
+    mutating func recipient() -> String { "0:" + String(nextMicros()) + "%" + suffix }
+
+    /// A topic `message_id` or `multicast_id`: a 19-digit integer.
+    mutating func bulk() -> Int64 {
+        lastBulk = max(lastBulk + 1, Clock.wallNow() * 1000)
+        return lastBulk
+    }
+}

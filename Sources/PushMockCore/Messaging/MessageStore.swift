@@ -1,0 +1,53 @@
+/// The sends a project accepted, newest last, bounded: the oldest is evicted (and counted)
+/// when full. Every recipient message id maps to its send.
+public final class MessageStore {
+    public let capacity: Int
+    /// Loop thread only.
+    private var order: [Message] = []
+    private var head = 0
+    private var byID: [String: Message] = [:]
+    public private(set) var evicted = 0
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    public var count: Int { order.count }
+
+    func add(_ message: Message) {
+        if order.count < capacity {
+            order.append(message)
+        } else {
+            forget(order[head])
+            order[head] = message
+            head = (head + 1) % capacity
+            evicted += 1
+        }
+        byID[message.id] = message
+    }
+
+    /// Makes a recipient's message id find its send.
+    func index(_ messageID: String, _ message: Message) { byID[messageID] = message }
+
+    private func forget(_ message: Message) {
+        byID[message.id] = nil
+        for id in message.recipientIDs { byID[id] = nil }
+    }
+
+    public func message(id: String) -> Message? { byID[id] }
+
+    /// Newest first.
+    public func newest(limit: Int) -> [Message] {
+        var out: [Message] = []
+        var k = order.count - 1
+        while k >= 0, out.count < limit {
+            out.append(order[(head + k) % order.count])
+            k -= 1
+        }
+        return out
+    }
+
+    func removeAll() {
+        order.removeAll()
+        byID.removeAll()
+        head = 0
+    }
+}

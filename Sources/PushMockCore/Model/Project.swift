@@ -1,0 +1,83 @@
+/// A Firebase project as pushmock keeps it: identity, legacy server keys, apps, devices,
+/// topic subscriptions, device groups and the sends it accepted. Loop thread only.
+public final class Project {
+    public let id: String
+    public let number: Int64
+    public let serverKeys: [String]
+    public internal(set) var apps: [String: App] = [:]
+    public internal(set) var devices: [String: Device] = [:]
+    /// Devices in registration order, for listings.
+    public internal(set) var deviceOrder: [Device] = []
+    var byToken: [String: Device] = [:]
+    var byFID: [String: Device] = [:]
+    /// Topic → subscribed devices by id.
+    public internal(set) var topics: [String: [String: Device]] = [:]
+    public internal(set) var groupsByKey: [String: DeviceGroup] = [:]
+    var groupsByName: [String: DeviceGroup] = [:]
+    let messages: MessageStore
+    var nextDeviceNumber = 1
+
+    init(id: String, serverKeys: [String], maxMessages: Int) {
+        self.id = id
+        self.number = Identifiers.projectNumber(for: id)
+        self.serverKeys = serverKeys
+        self.messages = MessageStore(capacity: maxMessages)
+    }
+
+    /// The server key an implicitly created project answers to.
+    public static func defaultServerKey(for projectID: String) -> String {
+        Configuration.defaultServerKey + "-" + projectID
+    }
+
+    public func app(_ platform: Platform, _ name: String) -> App? { apps[App.key(platform, name)] }
+
+    @discardableResult
+    func addApp(_ platform: Platform, _ name: String, credentials: Set<APNsEnvironment>) -> App {
+        let app = App(platform: platform, name: name, apnsCredentials: platform == .ios ? credentials : [])
+        apps[App.key(platform, name)] = app
+        return app
+    }
+
+    public func device(token: String) -> Device? { byToken[token] }
+    public func device(fid: String) -> Device? { byFID[fid] }
+
+    func insert(_ device: Device) {
+        devices[device.id] = device
+        deviceOrder.append(device)
+        byToken[device.token] = device
+        byFID[device.fid] = device
+    }
+
+    func remove(_ device: Device) {
+        for topic in device.topics.keys { unsubscribe(device, from: topic) }
+        devices[device.id] = nil
+        if let i = deviceOrder.firstIndex(where: { $0 === device }) { deviceOrder.remove(at: i) }
+        byToken[device.token] = nil
+        byFID[device.fid] = nil
+    }
+
+    /// Returns false when the device already has the maximum number of topics.
+    func subscribe(_ device: Device, to topic: String, at time: Timestamp) -> Bool {
+        if device.topics[topic] != nil { return true }
+        guard device.topics.count < Topic.maxPerInstance else { return false }
+        device.topics[topic] = time
+        topics[topic, default: [:]][device.id] = device
+        return true
+    }
+
+    func unsubscribe(_ device: Device, from topic: String) {
+        guard device.topics.removeValue(forKey: topic) != nil else { return }
+        topics[topic]?[device.id] = nil
+        if topics[topic]?.isEmpty == true { topics[topic] = nil }
+    }
+
+    func addGroup(_ group: DeviceGroup) {
+        groupsByKey[group.key] = group
+        groupsByName[group.name] = group
+    }
+
+    func removeGroup(_ group: DeviceGroup) {
+        groupsByKey[group.key] = nil
+        groupsByName[group.name] = nil
+    }
+}

@@ -1,0 +1,44 @@
+/// What the FCM SDK on an Android device hands the app as a `RemoteMessage` (protocol.md §D,
+/// §F.2): sender, message id, data (strings), notification, priority, TTL and collapse key.
+public struct AndroidRendering {
+    public let message: String
+
+    /// Legacy `notification` keys an Android notification carries; `android_channel_id`
+    /// shows as the SDK's `channel_id`.
+    static let notificationKeys: [(String, String)] = [
+        ("title", "title"), ("body", "body"), ("icon", "icon"), ("sound", "sound"), ("tag", "tag"),
+        ("color", "color"), ("click_action", "click_action"), ("body_loc_key", "body_loc_key"),
+        ("body_loc_args", "body_loc_args"), ("title_loc_key", "title_loc_key"),
+        ("title_loc_args", "title_loc_args"), ("android_channel_id", "channel_id"), ("image", "image"),
+    ]
+
+    public init(message: Message, messageID: String, device: Device) {
+        let content = message.content
+        var w = JSONWriter(capacity: 320)
+        w.beginObject()
+        w.member("from", message.topic.map { Topic.prefix + $0 } ?? String(message.projectNumber))
+        w.member("message_id", messageID)
+        w.member("collapse_key", content.collapseKey ?? (content.isNotification ? device.app : "do_not_collapse"))
+        w.member("priority", content.priority.rawValue)
+        w.member("original_priority", content.priority.rawValue)
+        w.member("ttl", content.ttl)
+        w.member("sent_time", Int(message.receivedAt / 1000))
+        w.key("data")
+        w.beginObject()
+        if let data = content.data {
+            // A Bundle holds strings: legacy non-string values arrive as their JSON text.
+            for (k, v) in data.entries { w.member(k, v.stringValue ?? JSONWriter.quotedJSON(v)) }
+        }
+        w.endObject()
+        if let n = content.notification {
+            w.key("notification")
+            w.beginObject()
+            for (legacy, name) in Self.notificationKeys {
+                if let v = n[legacy] { w.member(name, v) }
+            }
+            w.endObject()
+        }
+        w.endObject()
+        self.message = w.text
+    }
+}

@@ -1,0 +1,58 @@
+/// One HTTP response as an adapter produced it; the transport writes it as is.
+public struct Response: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func json(_ status: Int, _ text: String) -> Response {
+        Response(status: status, headers: [("Content-Type", "application/json; charset=UTF-8")], body: Array(text.utf8))
+    }
+
+    public static func json(_ status: Int, _ writer: JSONWriter) -> Response { json(status, writer.text) }
+
+    public static func text(_ status: Int, _ text: String) -> Response {
+        Response(status: status, headers: [("Content-Type", "text/plain; charset=UTF-8")], body: Array(text.utf8))
+    }
+
+    public static func html(_ status: Int, _ text: String) -> Response {
+        Response(status: status, headers: [("Content-Type", "text/html; charset=UTF-8")], body: Array(text.utf8))
+    }
+
+    /// Google's error shape, used by the control API and (later) HTTP v1:
+    /// `{"error": {"code", "message", "status"}}`.
+    public static func googleError(_ code: Int, _ status: String, _ message: String) -> Response {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("error")
+        w.beginObject()
+        w.member("code", code)
+        w.member("message", message)
+        w.member("status", status)
+        w.endObject()
+        w.endObject()
+        return json(code, w)
+    }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// What a handler asks the transport to do: answer now, or hold the request until the event
+/// log has enough matching events or the wait runs out (long-poll).
+public enum Reply {
+    case response(Response)
+    case waitForEvents(EventWait)
+}
+
+/// A parked long-poll: the transport re-asks `gateway.poll(_:)` after each change and answers
+/// with `gateway.finish(_:)` when it says ready or when `seconds` pass.
+public struct EventWait {
+    public let query: EventQuery
+    public let minimum: Int
+    public let seconds: Double
+}

@@ -1,0 +1,66 @@
+/// A route table: method + path pattern → handler. Patterns are split on `/`; a segment is a
+/// literal (`v1:batchAdd`) or holds one parameter with optional literal text around it
+/// (`{token}`, `{id}:refreshToken`). Parameters arrive percent-decoded.
+public struct Router<Handler> {
+    public enum Match {
+        case found(Handler, [String: String])
+        case methodNotAllowed
+        case notFound
+    }
+
+    private struct Segment {
+        let prefix: String
+        let name: String?
+        let suffix: String
+    }
+
+    private struct Route {
+        let method: String
+        let segments: [Segment]
+        let handler: Handler
+    }
+
+    private var routes: [Route] = []
+
+    public init() {}
+
+    public mutating func add(_ method: String, _ pattern: String, _ handler: Handler) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { seg -> Segment in
+            guard let open = seg.firstIndex(of: "{"), let close = seg.firstIndex(of: "}") else {
+                return Segment(prefix: String(seg), name: nil, suffix: "")
+            }
+            return Segment(prefix: String(seg[..<open]), name: String(seg[seg.index(after: open)..<close]),
+                           suffix: String(seg[seg.index(after: close)...]))
+        }
+        routes.append(Route(method: method, segments: Array(segments), handler: handler))
+    }
+
+    public func match(method: String, path: String) -> Match {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        var pathMatched = false
+        for route in routes where route.segments.count == parts.count {
+            guard let params = Self.bind(route.segments, Array(parts)) else { continue }
+            if route.method == method || (method == "HEAD" && route.method == "GET") {
+                return .found(route.handler, params)
+            }
+            pathMatched = true
+        }
+        return pathMatched ? .methodNotAllowed : .notFound
+    }
+
+    private static func bind(_ segments: [Segment], _ parts: [Substring]) -> [String: String]? {
+        var params: [String: String] = [:]
+        for (seg, part) in zip(segments, parts) {
+            guard let name = seg.name else {
+                if part != seg.prefix { return nil }
+                continue
+            }
+            guard part.count > seg.prefix.count + seg.suffix.count,
+                  part.hasPrefix(seg.prefix), part.hasSuffix(seg.suffix) else { return nil }
+            let raw = part.dropFirst(seg.prefix.count).dropLast(seg.suffix.count)
+            guard let value = URLCoding.percentDecode(raw) else { return nil }
+            params[name] = value
+        }
+        return params
+    }
+}

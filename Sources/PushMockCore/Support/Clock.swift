@@ -1,0 +1,81 @@
+import Foundation
+
+/// Microseconds since the Unix epoch: the one time unit inside pushmock.
+public typealias Timestamp = Int64
+
+/// The gateway's one source of time. `system` reads the wall clock; `manual` stands still
+/// until a test or the control API advances it, so TTLs and expiry are testable without sleeping.
+public final class Clock {
+    public enum Mode: String, Sendable { case system, manual }
+
+    public let mode: Mode
+    /// Guarded by the loop thread, like all gateway state.
+    private var manualNow: Timestamp
+
+    public init(mode: Mode, start: Timestamp? = nil) {
+        self.mode = mode
+        self.manualNow = start ?? Clock.wallNow()
+    }
+
+    public func now() -> Timestamp {
+        mode == .manual ? manualNow : Clock.wallNow()
+    }
+
+    /// Moves a manual clock forward; a system clock cannot be moved.
+    @discardableResult
+    public func advance(seconds: Double) -> Bool {
+        guard mode == .manual else { return false }
+        manualNow += Timestamp(seconds * 1_000_000)
+        return true
+    }
+
+    public static func wallNow() -> Timestamp {
+        Timestamp(Date().timeIntervalSince1970 * 1_000_000)
+    }
+}
+
+extension Timestamp {
+    public var seconds: Int64 { self / 1_000_000 }
+
+    /// RFC 3339 with microseconds in UTC, e.g. `2026-11-29T12:00:00.123456Z`, built without
+    /// DateFormatter.
+    public var rfc3339: String {
+        let secs = Int(self.floorDiv(1_000_000))
+        let micros = Int(self - Int64(secs) * 1_000_000)
+        let (y, m, d) = Self.civil(days: secs.floorDiv(86_400))
+        let daySecs = secs - secs.floorDiv(86_400) * 86_400
+        return "\(Self.pad(y, 4))-\(Self.pad(m, 2))-\(Self.pad(d, 2))T\(Self.pad(daySecs / 3600, 2)):"
+            + "\(Self.pad(daySecs / 60 % 60, 2)):\(Self.pad(daySecs % 60, 2)).\(Self.pad(micros, 6))Z"
+    }
+
+    /// `YYYY-MM-DD` in UTC.
+    public var day: String {
+        let (y, m, d) = Self.civil(days: Int(self.floorDiv(1_000_000)).floorDiv(86_400))
+        return "\(Self.pad(y, 4))-\(Self.pad(m, 2))-\(Self.pad(d, 2))"
+    }
+
+    private static func pad(_ n: Int, _ width: Int) -> String {
+        let s = String(n)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+
+    /// Howard Hinnant's days-from-civil inverse.
+    private static func civil(days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = z.floorDiv(146_097)
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}
+
+extension BinaryInteger {
+    func floorDiv(_ d: Self) -> Self {
+        let q = self / d
+        return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
+    }
+}

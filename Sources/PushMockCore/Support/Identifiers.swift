@@ -1,0 +1,47 @@
+/// How pushmock mints the identifiers real FCM and APNs hand out, in their observed shapes
+/// (protocol.md §A.8, §D.2): FIDs, registration tokens, APNs device tokens, message ids.
+public enum Identifiers {
+    /// A Firebase installation ID: 22 URL-safe base64 characters whose first four bits are
+    /// `0111`, so it starts with c, d, e or f.
+    public static func fid(_ random: inout RandomSource) -> String {
+        let first = Array("cdef".utf8)[Int(random.next() % 4)]
+        return String(decoding: [first], as: UTF8.self) + random.base64URL(21)
+    }
+
+    /// A registration token as the current SDKs get it: `<fid>:APA91b` then 134 characters.
+    public static func registrationToken(fid: String, _ random: inout RandomSource) -> String {
+        fid + ":APA91b" + random.base64URL(134)
+    }
+
+    /// An APNs device token: 32 bytes as 64 hex digits.
+    public static func apnsToken(_ random: inout RandomSource) -> String { random.hex(64) }
+
+    /// Whether `token` has the shape of a registration token (current `<fid>:APA91b…` form or
+    /// the older bare `APA91b…` form). Tokens of that shape that pushmock never issued answer
+    /// NotRegistered; anything else is InvalidRegistration (docs/fcm-legacy.md).
+    public static func looksLikeRegistrationToken(_ token: String) -> Bool {
+        let bytes = Array(token.utf8)
+        guard bytes.count >= 100, bytes.count <= 4096 else { return false }
+        var colons = 0
+        for c in bytes {
+            switch c {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x5F: continue
+            case 0x3A: colons += 1
+            default: return false
+            }
+        }
+        return colons <= 1
+    }
+
+    /// FNV-1a, for stable numbers derived from names (project numbers, id suffixes).
+    public static func stableHash(_ s: String) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for c in s.utf8 { h = (h ^ UInt64(c)) &* 0x100_0000_01B3 }
+        return h
+    }
+
+    /// A 12-digit project number (sender id) derived from the project id.
+    public static func projectNumber(for projectID: String) -> Int64 {
+        Int64(100_000_000_000 + stableHash(projectID) % 900_000_000_000)
+    }
+}
