@@ -1,1 +1,78 @@
+internal import CLibevent
+import Glibc
 import PushMockCore
+
+/// pushmock's process: one libevent loop serving the gateway. `start()` binds and reports
+/// the listeners; `run()` serves until SIGINT or SIGTERM, then shuts down gracefully.
+public final class Server {
+    public let configuration: Configuration
+    public let gateway: Gateway
+    /// Owned here and freed in reverse order of creation when the server goes away.
+    private let base: EventBase
+    private let polls: LongPolls
+    private let frontDoor: HTTPFrontDoor
+    private var signals: [LoopEvent] = []
+    private var drainTimer: LoopEvent?
+    private var drainDeadline: Timestamp = 0
+
+    /// How long shutdown waits for open connections to finish.
+    static let shutdownGrace = 2.0
+
+    public init(configuration: Configuration) throws(ServerError) {
+        self.configuration = configuration
+        gateway = Gateway(configuration: configuration)
+        base = try EventBase()
+        polls = LongPolls(base: base, gateway: gateway)
+        frontDoor = try HTTPFrontDoor(base: base, gateway: gateway, polls: polls, configuration: configuration)
+    }
+
+    /// Binds the listeners; returns one line per listener with its URL.
+    public func start() throws(ServerError) -> [String] {
+        let port = try frontDoor.bind(host: configuration.host, port: configuration.port)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        for sig in [SIGINT, SIGTERM] {
+            let ev = try LoopEvent(base: base, fd: sig, what: Int16(EV_SIGNAL | EV_PERSIST), callback: serverSignal, argument: me)
+            ev.add()
+            signals.append(ev)
+        }
+        signal(SIGPIPE, SIG_IGN)
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return ["pushmock: HTTP (FCM legacy, IID, control API) on http://\(host):\(port)"]
+    }
+
+    /// Serves until a signal's graceful shutdown completes.
+    public func run() throws(ServerError) {
+        try base.run()
+    }
+
+    /// Stop accepting, answer parked long-polls, let open connections finish (up to the
+    /// grace period), then leave the loop.
+    fileprivate func shutdown() {
+        guard drainTimer == nil else { return }
+        frontDoor.stopAccepting()
+        polls.answerAll()
+        for ev in signals { ev.remove() }
+        drainDeadline = Clock.wallNow() + Timestamp(Self.shutdownGrace * 1_000_000)
+        drainTimer = try? LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: serverDrain,
+                                    argument: Unmanaged.passUnretained(self).toOpaque())
+        drainTimer?.add(seconds: 0.02)
+        if drainTimer == nil { base.exit(after: 0) }
+    }
+
+    fileprivate func drain() {
+        if frontDoor.openConnections == 0 || Clock.wallNow() >= drainDeadline {
+            drainTimer?.remove()
+            base.exit(after: 0)
+        }
+    }
+}
+
+private func serverSignal(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<Server>.fromOpaque(arg).takeUnretainedValue().shutdown()
+}
+
+private func serverDrain(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<Server>.fromOpaque(arg).takeUnretainedValue().drain()
+}

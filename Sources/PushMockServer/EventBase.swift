@@ -1,0 +1,53 @@
+internal import CLibevent
+
+/// The one libevent loop. Its thread owns every libevent object and all gateway state.
+final class EventBase {
+    /// Freed in deinit; every other libevent object must be freed first.
+    let pointer: OpaquePointer
+
+    init() throws(ServerError) {
+        guard let base = event_base_new() else { throw ServerError("event_base_new failed") }
+        pointer = base
+    }
+
+    deinit { event_base_free(pointer) }
+
+    /// Runs until `exit(after:)` or until nothing is left to wait for.
+    func run() throws(ServerError) {
+        if event_base_dispatch(pointer) == -1 { throw ServerError("event_base_dispatch failed") }
+    }
+
+    func exit(after seconds: Double) {
+        var tv = timeval(seconds: seconds)
+        event_base_loopexit(pointer, &tv)
+    }
+}
+
+/// A libevent event with a non-capturing callback: the owner passes itself as the argument.
+/// Freed in deinit.
+final class LoopEvent {
+    let pointer: OpaquePointer
+
+    init(base: EventBase, fd: Int32, what: Int16, callback: event_callback_fn,
+         argument: UnsafeMutableRawPointer) throws(ServerError) {
+        guard let ev = event_new(base.pointer, fd, what, callback, argument) else { throw ServerError("event_new failed") }
+        pointer = ev
+    }
+
+    deinit { event_free(pointer) }
+
+    /// Arms the event, with a timeout when `seconds` is given.
+    func add(seconds: Double? = nil) {
+        if var tv = seconds.map(timeval.init(seconds:)) { event_add(pointer, &tv) } else { event_add(pointer, nil) }
+    }
+
+    func activate() { event_active(pointer, Int32(EV_TIMEOUT), 0) }
+    func remove() { event_del(pointer) }
+}
+
+extension timeval {
+    init(seconds: Double) {
+        let whole = seconds.rounded(.down)
+        self.init(tv_sec: Int(whole), tv_usec: Int((seconds - whole) * 1_000_000))
+    }
+}
