@@ -1,0 +1,49 @@
+import Testing
+@testable import PushMockCore
+
+@Suite("Configuration from flags and environment")
+struct ConfigurationTests {
+    @Test("zero flags give the documented defaults")
+    func defaults() throws {
+        let c = try Configuration.load(arguments: [], environment: [:])
+        #expect(c.host == "127.0.0.1")
+        #expect(c.port == Configuration.defaultPort)
+        #expect(c.project == "demo-pushmock")
+        #expect(c.serverKeys == [Configuration.defaultServerKey])
+        #expect(!c.strictApps && !c.acceptAnyKey)
+    }
+
+    @Test("variables apply and flags win over them; --server-key repeats")
+    func precedence() throws {
+        let env = ["PUSHMOCK_PORT": "9000", "PUSHMOCK_HOST": "0.0.0.0", "PUSHMOCK_SERVER_KEY": "a,b", "PUSHMOCK_STRICT_APPS": "true"]
+        let c = try Configuration.load(arguments: ["--port", "0", "--server-key=c", "--server-key", "d", "--accept-any-key"], environment: env)
+        #expect(c.port == 0)
+        #expect(c.host == "0.0.0.0")
+        #expect(c.serverKeys == ["a", "b", "c", "d"])
+        #expect(c.strictApps && c.acceptAnyKey)
+        #expect(try Configuration.load(arguments: ["--server-key", "x"], environment: [:]).serverKeys == ["x"])
+    }
+
+    @Test("bad values and unknown flags name the flag")
+    func errors() {
+        #expect(throws: ConfigurationError(description: "--port: '70000' is not a whole number in 0...65535")) {
+            try Configuration.load(arguments: ["--port", "70000"], environment: [:])
+        }
+        #expect(throws: ConfigurationError(description: "unknown flag '--nope' (see --help)")) {
+            try Configuration.load(arguments: ["--nope"], environment: [:])
+        }
+        #expect(throws: ConfigurationError(description: "--port needs a value")) {
+            try Configuration.load(arguments: ["--port"], environment: [:])
+        }
+        #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: ["--project", "Bad_Id"], environment: [:]) }
+        #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: [], environment: ["PUSHMOCK_STRICT_APPS": "maybe"]) }
+    }
+
+    @Test("--help lists every flag with its variable")
+    func usage() {
+        for o in Configuration.options {
+            #expect(Configuration.usage.contains(o.flag))
+            #expect(Configuration.usage.contains(o.variable))
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Testing
+@testable import PushMockCore
+
+@Suite("POST /fcm/send: bad input and authentication")
+struct LegacyBadInputTests {
+    @Test("missing or wrong keys get FCM's 401 HTML page and an AUTHENTICATION_ERROR event")
+    func unauthorized() {
+        let h = Harness()
+        for key in [nil, "wrong", ""] as [String?] {
+            let r = h.send(#"{"to":"x"}"#, key: key)
+            #expect(r.status == 401)
+            #expect(r.bodyText.contains("<TITLE>Unauthorized</TITLE>"))
+            #expect(r.bodyText.contains("<H2>Error 401</H2>"))
+            #expect(r.headers.contains { $0.value.hasPrefix("text/html") })
+        }
+        #expect(h.call("POST", "/fcm/send", body: "{}", headers: [("Authorization", "Bearer abc")]).status == 401)
+        #expect(h.eventNames() == Array(repeating: "AUTHENTICATION_ERROR", count: 4))
+    }
+
+    @Test("--accept-any-key accepts any key; a project's own key selects that project")
+    func acceptAnyKey() {
+        let h = Harness { $0.acceptAnyKey = true }
+        #expect(h.send(#"{"to":"/topics/a","data":{"a":"b"}}"#, key: "anything").status == 200)
+        #expect(h.send(#"{"to":"/topics/a","data":{"a":"b"}}"#, key: nil).status == 200)
+    }
+
+    @Test("configured server keys are the only ones accepted")
+    func configuredKeys() {
+        let h = Harness { $0.serverKeys = ["k1", "k2"] }
+        #expect(h.send(#"{"to":"/topics/a","data":{"a":"b"}}"#, key: "k2").status == 200)
+        #expect(h.send(#"{"to":"/topics/a","data":{"a":"b"}}"#, key: Configuration.defaultServerKey).status == 401)
+    }
+
+    @Test("unparseable JSON gets 400 with FCM's JSON_PARSING_ERROR text", arguments: [
+        (#"{"to": }"#, "JSON_PARSING_ERROR: Unexpected character (}) at position 7.\n"),
+        (#"{"to": "a""#, "JSON_PARSING_ERROR: Unexpected end of input at position 10.\n"),
+        ("", "JSON_PARSING_ERROR: Unexpected end of input at position 0.\n"),
+        ("[1]", "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n"),
+    ])
+    func badJSON(_ body: String, _ text: String) {
+        let h = Harness()
+        let r = h.send(body)
+        #expect(r.status == 400)
+        #expect(r.bodyText == text)
+        #expect(h.eventNames() == ["INVALID_PARAMETERS"])
+    }
+
+    @Test("wrong field types get 400 naming the field and value", arguments: [
+        (#"{"to":["a"]}"#, "Field \"to\" must be a JSON string: [\"a\"]\n"),
+        (#"{"to":"a","data":"x"}"#, "Field \"data\" must be a JSON array: \"x\"\n"),
+        (#"{"to":"a","notification":5}"#, "Field \"notification\" must be a JSON array: 5\n"),
+        (#"{"to":"a","time_to_live":"60"}"#, "Field \"time_to_live\" must be a JSON number: \"60\"\n"),
+        (#"{"to":"a","dry_run":"yes"}"#, "Field \"dry_run\" must be a JSON boolean: \"yes\"\n"),
+        (#"{"to":"a","content_available":1}"#, "Field \"content_available\" must be a JSON boolean: 1\n"),
+        (#"{"registration_ids":"a"}"#, "Field \"registration_ids\" must be a JSON array: \"a\"\n"),
+        (#"{"registration_ids":[1]}"#, "Field \"registration_ids\" must be a JSON array of strings: 1\n"),
+        (#"{"to":"a","priority":"urgent"}"#, "Invalid value for \"priority\": \"urgent\". Use \"normal\" or \"high\".\n"),
+    ])
+    func wrongTypes(_ body: String, _ text: String) {
+        let r = Harness().send(body)
+        #expect(r.status == 400)
+        #expect(r.bodyText == text)
+    }
+
+    @Test("target conflicts and registration_ids bounds get FCM's 400 texts")
+    func targets() {
+        let h = Harness()
+        #expect(h.send(#"{"to":"a","registration_ids":["b"]}"#).bodyText == "Must use either \"registration_ids\" field or \"to\", not both\n")
+        #expect(h.send(#"{"to":"a","condition":"'a' in topics"}"#).bodyText == "Must use either \"condition\" field or \"to\", not both\n")
+        #expect(h.send(#"{"registration_ids":[]}"#).bodyText == "\"registration_ids\" field cannot be empty\n")
+        let ids = (0..<1001).map { "\"t\($0)\"" }.joined(separator: ",")
+        let r = h.send(#"{"registration_ids":[\#(ids)]}"#)
+        #expect(r.status == 400)
+        #expect(r.bodyText == "Number of messages on bulk (1001) exceeds maximum allowed (1000)\n")
+        let thousand = (0..<1000).map { "\"t\($0)\"" }.joined(separator: ",")
+        #expect(h.send(#"{"registration_ids":[\#(thousand)],"data":{"a":"b"}}"#).status == 200)
+    }
+
+    @Test("bad topic names and conditions get a 400 that says why")
+    func badTopics() {
+        let h = Harness()
+        #expect(h.send(#"{"to":"/topics/bad name"}"#).bodyText == "Invalid \"to\" field: /topics/bad name\n")
+        let six = (1...6).map { "'t\($0)' in topics" }.joined(separator: " || ")
+        let r = h.send(#"{"condition":"\#(six)"}"#)
+        #expect(r.status == 400)
+        #expect(r.bodyText == "Invalid \"condition\" field: condition has 6 topics; at most 5 are allowed\n")
+        #expect(h.send(#"{"condition":"'a' in topics &&"}"#).status == 400)
+    }
+
+    @Test("unknown top-level fields are ignored, as FCM did")
+    func extraFields() {
+        let h = Harness()
+        #expect(json(h.send(#"{"to":"/topics/a","data":{"a":"b"},"delay_while_idle":true,"whatever":1}"#))["message_id"] != nil)
+    }
+
+    @Test("only POST is allowed; other methods get Google's 405 page")
+    func methods() {
+        let r = Harness().call("GET", "/fcm/send")
+        #expect(r.status == 405)
+        #expect(r.bodyText.contains("Error 405 (Method Not Allowed)!!1"))
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+@testable import PushMockCore
+
+/// A gateway on a manual clock with seeded randomness, and helpers to call it in-process.
+final class Harness {
+    let gateway: Gateway
+    static let start: Timestamp = 1_800_000_000_000_000
+
+    init(_ configure: (inout Configuration) -> Void = { _ in }) {
+        var c = Configuration()
+        configure(&c)
+        gateway = Gateway(configuration: c, clock: Clock(mode: .manual, start: Self.start), seed: 7)
+    }
+
+    var project: Project { gateway.projects[gateway.configuration.project]! }
+
+    func call(_ method: String, _ target: String, body: String? = nil, contentType: String? = "application/json",
+              headers: [(name: String, value: String)] = []) -> Response {
+        var h = headers
+        if let contentType, body != nil { h.append(("Content-Type", contentType)) }
+        let request = Request(method: method, target: target, headers: h, body: Array((body ?? "").utf8))
+        switch gateway.handle(request) {
+        case .response(let r): return r
+        case .waitForEvents(let w): return gateway.finish(w)
+        }
+    }
+
+    /// POST /fcm/send with the default key.
+    func send(_ body: String, contentType: String? = "application/json", key: String? = Configuration.defaultServerKey) -> Response {
+        call("POST", "/fcm/send", body: body, contentType: contentType,
+             headers: key.map { [("Authorization", "key=\($0)")] } ?? [])
+    }
+
+    @discardableResult
+    func device(_ platform: String, app: String = "com.example.app", project: String = "demo-pushmock", extra: String = "") -> [String: Any] {
+        let r = call("POST", "/emulator/v1/projects/\(project)/devices",
+                     body: "{\"platform\":\"\(platform)\",\"app\":\"\(app)\"\(extra)}")
+        precondition(r.status == 201, r.bodyText)
+        return json(r)
+    }
+
+    func subscribe(_ deviceID: String, _ topic: String) {
+        let r = call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(deviceID)/topics/\(topic)")
+        precondition(r.status == 200, r.bodyText)
+    }
+
+    func events(_ query: String = "") -> [[String: Any]] {
+        json(call("GET", "/emulator/v1/projects/demo-pushmock/events?limit=100000" + query))["events"] as! [[String: Any]]
+    }
+
+    func eventNames(_ query: String = "") -> [String] { events(query).map { $0["event"] as! String } }
+
+    func inbox(_ deviceID: String) -> [[String: Any]] {
+        json(call("GET", "/emulator/v1/projects/demo-pushmock/devices/\(deviceID)/notifications"))["notifications"] as! [[String: Any]]
+    }
+}
+
+func json(_ r: Response) -> [String: Any] {
+    (try? JSONSerialization.jsonObject(with: Data(r.body))) as? [String: Any] ?? [:]
+}
+
+func json(_ text: String) -> Any? {
+    try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+}
