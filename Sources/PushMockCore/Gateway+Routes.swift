@@ -25,6 +25,7 @@ extension Gateway {
         r.add("GET", project + "/apps") { g, req, p in Control.run { () throws(ControlError) in try g.listApps(req, p) } }
         r.add("POST", project + "/apps") { g, req, p in Control.run { () throws(ControlError) in try g.putApp(req, p) } }
         r.add("POST", project + "/devices") { g, req, p in g.createDevice(req, p) }
+        r.add("POST", project + "/devices:batchCreate") { g, req, p in Control.run { () throws(ControlError) in try g.batchCreateDevices(req, p) } }
         r.add("GET", project + "/devices") { g, req, p in g.listDevices(req, p) }
         r.add("GET", project + "/devices/{id}") { g, req, p in g.getDevice(req, p) }
         r.add("PATCH", project + "/devices/{id}") { g, req, p in g.patchDevice(req, p) }

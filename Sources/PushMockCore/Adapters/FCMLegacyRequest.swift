@@ -26,7 +26,7 @@ struct LegacyRequest {
     /// Decodes by `Content-Type`: JSON for `application/json`, plain text otherwise (GCM's
     /// rule: an absent or form content type means the plain-text format).
     static func decode(_ request: Request) throws(Rejection) -> LegacyRequest {
-        request.mediaType == "application/json" ? try decodeJSON(request.body) : try decodeForm(request.body)
+        request.hasMediaType("application/json") ? try decodeJSON(request.body) : try decodeForm(request.body)
     }
 
     static func decodeJSON(_ body: [UInt8]) throws(Rejection) -> LegacyRequest {
@@ -39,23 +39,32 @@ struct LegacyRequest {
         guard let obj = root.objectValue else {
             throw Rejection(text: "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n")
         }
-        let to = try field(obj, "to", "string", \.stringValue)
-        let ids = try field(obj, "registration_ids", "array", \.arrayValue)
-        let condition = try field(obj, "condition", "string", \.stringValue)
-        let notificationKey = try field(obj, "notification_key", "string", \.stringValue)
-        let collapseKey = try field(obj, "collapse_key", "string", \.stringValue)
-        let restricted = try field(obj, "restricted_package_name", "string", \.stringValue)
-        let contentAvailable = try field(obj, "content_available", "boolean", \.boolValue)
-        let mutableContent = try field(obj, "mutable_content", "boolean", \.boolValue)
-        let dryRun = try field(obj, "dry_run", "boolean", \.boolValue)
-        _ = try field(obj, "delay_while_idle", "boolean", \.boolValue)
-        let ttl = try field(obj, "time_to_live", "number", \.numberValue)
-        // GCM's texts call any JSON object a "JSON array".
-        let data = try field(obj, "data", "array", \.objectValue)
-        let notification = try field(obj, "notification", "array", \.objectValue)
-        let priority = try decodePriority(obj["priority"])
+        var to: String?, ids: [JSONValue]?, condition: String?, notificationKey: String?
+        var collapseKey: String?, restricted: String?, contentAvailable: Bool?, mutableContent: Bool?
+        var dryRun: Bool?, ttl: JSONNumber?, data: JSONObject?, notification: JSONObject?, priority: Priority?
+        // One pass over the members; a repeated member's last value wins.
+        for (name, v) in obj.entries where v != .null {
+            switch name {
+            case "to": to = try typed(name, v, "string", v.stringValue)
+            case "registration_ids": ids = try typed(name, v, "array", v.arrayValue)
+            case "condition": condition = try typed(name, v, "string", v.stringValue)
+            case "notification_key": notificationKey = try typed(name, v, "string", v.stringValue)
+            case "collapse_key": collapseKey = try typed(name, v, "string", v.stringValue)
+            case "restricted_package_name": restricted = try typed(name, v, "string", v.stringValue)
+            case "content_available": contentAvailable = try typed(name, v, "boolean", v.boolValue)
+            case "mutable_content": mutableContent = try typed(name, v, "boolean", v.boolValue)
+            case "dry_run": dryRun = try typed(name, v, "boolean", v.boolValue)
+            case "delay_while_idle": _ = try typed(name, v, "boolean", v.boolValue)
+            case "time_to_live": ttl = try typed(name, v, "number", v.numberValue)
+            // GCM's texts call any JSON object a "JSON array".
+            case "data": data = try typed(name, v, "array", v.objectValue)
+            case "notification": notification = try typed(name, v, "array", v.objectValue)
+            case "priority": priority = try decodePriority(v)
+            default: continue  // FCM ignored members it did not know.
+            }
+        }
 
-        let targets = [to != nil || notificationKey != nil, ids != nil, condition != nil].filter { $0 }.count
+        let targets = (to != nil || notificationKey != nil ? 1 : 0) + (ids != nil ? 1 : 0) + (condition != nil ? 1 : 0)
         if targets > 1 {
             throw Rejection(text: ids != nil && (to != nil || notificationKey != nil)
                 ? "Must use either \"registration_ids\" field or \"to\", not both\n"
@@ -119,24 +128,22 @@ struct LegacyRequest {
         return LegacyRequest(target: target, content: content, dryRun: flag("dry_run"), invalidTTL: invalidTTL, isForm: true)
     }
 
-    private static func field<T>(_ obj: JSONObject, _ name: String, _ type: String,
-                                 _ get: (JSONValue) -> T?) throws(Rejection) -> T? {
-        guard let v = obj[name], v != .null else { return nil }
-        guard let t = get(v) else {
+    /// A member's value when it has the expected type, else FCM's 400 text.
+    private static func typed<T>(_ name: String, _ v: JSONValue, _ type: String, _ value: T?) throws(Rejection) -> T {
+        guard let value else {
             throw Rejection(text: "Field \"\(name)\" must be a JSON \(type): \(JSONWriter.quotedJSON(v))\n")
         }
-        return t
+        return value
     }
 
     /// `"high"`/`"normal"`, or the APNs numbers 10/5 that GCM also took.
-    private static func decodePriority(_ v: JSONValue?) throws(Rejection) -> Priority? {
+    private static func decodePriority(_ v: JSONValue) throws(Rejection) -> Priority {
         switch v {
-        case nil, .null?: return nil
-        case .string("high")?, .string("10")?: return .high
-        case .string("normal")?, .string("5")?: return .normal
-        case .number(let n)? where n.int == 10: return .high
-        case .number(let n)? where n.int == 5: return .normal
-        case let other?: throw Rejection(text: "Invalid value for \"priority\": \(JSONWriter.quotedJSON(other)). Use \"normal\" or \"high\".\n")
+        case .string("high"), .string("10"): return .high
+        case .string("normal"), .string("5"): return .normal
+        case .number(let n) where n.int == 10: return .high
+        case .number(let n) where n.int == 5: return .normal
+        default: throw Rejection(text: "Invalid value for \"priority\": \(JSONWriter.quotedJSON(v)). Use \"normal\" or \"high\".\n")
         }
     }
 

@@ -36,7 +36,8 @@ extension Gateway {
     private func record(_ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
                         id: String, bulkID: Int64?) -> Message {
         let message = Message(id: id, projectID: project.id, projectNumber: project.number, api: "legacy",
-                              target: target, content: send.content, requestBody: String(decoding: request.body, as: UTF8.self),
+                              target: target, options: send.content.options, format: send.isForm ? .legacyForm : .legacyJSON,
+                              requestBytes: request.body,
                               requestContentType: request.header("content-type"), receivedAt: clock.now(),
                               bulkID: bulkID, dryRun: send.dryRun)
         project.messages.add(message)
@@ -44,10 +45,10 @@ extension Gateway {
     }
 
     /// The outcome for one addressed token: a device to deliver to, or an error code.
-    func check(token: String, _ content: PushContent, project: Project) -> Result<Device, LegacyError> {
+    func check(token: String, _ options: PushOptions, project: Project) -> Result<Device, LegacyError> {
         if token.isEmpty { return .failure(.missingRegistration) }
         if let device = project.device(token: token) {
-            if let error = deviceError(device, content, project: project) { return .failure(error) }
+            if let error = deviceError(device, options, project: project) { return .failure(error) }
             return .success(device)
         }
         if retiredTokens.contains(token) { return .failure(.notRegistered) }
@@ -61,60 +62,47 @@ extension Gateway {
         let messageError = LegacyValidation.messageError(send, topicLike: false)
         let message = record(send, tokens.count == 1 ? .token : .multicast, request, project,
                              id: String(multicastID), bulkID: tokens.count > 1 ? multicastID : nil)
-        var results: [Result<String, LegacyError>] = []
-        results.reserveCapacity(tokens.count)
+        var results = JSONWriter(capacity: 16 + tokens.count * 48)
+        results.beginArray()
+        var failures = 0
+        var formLine = ""
         for token in tokens {
-            var outcome = check(token: token, send.content, project: project)
+            var outcome = check(token: token, send.content.options, project: project)
             if let messageError, case .success = outcome { outcome = .failure(messageError) }
+            results.beginObject()
             switch outcome {
             case .failure(let error):
                 logRejection(error, project: project, message: message, device: project.device(token: token),
-                             token: token, type: message.content.messageType)
-                results.append(.failure(error))
+                             token: token, type: message.options.messageType)
+                failures += 1
+                results.member("error", error.rawValue)
+                formLine = "Error=" + error.rawValue
             case .success(let device) where send.dryRun:
                 log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
                            message: message, messageID: "fake_message_id", device: device, reason: "dry_run")
-                results.append(.success("fake_message_id"))
+                results.member("message_id", "fake_message_id")
+                formLine = "id=fake_message_id"
             case .success(let device):
                 let id = ids.recipient()
                 message.recipientIDs.append(id)
                 project.messages.index(id, message)
                 deliver(message, messageID: id, to: device, project: project)
-                results.append(.success(id))
+                results.member("message_id", id)
+                formLine = "id=" + id
             }
+            results.endObject()
         }
-        return send.isForm ? Self.formResponse(results[0]) : Self.multicastResponse(multicastID, results)
-    }
-
-    static func multicastResponse(_ multicastID: Int64, _ results: [Result<String, LegacyError>]) -> Response {
-        var w = JSONWriter(capacity: 96 + results.count * 48)
-        let success = results.filter { if case .success = $0 { true } else { false } }.count
+        results.endArray()
+        if send.isForm { return .text(200, formLine + "\n") }
+        var w = JSONWriter(capacity: 96 + results.bytes.count)
         w.beginObject()
-        w.key("multicast_id"); w.raw(String(multicastID))
-        w.member("success", success)
-        w.member("failure", results.count - success)
+        w.key("multicast_id"); w.int64(multicastID)
+        w.member("success", tokens.count - failures)
+        w.member("failure", failures)
         w.member("canonical_ids", 0)
-        w.key("results")
-        w.beginArray()
-        for r in results {
-            w.beginObject()
-            switch r {
-            case .success(let id): w.member("message_id", id)
-            case .failure(let e): w.member("error", e.rawValue)
-            }
-            w.endObject()
-        }
-        w.endArray()
+        w.key("results"); w.raw(results.bytes)
         w.endObject()
         return .json(200, w)
-    }
-
-    /// The plain-text answer: `id=<message id>` or `Error=<code>`.
-    static func formResponse(_ result: Result<String, LegacyError>) -> Response {
-        switch result {
-        case .success(let id): .text(200, "id=\(id)\n")
-        case .failure(let e): .text(200, "Error=\(e.rawValue)\n")
-        }
     }
 
     /// Topic and condition sends: `{"message_id": N}` or `{"error": code}`.
@@ -149,7 +137,7 @@ extension Gateway {
         let message = record(send, .group(group.name), request, project, id: String(multicastID), bulkID: multicastID)
         var failed: [String] = []
         for token in group.tokens {
-            var outcome = check(token: token, send.content, project: project)
+            var outcome = check(token: token, send.content.options, project: project)
             if let messageError, case .success = outcome { outcome = .failure(messageError) }
             switch outcome {
             case .failure(let error):

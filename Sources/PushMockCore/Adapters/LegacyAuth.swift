@@ -8,9 +8,16 @@ extension Gateway {
         return configuration.acceptAnyKey ? projects[configuration.project] : nil
     }
 
+    /// The key of `key=<server key>`, the scheme matched case-insensitively.
     static func serverKey(_ header: String) -> String? {
-        guard header.count > 4, header.prefix(4).lowercased() == "key=" else { return nil }
-        return String(header.dropFirst(4)).trimmingCharacters(in: " \t")
+        let u = header.utf8
+        guard u.count > 4 else { return nil }
+        var it = u.makeIterator()
+        for expected in "key=".utf8 {
+            guard let c = it.next(), (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) == expected else { return nil }
+        }
+        let key = String(Substring(u.dropFirst(4)))
+        return key.utf8.first == 0x20 || key.utf8.last == 0x20 ? key.trimmingCharacters(in: " \t") : key
     }
 
     /// FCM's 401 page (protocol.md §A.6), logged as AUTHENTICATION_ERROR.

@@ -12,6 +12,39 @@ extension Gateway {
         let obj = try Control.body(request, allowed: Self.deviceFields)
         var fields: [String: String] = [:]
         for name in Self.deviceFields { fields[name] = try Control.string(obj, name) }
+        let device = try makeDevice(fields, in: project)
+        return .response(.json(201, Self.deviceJSON(device)))
+    }
+
+    /// `POST .../devices:batchCreate` with `{"platform", "app", "count", "topics"}`: many
+    /// identical devices at once, for load tests. Answers the count and the id range.
+    func batchCreateDevices(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+        let project = try controlProject(params)
+        let obj = try Control.body(request, allowed: ["platform", "app", "apns_environment", "count", "topics"])
+        guard let count = obj["count"]?.numberValue?.int, (1...Self.maxBatchCreate).contains(count) else {
+            throw Control.invalid("Field 'count' must be a whole number in 1...\(Self.maxBatchCreate).")
+        }
+        let topics = obj["topics"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard topics.count == (obj["topics"]?.arrayValue?.count ?? 0), topics.allSatisfy(Topic.isValidName) else {
+            throw Control.invalid("Field 'topics' must be a list of valid topic names.")
+        }
+        var fields: [String: String] = [:]
+        for name in ["platform", "app", "apns_environment"] { fields[name] = try Control.string(obj, name) }
+        var first: Device?
+        var last: Device?
+        for _ in 0..<count {
+            let d = try makeDevice(fields, in: project)
+            for t in topics { _ = project.subscribe(d, to: t, at: d.createdAt) }
+            first = first ?? d
+            last = d
+        }
+        return .response(.json(201, "{\"created\":\(count),\"first\":\"\(first!.id)\",\"last\":\"\(last!.id)\"}"))
+    }
+
+    static let maxBatchCreate = 1_000_000
+
+    /// Validates the registration fields and registers one device.
+    private func makeDevice(_ fields: [String: String], in project: Project) throws(ControlError) -> Device {
         guard let p = fields["platform"] else { throw Control.invalid("Missing required field 'platform' (ios or android).") }
         guard let platform = Platform(rawValue: p) else { throw Control.invalid("Invalid value at 'platform': \"\(p)\" is not ios or android.") }
         guard let appName = fields["app"], !appName.isEmpty else {
@@ -50,7 +83,7 @@ extension Gateway {
                             apnsEnvironment: environment, createdAt: clock.now())
         project.nextDeviceNumber += 1
         project.insert(device)
-        return .response(.json(201, Self.deviceJSON(device)))
+        return device
     }
 
     func listDevices(_ request: Request, _ params: [String: String]) -> Reply {

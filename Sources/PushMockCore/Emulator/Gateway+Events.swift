@@ -1,5 +1,5 @@
 /// `GET /emulator/v1/projects/{p}/events`: the log, filtered, oldest first; with `wait` and
-/// `min` it long-polls until enough events match.
+/// `min` it long-polls until enough events match; `count=true` answers only the count.
 extension Gateway {
     static let maxWaitSeconds = 60.0
 
@@ -24,19 +24,20 @@ extension Gateway {
             }
             q.limit = n
         }
+        let countOnly = request.queryValue("count") == "true"
         var minimum = 1
         if let m = request.queryValue("min") {
-            guard let n = Int(m), n >= 1, n <= q.limit else { throw Control.invalid("'min' must be 1...limit.") }
+            guard let n = Int(m), n >= 1, countOnly || n <= q.limit else { throw Control.invalid("'min' must be 1...limit, or any count with count=true.") }
             minimum = n
         }
         if let w = request.queryValue("wait") {
             guard let seconds = Double(w), seconds >= 0, seconds <= Self.maxWaitSeconds else {
                 throw Control.invalid("'wait' must be 0...\(Int(Self.maxWaitSeconds)) seconds.")
             }
-            let wait = EventWait(query: q, minimum: minimum, seconds: seconds)
+            let wait = EventWait(query: q, minimum: minimum, seconds: seconds, countOnly: countOnly)
             if seconds > 0, !isReady(wait) { return .waitForEvents(wait) }
         }
-        return .response(eventsResponse(q))
+        return .response(eventsResponse(q, countOnly: countOnly))
     }
 
     /// Whether a parked long-poll can be answered.
@@ -45,9 +46,13 @@ extension Gateway {
     }
 
     /// The answer to a long-poll, ready or timed out.
-    public func finish(_ wait: EventWait) -> Response { eventsResponse(wait.query) }
+    public func finish(_ wait: EventWait) -> Response { eventsResponse(wait.query, countOnly: wait.countOnly) }
 
-    func eventsResponse(_ q: EventQuery) -> Response {
+    /// The matching events, or with `countOnly` just how many match (`count=true`).
+    func eventsResponse(_ q: EventQuery, countOnly: Bool) -> Response {
+        if countOnly {
+            return .json(200, "{\"count\":\(q.count(on: log, atMost: Int.max)),\"last_seq\":\(log.lastSeq),\"evicted\":\(log.evicted)}")
+        }
         let events = q.run(on: log)
         var w = JSONWriter(capacity: 64 + events.count * 600)
         w.beginObject()

@@ -53,13 +53,13 @@ extension Gateway {
         optional(&w, "message_type", e.messageType?.rawValue)
         optional(&w, "sdk_platform", e.device?.platform.sdkPlatform)
         optional(&w, "app_name", e.device?.app)
-        optional(&w, "collapse_key", m?.content.collapseKey)
-        if let m { w.member("priority", m.content.priority.apnsPriority) } else { w.key("priority"); w.null() }
-        if let m { w.member("ttl", m.content.ttl) } else { w.key("ttl"); w.null() }
+        optional(&w, "collapse_key", m?.options.collapseKey)
+        if let m { w.member("priority", m.options.priority.apnsPriority) } else { w.key("priority"); w.null() }
+        if let m { w.member("ttl", m.options.ttl) } else { w.key("ttl"); w.null() }
         optional(&w, "topic", m?.topic)
         if let b = m?.bulkID { w.key("bulk_id"); w.raw(String(b)) } else { w.key("bulk_id"); w.null() }
         w.member("event", e.kind.rawValue)
-        optional(&w, "analytics_label", m?.content.analyticsLabel)
+        optional(&w, "analytics_label", m?.options.analyticsLabel)
         w.member("project_id", e.projectID)
         optional(&w, "device_id", e.device?.id)
         optional(&w, "token", e.token)
@@ -90,7 +90,7 @@ extension Gateway {
         case .group(let g): w.member("notification_key_name", g)
         case .token, .multicast: break
         }
-        w.member("message_type", m.content.messageType.rawValue)
+        w.member("message_type", m.options.messageType.rawValue)
         w.member("received_at", m.receivedAt.rfc3339)
         w.member("dry_run", m.dryRun)
         w.member("accepted", m.accepted)
@@ -100,7 +100,7 @@ extension Gateway {
             w.beginObject()
             w.member("content_type", ifPresent: m.requestContentType)
             w.member("body", m.requestBody)
-            if let json = try? JSONParser.parse(m.requestBody) { w.member("json", json) }
+            if let json = try? JSONParser.parse(m.requestBytes) { w.member("json", json) }
             w.endObject()
             w.key("events")
             w.beginArray()

@@ -107,7 +107,7 @@ extension Gateway {
     func clearMessages(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
         let p = try controlProject(params)
         p.messages.removeAll()
-        for d in p.deviceOrder { d.inbox.removeAll(); d.inboxDropped = 0 }
+        for d in p.deviceOrder { d.clearInbox() }
         log.removeAll(projectID: p.id)
         return .response(.json(200, "{}"))
     }

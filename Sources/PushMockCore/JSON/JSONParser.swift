@@ -65,6 +65,7 @@ public struct JSONParser {
         if depth > Self.maxDepth { throw JSONParseError(kind: .tooDeep, position: i) }
         i += 1
         var entries: [(key: String, value: JSONValue)] = []
+        entries.reserveCapacity(8)
         skipSpace()
         if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return JSONObject(entries) }
         while true {
@@ -127,11 +128,18 @@ public struct JSONParser {
     private mutating func string() throws(JSONParseError) -> String {
         i += 1
         let start = i
-        // Fast path: no escapes.
-        while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 { i += 1 }
+        // Fast path: no escapes; ASCII needs no UTF-8 validation.
+        var ascii = true
+        while i < b.count {
+            let c = b[i]
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
+            if c >= 0x80 { ascii = false }
+            i += 1
+        }
         guard i < b.count else { throw fail() }
         if b[i] == UInt8(ascii: "\"") {
-            let s = try validated(UnsafeBufferPointer(rebasing: b[start..<i]), at: start)
+            let slice = UnsafeBufferPointer(rebasing: b[start..<i])
+            let s = ascii ? String(decoding: slice, as: UTF8.self) : try validated(slice, at: start)
             i += 1
             return s
         }

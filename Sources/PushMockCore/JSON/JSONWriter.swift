@@ -1,44 +1,51 @@
-/// Appends compact JSON to a String without Foundation. Callers write keys and values in
-/// order; the writer puts the commas and escapes strings.
+/// Appends compact JSON to a byte buffer without Foundation. Callers write keys and values
+/// in order; the writer puts the commas and escapes strings.
 public struct JSONWriter {
-    public private(set) var text: String
+    public private(set) var bytes: [UInt8]
     /// One entry per open container: true until its first element is written.
     private var isFirst: [Bool] = []
     /// True between a key and its value.
     private var afterKey = false
 
     public init(capacity: Int = 256) {
-        text = ""
-        text.reserveCapacity(capacity)
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        isFirst.reserveCapacity(8)
     }
 
-    public var bytes: [UInt8] { Array(text.utf8) }
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     private mutating func prefix() {
         if afterKey { afterKey = false; return }
         guard let first = isFirst.last else { return }
-        if first { isFirst[isFirst.count - 1] = false } else { text.append(",") }
+        if first { isFirst[isFirst.count - 1] = false } else { bytes.append(UInt8(ascii: ",")) }
     }
 
-    public mutating func beginObject() { prefix(); text.append("{"); isFirst.append(true) }
-    public mutating func endObject() { isFirst.removeLast(); text.append("}") }
-    public mutating func beginArray() { prefix(); text.append("["); isFirst.append(true) }
-    public mutating func endArray() { isFirst.removeLast(); text.append("]") }
+    public mutating func beginObject() { prefix(); bytes.append(UInt8(ascii: "{")); isFirst.append(true) }
+    public mutating func endObject() { isFirst.removeLast(); bytes.append(UInt8(ascii: "}")) }
+    public mutating func beginArray() { prefix(); bytes.append(UInt8(ascii: "[")); isFirst.append(true) }
+    public mutating func endArray() { isFirst.removeLast(); bytes.append(UInt8(ascii: "]")) }
 
     /// Writes `"name":`; the next call writes its value.
     public mutating func key(_ name: String) {
         prefix()
-        Self.appendQuoted(name, to: &text)
-        text.append(":")
+        Self.appendQuoted(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
         afterKey = true
     }
 
-    public mutating func string(_ s: String) { prefix(); Self.appendQuoted(s, to: &text) }
-    public mutating func int(_ n: Int) { prefix(); text.append(String(n)) }
-    public mutating func bool(_ b: Bool) { prefix(); text.append(b ? "true" : "false") }
-    public mutating func null() { prefix(); text.append("null") }
+    public mutating func string(_ s: String) { prefix(); Self.appendQuoted(s, to: &bytes) }
+    public mutating func int(_ n: Int) { prefix(); Self.appendInt(Int64(n), to: &bytes) }
+    public mutating func int64(_ n: Int64) { prefix(); Self.appendInt(n, to: &bytes) }
+    public mutating func bool(_ b: Bool) { prefix(); bytes.append(contentsOf: b ? Self.trueBytes : Self.falseBytes) }
+    public mutating func null() { prefix(); bytes.append(contentsOf: Self.nullBytes) }
     /// Writes already-encoded JSON as one value.
-    public mutating func raw(_ json: String) { prefix(); text.append(json) }
+    public mutating func raw(_ json: String) { prefix(); bytes.append(contentsOf: json.utf8) }
+    public mutating func raw(_ json: [UInt8]) { prefix(); bytes.append(contentsOf: json) }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
 
     public mutating func value(_ v: JSONValue) {
         switch v {
@@ -64,29 +71,52 @@ public struct JSONWriter {
     public mutating func member(_ name: String, ifPresent s: String?) { if let s { member(name, s) } }
 
     public static func quoted(_ s: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
         appendQuoted(s, to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    public static func appendQuoted(_ s: String, to out: inout String) {
-        out.append("\"")
-        var plain = true
-        for c in s.utf8 where c < 0x20 || c == 0x22 || c == 0x5C { plain = false; break }
-        if plain { out.append(s); out.append("\""); return }
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out.append("\\\"")
-            case "\\": out.append("\\\\")
-            case "\n": out.append("\\n")
-            case "\r": out.append("\\r")
-            case "\t": out.append("\\t")
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-            default: out.unicodeScalars.append(scalar)
-            }
+    static func appendInt(_ n: Int64, to out: inout [UInt8]) {
+        if n < 0 {
+            out.append(UInt8(ascii: "-"))
+            if n == .min { out.append(contentsOf: "9223372036854775808".utf8); return }
         }
-        out.append("\"")
+        var m = n.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, filled from the end
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buf in
+            repeat {
+                count += 1
+                buf[24 - count] = UInt8(ascii: "0") + UInt8(m % 10)
+                m /= 10
+            } while m > 0
+            out.append(contentsOf: buf[(24 - count)...])
+        }
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { u in
+            var start = 0
+            for i in 0..<u.count {
+                let c = u[i]
+                guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
+                switch c {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default: out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(c >> 4)], hex[Int(c & 15)]])
+                }
+                start = i + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start...]))
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }

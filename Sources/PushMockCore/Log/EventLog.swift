@@ -1,17 +1,30 @@
 /// The append-only delivery log, held in memory as a ring with a fixed capacity. When full,
-/// the oldest event is evicted and counted; nothing disappears silently.
+/// the oldest event is evicted and counted; nothing disappears silently. Storage grows in
+/// fixed blocks, so appending never copies the log.
 public final class EventLog {
     public let capacity: Int
     /// All fields guarded by the loop thread.
-    private var ring: [Event]
+    private var blocks: [[Event]] = []
+    /// Position of the oldest event in the ring.
     private var head = 0
     public private(set) var count = 0
     public private(set) var evicted = 0
     public private(set) var lastSeq: Int64 = 0
 
+    static let blockSize = 4096
+
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
-        ring = []
+    }
+
+    private func slot(_ k: Int) -> (Int, Int) {
+        let i = (head + k) % capacity
+        return (i / Self.blockSize, i % Self.blockSize)
+    }
+
+    private func event(at k: Int) -> Event {
+        let (b, i) = slot(k)
+        return blocks[b][i]
     }
 
     @discardableResult
@@ -20,13 +33,19 @@ public final class EventLog {
                        device: Device? = nil, token: String? = nil, reason: String? = nil) -> Int64 {
         lastSeq += 1
         let event = Event(seq: lastSeq, time: time, kind: kind, projectID: projectID, projectNumber: projectNumber,
-                          message: message, messageID: messageID, messageType: messageType ?? message?.content.messageType,
+                          message: message, messageID: messageID, messageType: messageType ?? message?.options.messageType,
                           device: device, token: token ?? device?.token, reason: reason)
-        if ring.count < capacity {
-            ring.append(event)
+        if count < capacity {
+            let (b, _) = slot(count)
+            if b == blocks.count {
+                blocks.append([])
+                blocks[b].reserveCapacity(min(Self.blockSize, capacity))
+            }
+            blocks[b].append(event)
             count += 1
         } else {
-            ring[head] = event
+            let (b, i) = slot(0)
+            blocks[b][i] = event
             head = (head + 1) % capacity
             evicted += 1
         }
@@ -35,9 +54,7 @@ public final class EventLog {
 
     /// Visits events oldest first; stop by returning false.
     public func forEach(_ body: (Event) -> Bool) {
-        for k in 0..<count {
-            if !body(ring[(head + k) % ring.count]) { return }
-        }
+        for k in 0..<count where !body(event(at: k)) { return }
     }
 
     /// Visits events with `seq > after`, oldest first, skipping older ones in O(log n).
@@ -45,11 +62,9 @@ public final class EventLog {
         var lo = 0, hi = count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if ring[(head + mid) % ring.count].seq <= seq { lo = mid + 1 } else { hi = mid }
+            if event(at: mid).seq <= seq { lo = mid + 1 } else { hi = mid }
         }
-        for k in lo..<count {
-            if !body(ring[(head + k) % ring.count]) { return }
-        }
+        for k in lo..<count where !body(event(at: k)) { return }
     }
 
     /// Drops every event of one project (a project reset), keeping the rest in order.
@@ -59,7 +74,9 @@ public final class EventLog {
             if e.projectID != projectID { kept.append(e) }
             return true
         }
-        ring = kept
+        blocks = stride(from: 0, to: kept.count, by: Self.blockSize).map {
+            Array(kept[$0..<min($0 + Self.blockSize, kept.count)])
+        }
         head = 0
         count = kept.count
     }

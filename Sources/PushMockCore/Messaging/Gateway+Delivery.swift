@@ -7,7 +7,7 @@ extension Gateway {
         let now = clock.now()
         log.append(kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
                    message: message, messageID: messageID, device: device)
-        let displayed = message.content.isNotification
+        let displayed = message.options.isNotification
         device.receive(InboxEntry(message: message, messageID: messageID, receivedAt: now, displayed: displayed))
         log.append(kind: .messageDelivered, time: now, projectID: project.id, projectNumber: project.number,
                    message: message, messageID: messageID, device: device)
@@ -19,8 +19,8 @@ extension Gateway {
     }
 
     /// Why a device that is registered cannot take this message, if it cannot.
-    func deviceError(_ device: Device, _ content: PushContent, project: Project) -> LegacyError? {
-        if let restricted = content.restrictedPackageName, device.platform == .android, restricted != device.app {
+    func deviceError(_ device: Device, _ options: PushOptions, project: Project) -> LegacyError? {
+        if let restricted = options.restrictedPackageName, device.platform == .android, restricted != device.app {
             return .invalidPackageName
         }
         if device.platform == .ios {
@@ -38,7 +38,7 @@ extension Gateway {
     func fanOut(_ message: Message, messageID: String, project: Project, devices: some Sequence<Device>) -> Int {
         var delivered = 0
         for device in devices {
-            if let error = deviceError(device, message.content, project: project) {
+            if let error = deviceError(device, message.options, project: project) {
                 logRejection(error, project: project, message: message, messageID: messageID, device: device)
                 continue
             }

@@ -6,11 +6,9 @@ public enum Priority: String, Sendable {
     public var apnsPriority: Int { self == .high ? 10 : 5 }
 }
 
-/// The normalized content of one send, whichever API it came through.
-public struct PushContent {
-    /// The `notification` object as sent (legacy keys, in order).
-    public var notification: JSONObject?
-    public var data: JSONObject?
+/// The delivery options of one send: what fan-out, the device model and the log columns
+/// need. Small, so every accepted message keeps it.
+public struct PushOptions {
     public var priority: Priority
     public var contentAvailable: Bool
     public var mutableContent: Bool
@@ -19,8 +17,19 @@ public struct PushContent {
     public var ttl: Int
     public var restrictedPackageName: String?
     public var analyticsLabel: String?
+    public var isNotification: Bool
 
-    public var isNotification: Bool { notification != nil }
+    /// BigQuery's `message_type` for one recipient.
+    public var messageType: MessageType { isNotification ? .displayNotification : .dataMessage }
+}
+
+/// The normalized content of one send, whichever API it came through: the options plus the
+/// user-visible `notification` and the `data` map.
+public struct PushContent {
+    /// The `notification` object as sent (legacy keys, in order).
+    public var notification: JSONObject?
+    public var data: JSONObject?
+    public var options: PushOptions
 
     public init(notification: JSONObject? = nil, data: JSONObject? = nil, priority: Priority? = nil,
                 contentAvailable: Bool = false, mutableContent: Bool = false, collapseKey: String? = nil,
@@ -28,20 +37,14 @@ public struct PushContent {
         self.notification = notification
         self.data = data
         // FCM's default: high for notification messages, normal for data messages.
-        self.priority = priority ?? (notification != nil ? .high : .normal)
-        self.contentAvailable = contentAvailable
-        self.mutableContent = mutableContent
-        self.collapseKey = collapseKey
-        self.ttl = ttl
-        self.restrictedPackageName = restrictedPackageName
-        self.analyticsLabel = analyticsLabel
+        options = PushOptions(priority: priority ?? (notification != nil ? .high : .normal),
+                              contentAvailable: contentAvailable, mutableContent: mutableContent,
+                              collapseKey: collapseKey, ttl: ttl, restrictedPackageName: restrictedPackageName,
+                              analyticsLabel: analyticsLabel, isNotification: notification != nil)
     }
 
     /// Four weeks, FCM's default and maximum TTL.
     public static let maxTTL = 2_419_200
-
-    /// BigQuery's `message_type` for one recipient.
-    public var messageType: MessageType { isNotification ? .displayNotification : .dataMessage }
 }
 
 /// The BigQuery export's `message_type` values.
@@ -51,9 +54,13 @@ public enum MessageType: String, Sendable {
     case topic = "TOPIC"
 }
 
-/// One accepted send, as the app server made it: the request exactly as received, the
-/// normalized content every recipient's payload is rendered from, and its target.
+/// One accepted send, as the app server made it: the request exactly as received, its
+/// options and its target. The full content that payloads are rendered from is decoded again
+/// from the request when first needed, so the log's many messages stay small.
 public final class Message {
+    /// How `requestBytes` is decoded back into content.
+    public enum Format { case legacyJSON, legacyForm }
+
     public enum Target {
         case token, multicast, topic(String), condition(String), group(String)
 
@@ -73,8 +80,10 @@ public final class Message {
     public let projectNumber: Int64
     public let api: String
     public let target: Target
-    public let content: PushContent
-    public let requestBody: String
+    public let options: PushOptions
+    public let format: Format
+    /// The request body exactly as received.
+    public let requestBytes: [UInt8]
     public let requestContentType: String?
     public let receivedAt: Timestamp
     public let bulkID: Int64?
@@ -85,15 +94,16 @@ public final class Message {
     public internal(set) var accepted = 0
     public internal(set) var failed = 0
 
-    init(id: String, projectID: String, projectNumber: Int64, api: String, target: Target, content: PushContent,
-         requestBody: String, requestContentType: String?, receivedAt: Timestamp, bulkID: Int64?, dryRun: Bool) {
+    init(id: String, projectID: String, projectNumber: Int64, api: String, target: Target, options: PushOptions, format: Format,
+         requestBytes: [UInt8], requestContentType: String?, receivedAt: Timestamp, bulkID: Int64?, dryRun: Bool) {
         self.id = id
         self.projectID = projectID
         self.projectNumber = projectNumber
         self.api = api
         self.target = target
-        self.content = content
-        self.requestBody = requestBody
+        self.options = options
+        self.format = format
+        self.requestBytes = requestBytes
         self.requestContentType = requestContentType
         self.receivedAt = receivedAt
         self.bulkID = bulkID
@@ -101,4 +111,13 @@ public final class Message {
     }
 
     public var topic: String? { if case .topic(let t) = target { t } else { nil } }
+
+    /// The content payloads are rendered from, decoded from the request on first use.
+    public private(set) lazy var content: PushContent = {
+        let decoded = format == .legacyForm ? try? LegacyRequest.decodeForm(requestBytes) : try? LegacyRequest.decodeJSON(requestBytes)
+        return decoded?.content ?? PushContent()
+    }()
+
+    /// The request body as text (invalid UTF-8 shows as U+FFFD).
+    public var requestBody: String { String(decoding: requestBytes, as: UTF8.self) }
 }

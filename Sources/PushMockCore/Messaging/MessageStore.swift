@@ -8,7 +8,11 @@ public final class MessageStore {
     private var byID: [String: Message] = [:]
     public private(set) var evicted = 0
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        // Sized up front for the common case, so the index does not rehash under load.
+        byID.reserveCapacity(min(self.capacity, 1 << 16) * 2)
+    }
 
     public var count: Int { order.count }
 

@@ -12,9 +12,13 @@ public final class Device {
     public internal(set) var apnsEnvironment: APNsEnvironment?
     /// Topic name → when it was subscribed.
     public internal(set) var topics: [String: Timestamp] = [:]
-    /// What the device received, oldest first, at most `inboxLimit` entries.
-    public internal(set) var inbox: [InboxEntry] = []
-    public internal(set) var inboxDropped = 0
+    /// What the device received, oldest first: the newest `inboxLimit` entries.
+    public var inbox: ArraySlice<InboxEntry> { received.suffix(Self.inboxLimit) }
+    /// How many older entries no longer show in `inbox`.
+    public var inboxDropped: Int { receivedCount - inbox.count }
+    /// Holds up to twice the limit, trimmed in halves so each receive is O(1) amortized.
+    private var received: [InboxEntry] = []
+    private var receivedCount = 0
     public let createdAt: Timestamp
 
     public static let inboxLimit = 100
@@ -33,11 +37,14 @@ public final class Device {
     }
 
     func receive(_ entry: InboxEntry) {
-        if inbox.count == Self.inboxLimit {
-            inbox.removeFirst()
-            inboxDropped += 1
-        }
-        inbox.append(entry)
+        if received.count == 2 * Self.inboxLimit { received.removeFirst(Self.inboxLimit) }
+        received.append(entry)
+        receivedCount += 1
+    }
+
+    func clearInbox() {
+        received.removeAll()
+        receivedCount = 0
     }
 }
 

@@ -21,8 +21,9 @@ public struct APNsRendering {
     public init(message: Message, messageID: String, device: Device) {
         let content = message.content
         let notification = content.notification
-        let mutable = content.mutableContent || notification?["mutable_content"]?.boolValue == true
-        let available = content.contentAvailable || notification?["content_available"]?.boolValue == true
+        let options = message.options
+        let mutable = options.mutableContent || notification?["mutable_content"]?.boolValue == true
+        let available = options.contentAvailable || notification?["content_available"]?.boolValue == true
 
         var w = JSONWriter(capacity: 384)
         w.beginObject()
@@ -47,16 +48,16 @@ public struct APNsRendering {
         }
         w.member("gcm.message_id", messageID)
         w.member("google.c.a.e", "1")
-        if let label = content.analyticsLabel { w.member("google.c.a.m_l", label) }
+        if let label = options.analyticsLabel { w.member("google.c.a.m_l", label) }
         w.member("google.c.fid", device.fid)
         w.member("google.c.sender.id", String(message.projectNumber))
         w.endObject()
         payload = w.text
 
-        let expiration = content.ttl == 0 ? "0" : String(message.receivedAt.seconds + Int64(content.ttl))
+        let expiration = options.ttl == 0 ? "0" : String(message.receivedAt.seconds + Int64(options.ttl))
         headers = [
             ("apns-push-type", notification != nil ? "alert" : "background"),
-            ("apns-priority", String(content.priority.apnsPriority)),
+            ("apns-priority", String(options.priority.apnsPriority)),
             ("apns-expiration", expiration),
             ("apns-topic", device.app),
         ]

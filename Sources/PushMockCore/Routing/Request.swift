@@ -13,19 +13,34 @@ public struct Request {
         self.method = method
         self.headers = headers
         self.body = body
-        if let q = target.firstIndex(of: "?") {
-            path = String(target[..<q])
-            query = URLCoding.formPairs(String(target[target.index(after: q)...])) ?? []
+        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            path = String(Substring(target.utf8[..<q]))
+            query = URLCoding.formPairs(String(Substring(target.utf8[target.utf8.index(after: q)...]))) ?? []
         } else {
             path = target
             query = []
         }
     }
 
-    /// The first value of a header, matched case-insensitively.
+    /// The first value of a header; `name` is lower-case and matched case-insensitively.
     public func header(_ name: String) -> String? {
-        for h in headers where h.name.count == name.count && h.name.lowercased() == name { return h.value }
+        for h in headers where Self.equalsLowercased(h.name, name) { return h.value }
         return nil
+    }
+
+    /// ASCII case-insensitive comparison against an already lower-case string, on bytes.
+    static func equalsLowercased(_ s: String, _ lower: String) -> Bool {
+        var a = s, b = lower
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                for i in 0..<x.count {
+                    let c = x[i]
+                    if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != y[i] { return false }
+                }
+                return true
+            }
+        }
     }
 
     public func queryValue(_ name: String) -> String? {
@@ -33,18 +48,24 @@ public struct Request {
         return nil
     }
 
-    /// The media type of the body, lower-cased, without parameters.
-    public var mediaType: String? {
-        guard let ct = header("content-type") else { return nil }
-        return ct.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces.lowercased() }
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: Substring {
-        var s = self
-        while s.first == " " || s.first == "\t" { s.removeFirst() }
-        while s.last == " " || s.last == "\t" { s.removeLast() }
-        return s
+    /// Whether the body's media type (before any `;` parameters) is `type`, which is
+    /// lower-case; compared on bytes, since this runs on every send.
+    public func hasMediaType(_ type: String) -> Bool {
+        guard var ct = header("content-type") else { return false }
+        var t = type
+        return ct.withUTF8 { x in
+            t.withUTF8 { y in
+                var i = 0
+                while i < x.count, x[i] == 0x20 { i += 1 }
+                guard x.count - i >= y.count else { return false }
+                for k in 0..<y.count {
+                    let c = x[i + k]
+                    if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != y[k] { return false }
+                }
+                var j = i + y.count
+                while j < x.count, x[j] == 0x20 || x[j] == 0x09 { j += 1 }
+                return j == x.count || x[j] == UInt8(ascii: ";")
+            }
+        }
     }
 }

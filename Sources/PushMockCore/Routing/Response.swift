@@ -14,7 +14,9 @@ public struct Response: Sendable {
         Response(status: status, headers: [("Content-Type", "application/json; charset=UTF-8")], body: Array(text.utf8))
     }
 
-    public static func json(_ status: Int, _ writer: JSONWriter) -> Response { json(status, writer.text) }
+    public static func json(_ status: Int, _ writer: JSONWriter) -> Response {
+        Response(status: status, headers: [("Content-Type", "application/json; charset=UTF-8")], body: writer.bytes)
+    }
 
     public static func text(_ status: Int, _ text: String) -> Response {
         Response(status: status, headers: [("Content-Type", "text/plain; charset=UTF-8")], body: Array(text.utf8))
@@ -55,4 +57,5 @@ public struct EventWait {
     public let query: EventQuery
     public let minimum: Int
     public let seconds: Double
+    public let countOnly: Bool
 }

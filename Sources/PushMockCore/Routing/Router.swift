@@ -21,6 +21,8 @@ public struct Router<Handler> {
     }
 
     private var routes: [Route] = []
+    /// Routes without parameters, by "METHOD path": the hot send paths match in one lookup.
+    private var literal: [String: Handler] = [:]
 
     public init() {}
 
@@ -33,9 +35,11 @@ public struct Router<Handler> {
                            suffix: String(seg[seg.index(after: close)...]))
         }
         routes.append(Route(method: method, segments: Array(segments), handler: handler))
+        if !pattern.contains("{") { literal[method + " " + pattern] = handler }
     }
 
     public func match(method: String, path: String) -> Match {
+        if let handler = literal[method + " " + path] { return .found(handler, [:]) }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var pathMatched = false
         for route in routes where route.segments.count == parts.count {

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# make bench: pushmock against the bare libevent floor, same request, same machine, same run.
+# Rounds alternate floor and pushmock so drift hits both. Prints req/s, p99 and the ratio,
+# then the 100,000-subscriber topic case.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_RUN=${BENCH_SECONDS:-10}
+ROUNDS=${BENCH_ROUNDS:-2}
+CONNECTIONS=${BENCH_CONNECTIONS:-32}
+SUBSCRIBERS=${BENCH_SUBSCRIBERS:-100000}
+KEY=pushmock-dev-server-key
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+cc -O2 -Wall -o bench/floor bench/floor.c -levent
+swift build -c release --product pushmock >/dev/null
+bin=$(swift build -c release --show-bin-path)/pushmock
+
+start() { # name, command...: starts a server, waits for its URL line
+  local name=$1; shift
+  "$@" >"$work/$name.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do grep -q 'http://' "$work/$name.out" 2>/dev/null && break; sleep 0.05; done
+  grep -o 'http://[0-9.:]*' "$work/$name.out" | head -n1
+}
+
+floor=$(start floor bench/floor 0)
+pm=$(start pushmock "$bin" --port 0)
+token=$(curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
+  -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+cat >"$work/send.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"to":"$token","priority":"high","notification":{"title":"Bench","body":"hello"},"data":{"k":"v"}}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "key=$KEY"
+LUA
+
+run() { # url → "req/s p99"
+  wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" --latency -s "$work/send.lua" "$1/fcm/send" >"$work/wrk.out"
+  local rps p99
+  rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.out")
+  p99=$(awk '$1 == "99%" {print $2}' "$work/wrk.out")
+  echo "$rps $p99"
+}
+
+# Check the body pushmock answers is a success before timing it.
+curl -sf -H "Authorization: key=$KEY" -H 'Content-Type: application/json' \
+  -d "{\"to\":\"$token\",\"data\":{\"k\":\"v\"}}" "$pm/fcm/send" | grep -q '"success":1'
+
+wrk -t2 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$floor/fcm/send" >/dev/null
+wrk -t2 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$pm/fcm/send" >/dev/null
+floor_total=0; pm_total=0
+for r in $(seq "$ROUNDS"); do
+  read -r f fp99 <<<"$(run "$floor")"
+  read -r p pp99 <<<"$(run "$pm")"
+  printf 'round %d: floor %10.0f req/s (p99 %s)   pushmock %10.0f req/s (p99 %s)\n' "$r" "$f" "$fp99" "$p" "$pp99"
+  floor_total=$(python3 -c "print($floor_total + $f)"); pm_total=$(python3 -c "print($pm_total + $p)")
+done
+python3 - "$floor_total" "$pm_total" "$ROUNDS" <<'PY'
+import sys
+f, p, n = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+print(f"/fcm/send to one token: floor {f/n:.0f} req/s, pushmock {p/n:.0f} req/s, ratio {p/f:.3f}")
+PY
+
+# Topic fan-out: SUBSCRIBERS devices on one topic, one send.
+t0=$(date +%s.%N)
+curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/devices:batchCreate" \
+  -d "{\"platform\":\"android\",\"app\":\"com.example.bench\",\"count\":$SUBSCRIBERS,\"topics\":[\"bench\"]}" >/dev/null
+t1=$(date +%s.%N)
+since=$(curl -sf "$pm/emulator/v1/projects/demo-pushmock/events?count=true" | python3 -c 'import json,sys; print(json.load(sys.stdin)["last_seq"])')
+start_ns=$(date +%s%N)
+curl -sf -o "$work/topic.json" -H "Authorization: key=$KEY" -H 'Content-Type: application/json' \
+  -d '{"to":"/topics/bench","data":{"k":"v"}}' "$pm/fcm/send"
+answered_ns=$(date +%s%N)
+curl -sf "$pm/emulator/v1/projects/demo-pushmock/events?count=true&event=MESSAGE_DELIVERED&topic=bench&since=$since&min=$SUBSCRIBERS&wait=60" >"$work/count.json"
+logged_ns=$(date +%s%N)
+python3 - "$work/count.json" "$SUBSCRIBERS" "$t0" "$t1" "$start_ns" "$answered_ns" "$logged_ns" <<'PY'
+import json, sys
+count = json.load(open(sys.argv[1]))["count"]
+n = int(sys.argv[2]); t0, t1 = float(sys.argv[3]), float(sys.argv[4])
+s, a, l = (int(x) for x in sys.argv[5:8])
+assert count == n, f"only {count} of {n} delivery events"
+print(f"topic send to {n} subscribers: registered in {t1-t0:.2f} s; response after {(a-s)/1e6:.0f} ms; "
+      f"all {count} MESSAGE_DELIVERED events in the log after {(l-s)/1e6:.0f} ms")
+PY
