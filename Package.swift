@@ -16,7 +16,7 @@ let package = Package(
                 dependencies: ["PushMockCore", "CLibevent", "COpenSSL"]),
         .executableTarget(name: "pushmock", dependencies: ["PushMockServer", "PushMockCore"]),
         .testTarget(name: "PushMockCoreTests", dependencies: ["PushMockCore"]),
-        .testTarget(name: "PushMockServerTests", dependencies: ["PushMockCore"]),
+        .testTarget(name: "PushMockServerTests"),
     ],
     swiftLanguageModes: [.v6]
 )

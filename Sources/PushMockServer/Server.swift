@@ -36,6 +36,13 @@ public final class Server {
             signals.append(ev)
         }
         signal(SIGPIPE, SIG_IGN)
+        // A parent may have started us with these blocked (Foundation's Process does, from a
+        // Dispatch thread); blocked, they would never reach the loop.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return ["pushmock: HTTP (FCM legacy, IID, control API) on http://\(host):\(port)"]
     }

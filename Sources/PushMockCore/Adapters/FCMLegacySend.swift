@@ -38,10 +38,20 @@ extension Gateway {
         let message = Message(id: id, projectID: project.id, projectNumber: project.number, api: "legacy",
                               target: target, options: send.content.options, format: send.isForm ? .legacyForm : .legacyJSON,
                               requestBytes: request.body,
-                              requestContentType: request.header("content-type"), receivedAt: clock.now(),
+                              requestContentType: Self.interned(request.header("content-type")), receivedAt: clock.now(),
                               bulkID: bulkID, dryRun: send.dryRun)
         project.messages.add(message)
         return message
+    }
+
+    /// Shares the storage of the content types nearly every request carries.
+    static func interned(_ contentType: String?) -> String? {
+        switch contentType {
+        case "application/json"?: "application/json"
+        case "application/json; charset=UTF-8"?: "application/json; charset=UTF-8"
+        case "application/x-www-form-urlencoded;charset=UTF-8"?: "application/x-www-form-urlencoded;charset=UTF-8"
+        default: contentType
+        }
     }
 
     /// The outcome for one addressed token: a device to deliver to, or an error code.
@@ -60,8 +70,12 @@ extension Gateway {
     func multicast(_ send: LegacyRequest, _ tokens: [String], _ request: Request, _ project: Project) -> Response {
         let multicastID = send.dryRun ? -1 : ids.bulk()
         let messageError = LegacyValidation.messageError(send, topicLike: false)
-        let message = record(send, tokens.count == 1 ? .token : .multicast, request, project,
-                             id: String(multicastID), bulkID: tokens.count > 1 ? multicastID : nil)
+        // A token send is known by its one recipient's message id; a multicast by its
+        // multicast id, with each recipient's id indexed to it.
+        let single = tokens.count == 1
+        let singleID = single ? ids.recipient() : ""
+        let message = record(send, single ? .token : .multicast, request, project,
+                             id: single ? singleID : String(multicastID), bulkID: single ? nil : multicastID)
         var results = JSONWriter(capacity: 16 + tokens.count * 48)
         results.beginArray()
         var failures = 0
@@ -83,9 +97,11 @@ extension Gateway {
                 results.member("message_id", "fake_message_id")
                 formLine = "id=fake_message_id"
             case .success(let device):
-                let id = ids.recipient()
-                message.recipientIDs.append(id)
-                project.messages.index(id, message)
+                let id = single ? singleID : ids.recipient()
+                if !single {
+                    message.recipientIDs.append(id)
+                    project.messages.index(id, message)
+                }
                 deliver(message, messageID: id, to: device, project: project)
                 results.member("message_id", id)
                 formLine = "id=" + id

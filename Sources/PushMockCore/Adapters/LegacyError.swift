@@ -56,11 +56,13 @@ enum LegacyValidation {
     /// UTF-8 bytes of the keys and values of `data` and `notification`; non-string values
     /// count as their JSON text.
     static func payloadSize(_ content: PushContent) -> Int {
+        size(content.data) + size(content.notification)
+    }
+
+    private static func size(_ obj: JSONObject?) -> Int {
         var n = 0
-        for obj in [content.data, content.notification].compactMap({ $0 }) {
-            for (k, v) in obj.entries {
-                n += k.utf8.count + (v.stringValue?.utf8.count ?? JSONWriter.quotedJSON(v).utf8.count)
-            }
+        for (k, v) in obj?.entries ?? [] {
+            n += k.utf8.count + (v.stringValue?.utf8.count ?? JSONWriter.quotedJSON(v).utf8.count)
         }
         return n
     }

@@ -2,29 +2,44 @@
 /// in order; the writer puts the commas and escapes strings.
 public struct JSONWriter {
     public private(set) var bytes: [UInt8]
-    /// One entry per open container: true until its first element is written.
-    private var isFirst: [Bool] = []
+    /// Bit n is set while the container at depth n has no element yet (64 levels at most,
+    /// beyond any document pushmock writes).
+    private var isFirst: UInt64 = 0
+    private var depth = 0
     /// True between a key and its value.
     private var afterKey = false
 
     public init(capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
-        isFirst.reserveCapacity(8)
     }
 
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     private mutating func prefix() {
         if afterKey { afterKey = false; return }
-        guard let first = isFirst.last else { return }
-        if first { isFirst[isFirst.count - 1] = false } else { bytes.append(UInt8(ascii: ",")) }
+        guard depth > 0 else { return }
+        let bit: UInt64 = 1 << UInt64(depth - 1)
+        if isFirst & bit != 0 { isFirst &= ~bit } else { bytes.append(UInt8(ascii: ",")) }
     }
 
-    public mutating func beginObject() { prefix(); bytes.append(UInt8(ascii: "{")); isFirst.append(true) }
-    public mutating func endObject() { isFirst.removeLast(); bytes.append(UInt8(ascii: "}")) }
-    public mutating func beginArray() { prefix(); bytes.append(UInt8(ascii: "[")); isFirst.append(true) }
-    public mutating func endArray() { isFirst.removeLast(); bytes.append(UInt8(ascii: "]")) }
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ bracket: UInt8) {
+        prefix()
+        bytes.append(bracket)
+        precondition(depth < 64, "JSONWriter nests at most 64 levels")
+        isFirst |= 1 << UInt64(depth)
+        depth += 1
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        depth -= 1
+        bytes.append(bracket)
+    }
 
     /// Writes `"name":`; the next call writes its value.
     public mutating func key(_ name: String) {

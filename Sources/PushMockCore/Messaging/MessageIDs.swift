@@ -16,8 +16,15 @@ struct MessageIDs {
         return lastMicros
     }
 
-    /// `0:1500415314455276%31bd1c9631bd1c96`.
-    mutating func recipient() -> String { "0:" + String(nextMicros()) + "%" + suffix }
+    /// `0:1500415314455276%31bd1c9631bd1c96`, built in one buffer.
+    mutating func recipient() -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "0"), UInt8(ascii: ":")]
+        bytes.reserveCapacity(40)
+        JSONWriter.appendInt(nextMicros(), to: &bytes)
+        bytes.append(UInt8(ascii: "%"))
+        bytes.append(contentsOf: suffix.utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// A topic `message_id` or `multicast_id`: a 19-digit integer.
     mutating func bulk() -> Int64 {

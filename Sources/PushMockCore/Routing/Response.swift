@@ -10,12 +10,15 @@ public struct Response: Sendable {
         self.body = body
     }
 
+    /// Shared, so answering does not allocate a header list.
+    static let jsonHeaders: [(name: String, value: String)] = [("Content-Type", "application/json; charset=UTF-8")]
+
     public static func json(_ status: Int, _ text: String) -> Response {
-        Response(status: status, headers: [("Content-Type", "application/json; charset=UTF-8")], body: Array(text.utf8))
+        Response(status: status, headers: jsonHeaders, body: Array(text.utf8))
     }
 
     public static func json(_ status: Int, _ writer: JSONWriter) -> Response {
-        Response(status: status, headers: [("Content-Type", "application/json; charset=UTF-8")], body: writer.bytes)
+        Response(status: status, headers: jsonHeaders, body: writer.bytes)
     }
 
     public static func text(_ status: Int, _ text: String) -> Response {

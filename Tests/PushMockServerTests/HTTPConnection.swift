@@ -1,0 +1,114 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A minimal blocking HTTP/1.1 client on one loopback TCP connection, so tests control exactly
+/// what goes on the wire (keep-alive, partial requests, oversize bodies).
+final class HTTPConnection {
+    let fd: Int32
+
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    struct Reply {
+        let status: Int
+        let headers: [String: String]
+        let body: Data
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+    }
+
+    init(port: Int, timeout: Double = 10) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else { close(fd); throw Failure(description: "connect failed: \(errno)") }
+        setTimeout(timeout)
+    }
+
+    deinit { close(fd) }
+
+    func setTimeout(_ seconds: Double) {
+        var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw Failure(description: "send failed: \(errno)") }
+            sent += n
+        }
+    }
+
+    func write(_ text: String) throws { try write(Array(text.utf8)) }
+
+    func request(_ method: String, _ target: String, body: String? = nil, headers: [String: String] = [:]) throws -> Reply {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        var h = headers
+        if let body {
+            h["Content-Length"] = String(body.utf8.count)
+            if h["Content-Type"] == nil { h["Content-Type"] = "application/json" }
+        }
+        for (k, v) in h { head += "\(k): \(v)\r\n" }
+        try write(head + "\r\n" + (body ?? ""))
+        return try readReply()
+    }
+
+    private var buffer: [UInt8] = []
+
+    /// Reads more bytes; false on end of stream.
+    private func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n == 0 { return false }
+        guard n > 0 else { throw Failure(description: "recv failed or timed out: \(errno)") }
+        buffer.append(contentsOf: chunk[0..<n])
+        return true
+    }
+
+    /// Whether the server closed the connection (reads until end of stream or timeout).
+    func isClosedByServer() -> Bool {
+        do { while try fill() {} ; return true } catch { return false }
+    }
+
+    func readReply() throws -> Reply {
+        let crlf2: [UInt8] = [13, 10, 13, 10]
+        var headEnd: Int?
+        while headEnd == nil {
+            if let r = find(crlf2) { headEnd = r; break }
+            guard try fill() else { throw Failure(description: "connection closed before a reply") }
+        }
+        let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let status = Int(lines.removeFirst().split(separator: " ")[1]) ?? 0
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let length = Int(headers["content-length"] ?? "0") ?? 0
+        let start = headEnd! + 4
+        while buffer.count < start + length {
+            guard try fill() else { throw Failure(description: "connection closed mid-body") }
+        }
+        let body = Data(buffer[start..<start + length])
+        buffer.removeFirst(start + length)
+        return Reply(status: status, headers: headers, body: body)
+    }
+
+    private func find(_ needle: [UInt8]) -> Int? {
+        guard buffer.count >= needle.count else { return nil }
+        for i in 0...(buffer.count - needle.count) where buffer[i] == needle[0] && Array(buffer[i..<i + needle.count]) == needle {
+            return i
+        }
+        return nil
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// A real `pushmock` process on a free loopback port, stopped with SIGTERM when released.
+final class ServerProcess {
+    let process = Process()
+    let url: String
+    let port: Int
+    private let output = Pipe()
+    private let printed = PrintedText()
+
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["PUSHMOCK_BIN"] { return URL(fileURLWithPath: path) }
+        return packageRoot.appendingPathComponent(".build/debug/pushmock")
+    }
+
+    struct StartFailure: Error, CustomStringConvertible { let description: String }
+
+    init(_ arguments: [String] = [], environment: [String: String] = [:]) throws {
+        process.executableURL = Self.binary
+        process.arguments = ["--port", "0"] + arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHMOCK_") }
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        // The first line names the URL; an empty read means the process ended first.
+        var found: String?
+        var seen = ""
+        while found == nil {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+            found = seen.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression).map { String(seen[$0]) }
+        }
+        printed.append(seen)
+        guard let found, let port = Int(found.split(separator: ":").last!) else {
+            process.terminate()
+            throw StartFailure(description: "pushmock did not report a URL: \(seen)")
+        }
+        url = found
+        self.port = port
+        let handle = output.fileHandleForReading
+        let sink = printed
+        DispatchQueue.global().async {
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { return }
+                sink.append(String(decoding: chunk, as: UTF8.self))
+            }
+        }
+    }
+
+    /// Everything the server printed so far.
+    var log: String { printed.text }
+
+    /// Sends SIGTERM and waits; returns the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        return process.terminationStatus
+    }
+
+    deinit { stop() }
+
+    /// Registers a device through the control API and returns it.
+    func device(_ platform: String, app: String = "com.example.app") throws -> [String: Any] {
+        let c = try HTTPConnection(port: port)
+        let r = try c.request("POST", "/emulator/v1/projects/demo-pushmock/devices",
+                              body: #"{"platform":"\#(platform)","app":"\#(app)"}"#)
+        guard r.status == 201 else { throw StartFailure(description: "device: \(r.status) \(r.text)") }
+        return r.json
+    }
+}
+
+/// Text appended from a reader thread and read by the test; `lock` guards `value`.
+final class PrintedText: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = ""
+
+    func append(_ s: String) { lock.withLock { value += s } }
+    var text: String { lock.withLock { value } }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+@Suite("The server on real loopback sockets", .timeLimit(.minutes(1)))
+struct ServerTests {
+    let auth = ["Authorization": "key=pushmock-dev-server-key"]
+
+    @Test("--port 0 binds a free port, prints its URL, and /healthz answers 200")
+    func health() throws {
+        let server = try ServerProcess()
+        #expect(server.log.hasPrefix("pushmock: HTTP (FCM legacy, IID, control API) on http://127.0.0.1:"))
+        let r = try HTTPConnection(port: server.port).request("GET", "/healthz")
+        #expect(r.status == 200)
+        #expect(r.json["status"] as? String == "ok")
+    }
+
+    @Test("keep-alive: many requests on one connection are each answered once, in order")
+    func keepAlive() throws {
+        let server = try ServerProcess()
+        let c = try HTTPConnection(port: server.port)
+        for i in 0..<20 {
+            let r = try c.request("POST", "/fcm/send", body: #"{"to":"/topics/t\#(i)","data":{"i":"\#(i)"}}"#, headers: auth)
+            #expect(r.status == 200)
+            #expect(r.json["message_id"] != nil)
+        }
+        let events = try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true")
+        #expect(events.json["count"] as? Int == 20)
+    }
+
+    @Test("a body over 1 MiB gets 413 and is not logged")
+    func oversize() throws {
+        let server = try ServerProcess()
+        let c = try HTTPConnection(port: server.port)
+        let big = String(repeating: "a", count: (1 << 20) + 1)
+        let r = try c.request("POST", "/fcm/send", body: #"{"to":"/topics/x","data":{"k":"\#(big)"}}"#, headers: auth)
+        #expect(r.status == 413)
+        let after = try HTTPConnection(port: server.port).request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true")
+        #expect(after.json["count"] as? Int == 0)
+    }
+
+    @Test("unknown routes get Google's 404 page; the control API answers in Google's JSON shape")
+    func notFound() throws {
+        let server = try ServerProcess()
+        let c = try HTTPConnection(port: server.port)
+        let page = try c.request("GET", "/nope")
+        #expect(page.status == 404 && page.text.contains("Error 404 (Not Found)!!1"))
+        let api = try c.request("GET", "/emulator/v1/nope")
+        #expect(api.status == 404 && (api.json["error"] as? [String: Any])?["status"] as? String == "NOT_FOUND")
+        let method = try c.request("PATCH", "/fcm/send", body: "{}")
+        #expect(method.status == 405)
+    }
+
+    @Test("a long-poll on events returns as soon as the awaited event is logged")
+    func longPoll() throws {
+        let server = try ServerProcess()
+        let token = try server.device("android")["token"] as! String
+        let waiter = try HTTPConnection(port: server.port)
+        try waiter.write("GET /emulator/v1/projects/demo-pushmock/events?event=MESSAGE_DELIVERED&wait=30&min=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.2)
+        let started = Date()
+        let sent = try HTTPConnection(port: server.port).request("POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"a":"b"}}"#, headers: auth)
+        #expect(sent.status == 200)
+        let r = try waiter.readReply()
+        #expect(Date().timeIntervalSince(started) < 10)
+        let events = r.json["events"] as? [[String: Any]]
+        #expect(events?.count == 1 && events?.first?["event"] as? String == "MESSAGE_DELIVERED")
+    }
+
+    @Test("a long-poll that is never satisfied answers with what there is when its wait runs out")
+    func longPollTimeout() throws {
+        let server = try ServerProcess()
+        let r = try HTTPConnection(port: server.port).request("GET", "/emulator/v1/projects/demo-pushmock/events?wait=0.5&min=1")
+        #expect(r.status == 200)
+        #expect((r.json["events"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("SIGTERM answers parked long-polls, stops accepting, and exits 0")
+    func gracefulShutdown() throws {
+        let server = try ServerProcess()
+        let waiter = try HTTPConnection(port: server.port)
+        try waiter.write("GET /emulator/v1/projects/demo-pushmock/events?wait=30 HTTP/1.1\r\nHost: x\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.2)
+        kill(server.process.processIdentifier, SIGTERM)
+        let r = try waiter.readReply()
+        #expect(r.status == 200)
+        server.process.waitUntilExit()
+        #expect(server.process.terminationStatus == 0)
+        #expect(server.log.contains("pushmock: stopped"))
+        #expect(throws: (any Error).self) { try HTTPConnection(port: server.port) }
+    }
+
+    @Test("--max-connections holds further connections until one closes")
+    func connectionCap() throws {
+        let server = try ServerProcess(["--max-connections", "2"])
+        let a = try HTTPConnection(port: server.port)
+        let b = try HTTPConnection(port: server.port)
+        #expect(try a.request("GET", "/healthz").status == 200)
+        #expect(try b.request("GET", "/healthz").status == 200)
+        let c = try HTTPConnection(port: server.port, timeout: 0.7)
+        try c.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(throws: HTTPConnection.Failure.self) { try c.readReply() }
+        close(a.fd)
+        c.setTimeout(5)
+        #expect(try c.readReply().status == 200)
+    }
+
+    @Test("a client that stalls mid-request is cut off at the header timeout while others are served")
+    func slowClient() throws {
+        let server = try ServerProcess(["--header-timeout", "1"])
+        let slow = try HTTPConnection(port: server.port, timeout: 5)
+        try slow.write("POST /fcm/send HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n")
+        let started = Date()
+        #expect(try HTTPConnection(port: server.port).request("GET", "/healthz").status == 200)
+        #expect(slow.isClosedByServer())
+        #expect(Date().timeIntervalSince(started) < 4)
+    }
+
+    @Test("bad flags stop the start with exit 2 and a message; a busy port with exit 1")
+    func badStart() throws {
+        let bad = Process()
+        bad.executableURL = ServerProcess.binary
+        bad.arguments = ["--port", "nope"]
+        let pipe = Pipe()
+        bad.standardError = pipe
+        bad.standardOutput = pipe
+        try bad.run()
+        bad.waitUntilExit()
+        #expect(bad.terminationStatus == 2)
+        #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("--port: 'nope'"))
+        let server = try ServerProcess()
+        let busy = Process()
+        busy.executableURL = ServerProcess.binary
+        busy.arguments = ["--port", String(server.port)]
+        busy.standardError = Pipe()
+        busy.standardOutput = Pipe()
+        try busy.run()
+        busy.waitUntilExit()
+        #expect(busy.terminationStatus == 1)
+    }
+
+    @Test("flags have matching PUSHMOCK_* variables")
+    func environment() throws {
+        let server = try ServerProcess([], environment: ["PUSHMOCK_PROJECT": "env-project", "PUSHMOCK_SERVER_KEY": "env-key"])
+        #expect(server.log.contains("project env-project, server key env-key"))
+        let r = try HTTPConnection(port: server.port).request("POST", "/fcm/send", body: #"{"to":"/topics/a","data":{"a":"b"}}"#,
+                                                              headers: ["Authorization": "key=env-key"])
+        #expect(r.status == 200)
+    }
+}
