@@ -18,16 +18,17 @@ cc -O2 -Wall -o bench/floor bench/floor.c -levent
 swift build -c release --product pushmock >/dev/null
 bin=$(swift build -c release --show-bin-path)/pushmock
 
-start() { # name, command...: starts a server, waits for its URL line
+started=""
+start() { # name, command...: starts a server, waits for its URL line, sets $started
   local name=$1; shift
   "$@" >"$work/$name.out" 2>&1 &
   pids+=($!)
   for _ in $(seq 100); do grep -q 'http://' "$work/$name.out" 2>/dev/null && break; sleep 0.05; done
-  grep -o 'http://[0-9.:]*' "$work/$name.out" | head -n1
+  started=$(grep -o 'http://[0-9.:]*' "$work/$name.out" | head -n1)
 }
 
-floor=$(start floor bench/floor 0)
-pm=$(start pushmock "$bin" --port 0)
+start floor bench/floor 0; floor=$started
+start pushmock "$bin" --port 0; pm=$started
 token=$(curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
   -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 cat >"$work/send.lua" <<LUA

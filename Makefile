@@ -1,0 +1,69 @@
+# pushmock: `make run` starts a server with zero configuration; `make test` runs the whole suite.
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+# Debian packages the build and the tests need (wrk only for `make bench`).
+BUILD_PACKAGES := libevent-dev libssl-dev pkg-config
+TEST_PACKAGES := curl python3-venv
+BENCH_PACKAGES := wrk
+VENV := .venv
+ARGS ?=
+
+.PHONY: run build release test deps test-deps bench-deps venv bench clean
+
+# Installs whichever of the given packages are missing, when root; otherwise prints the line.
+define install
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing: $$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "pushmock needs these Debian packages; run:"; \
+	    echo "  sudo apt-get install -y $$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+endef
+
+deps:
+	$(call install,$(BUILD_PACKAGES))
+
+test-deps: deps
+	@if python3 -c "import ensurepip, venv" 2>/dev/null && command -v curl >/dev/null; then :; else $(MAKE) --no-print-directory test-packages; fi
+
+.PHONY: test-packages
+test-packages:
+	$(call install,$(TEST_PACKAGES))
+
+bench-deps: deps
+	$(call install,$(BENCH_PACKAGES))
+
+build: deps
+	swift build
+
+release: deps
+	swift build -c release --product pushmock
+
+## run: build (release) and start pushmock on http://127.0.0.1:4010 (pass flags with ARGS="...")
+run: release
+	"$$(swift build -c release --show-bin-path)/pushmock" $(ARGS)
+
+$(VENV)/.installed: Tests/clients/requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/clients/requirements.txt
+	touch $@
+
+venv: test-deps $(VENV)/.installed
+
+## test: the whole suite: Core tests, server tests on loopback, real clients (curl, Python)
+test: test-deps venv
+	swift build --build-tests
+	swift test --skip-build
+
+## bench: pushmock against a bare libevent server, same request, same run
+bench: bench-deps
+	bench/run.sh
+
+clean:
+	rm -rf .build $(VENV) bench/floor
