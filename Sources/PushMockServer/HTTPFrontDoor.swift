@@ -24,9 +24,9 @@ final class HTTPFrontDoor {
         self.limiter = ConnectionLimiter(cap: configuration.maxConnections)
         evhttp_set_max_body_size(http, configuration.maxBodyBytes)
         evhttp_set_max_headers_size(http, 64 * 1024)
-        // evhttp applies one timeout to reading a request and to idle keep-alive waits; a
-        // request's headers and body must arrive within the header timeout.
-        var tv = timeval(seconds: Double(min(configuration.headerTimeoutSeconds, configuration.idleTimeoutSeconds)))
+        // evhttp has one timer per connection: it bounds silence while a request's headers
+        // and body arrive and while a keep-alive connection waits for the next request.
+        var tv = timeval(seconds: Double(configuration.timeoutSeconds))
         evhttp_set_timeout_tv(http, &tv)
         let all = EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue | EVHTTP_REQ_HEAD.rawValue | EVHTTP_REQ_PUT.rawValue
             | EVHTTP_REQ_DELETE.rawValue | EVHTTP_REQ_OPTIONS.rawValue | EVHTTP_REQ_TRACE.rawValue

@@ -38,6 +38,16 @@ struct ServerTests {
         #expect(after.json["count"] as? Int == 0)
     }
 
+    @Test("request headers over 64 KiB get 400 and the connection closes")
+    func headerFlood() throws {
+        let server = try ServerProcess()
+        let c = try HTTPConnection(port: server.port)
+        let r = try c.request("GET", "/healthz", headers: ["X-Flood": String(repeating: "a", count: 70_000)])
+        #expect(r.status == 400)
+        #expect(c.isClosedByServer())
+        #expect(try HTTPConnection(port: server.port).request("GET", "/healthz").status == 200)
+    }
+
     @Test("unknown routes get Google's 404 page; the control API answers in Google's JSON shape")
     func notFound() throws {
         let server = try ServerProcess()
@@ -104,14 +114,17 @@ struct ServerTests {
         #expect(try c.readReply().status == 200)
     }
 
-    @Test("a client that stalls mid-request is cut off at the header timeout while others are served")
+    @Test("a client that stalls mid-request, or idles, is cut off at the timeout while others are served")
     func slowClient() throws {
-        let server = try ServerProcess(["--header-timeout", "1"])
+        let server = try ServerProcess(["--timeout", "1"])
+        let idle = try HTTPConnection(port: server.port, timeout: 5)
+        #expect(try idle.request("GET", "/healthz").status == 200)
         let slow = try HTTPConnection(port: server.port, timeout: 5)
         try slow.write("POST /fcm/send HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n")
         let started = Date()
         #expect(try HTTPConnection(port: server.port).request("GET", "/healthz").status == 200)
         #expect(slow.isClosedByServer())
+        #expect(idle.isClosedByServer())
         #expect(Date().timeIntervalSince(started) < 4)
     }
 

@@ -14,8 +14,9 @@ public struct Configuration: Sendable, Equatable {
     public var maxMessages = 100_000
     public var maxConnections = 4096
     public var maxBodyBytes = 1 << 20
-    public var headerTimeoutSeconds = 10
-    public var idleTimeoutSeconds = 60
+    /// How long a connection may stay silent, mid-request or idle between keep-alive
+    /// requests: libevent 2.1's evhttp has one read timer per connection for both.
+    public var timeoutSeconds = 30
 
     public static let defaultPort = 4010
     public static let defaultServerKey = "pushmock-dev-server-key"
@@ -61,10 +62,8 @@ extension Configuration {
             c.maxMessages = try int(v, "--max-messages", 1...10_000_000) },
         Option(flag: "--max-connections", help: "open connections accepted at once (default 4096)", takesValue: true) { c, v throws(ConfigurationError) in
             c.maxConnections = try int(v, "--max-connections", 1...1_000_000) },
-        Option(flag: "--header-timeout", help: "seconds a client has to send a request's headers and body (default 10)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.headerTimeoutSeconds = try int(v, "--header-timeout", 1...3600) },
-        Option(flag: "--idle-timeout", help: "seconds an idle keep-alive connection stays open (default 60)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.idleTimeoutSeconds = try int(v, "--idle-timeout", 1...86_400) },
+        Option(flag: "--timeout", help: "seconds a connection may stay silent, mid-request (headers, body) or idle between keep-alive requests (default 30)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.timeoutSeconds = try int(v, "--timeout", 1...86_400) },
     ]
 
     /// Builds the configuration: variables first, then flags in order.
