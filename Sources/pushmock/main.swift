@@ -17,9 +17,11 @@ if arguments.contains("--help") || arguments.contains("-h") {
 do {
     let configuration = try Configuration.load(arguments: arguments, environment: ProcessInfoEnvironment.current)
     let server = try Server(configuration: configuration)
-    for line in try server.start() { say(line) }
+    let listeners = try server.start()
     say("pushmock: project \(configuration.project), server key\(configuration.serverKeys.count > 1 ? "s" : "") "
-          + configuration.serverKeys.joined(separator: ", ") + (configuration.acceptAnyKey ? " (any key accepted)" : ""))
+        + configuration.serverKeys.joined(separator: ", ") + (configuration.acceptAnyKey ? " (any key accepted)" : ""))
+    // The listener lines come last: whoever waits for a URL has then seen everything.
+    for line in listeners { say(line) }
     try server.run()
     say("pushmock: stopped")
     exit(0)
