@@ -42,25 +42,26 @@ struct LegacyRequest {
         var to: String?, ids: [JSONValue]?, condition: String?, notificationKey: String?
         var collapseKey: String?, restricted: String?, contentAvailable: Bool?, mutableContent: Bool?
         var dryRun: Bool?, ttl: JSONNumber?, data: JSONObject?, notification: JSONObject?, priority: Priority?
-        // One pass over the members; a repeated member's last value wins.
+        // One pass over the members; a repeated member's last value wins. Unknown members
+        // are ignored, as FCM did.
         for (name, v) in obj.entries where v != .null {
-            switch name {
-            case "to": to = try typed(name, v, "string", v.stringValue)
-            case "registration_ids": ids = try typed(name, v, "array", v.arrayValue)
-            case "condition": condition = try typed(name, v, "string", v.stringValue)
-            case "notification_key": notificationKey = try typed(name, v, "string", v.stringValue)
-            case "collapse_key": collapseKey = try typed(name, v, "string", v.stringValue)
-            case "restricted_package_name": restricted = try typed(name, v, "string", v.stringValue)
-            case "content_available": contentAvailable = try typed(name, v, "boolean", v.boolValue)
-            case "mutable_content": mutableContent = try typed(name, v, "boolean", v.boolValue)
-            case "dry_run": dryRun = try typed(name, v, "boolean", v.boolValue)
-            case "delay_while_idle": _ = try typed(name, v, "boolean", v.boolValue)
-            case "time_to_live": ttl = try typed(name, v, "number", v.numberValue)
+            guard let member = Member.byName[name] else { continue }
+            switch member {
+            case .to: to = try typed(name, v, "string", v.stringValue)
+            case .registrationIDs: ids = try typed(name, v, "array", v.arrayValue)
+            case .condition: condition = try typed(name, v, "string", v.stringValue)
+            case .notificationKey: notificationKey = try typed(name, v, "string", v.stringValue)
+            case .collapseKey: collapseKey = try typed(name, v, "string", v.stringValue)
+            case .restrictedPackageName: restricted = try typed(name, v, "string", v.stringValue)
+            case .contentAvailable: contentAvailable = try typed(name, v, "boolean", v.boolValue)
+            case .mutableContent: mutableContent = try typed(name, v, "boolean", v.boolValue)
+            case .dryRun: dryRun = try typed(name, v, "boolean", v.boolValue)
+            case .delayWhileIdle: _ = try typed(name, v, "boolean", v.boolValue)
+            case .timeToLive: ttl = try typed(name, v, "number", v.numberValue)
             // GCM's texts call any JSON object a "JSON array".
-            case "data": data = try typed(name, v, "array", v.objectValue)
-            case "notification": notification = try typed(name, v, "array", v.objectValue)
-            case "priority": priority = try decodePriority(v)
-            default: continue  // FCM ignored members it did not know.
+            case .data: data = try typed(name, v, "array", v.objectValue)
+            case .notification: notification = try typed(name, v, "array", v.objectValue)
+            case .priority: priority = try decodePriority(v)
             }
         }
 
@@ -126,6 +127,17 @@ struct LegacyRequest {
                                   ttl: ttl, restrictedPackageName: fields["restricted_package_name"])
         let target: Target = fields["registration_id"].map { .to($0) } ?? .none
         return LegacyRequest(target: target, content: content, dryRun: flag("dry_run"), invalidTTL: invalidTTL, isForm: true)
+    }
+
+    /// The request members FCM knew, by wire name: one hash lookup per member.
+    private enum Member: String, CaseIterable {
+        case to, condition, priority, data, notification
+        case registrationIDs = "registration_ids", notificationKey = "notification_key"
+        case collapseKey = "collapse_key", restrictedPackageName = "restricted_package_name"
+        case contentAvailable = "content_available", mutableContent = "mutable_content"
+        case dryRun = "dry_run", delayWhileIdle = "delay_while_idle", timeToLive = "time_to_live"
+
+        static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
     }
 
     /// A member's value when it has the expected type, else FCM's 400 text.

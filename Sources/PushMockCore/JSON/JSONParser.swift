@@ -128,14 +128,18 @@ public struct JSONParser {
     private mutating func string() throws(JSONParseError) -> String {
         i += 1
         let start = i
-        // Fast path: no escapes; ASCII needs no UTF-8 validation.
+        // Fast path: no escapes; ASCII needs no UTF-8 validation. Locals keep the scan in
+        // registers.
         var ascii = true
-        while i < b.count {
-            let c = b[i]
+        var j = i
+        let buf = b
+        while j < buf.count {
+            let c = buf[j]
             if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
-            if c >= 0x80 { ascii = false }
-            i += 1
+            ascii = ascii && c < 0x80
+            j += 1
         }
+        i = j
         guard i < b.count else { throw fail() }
         if b[i] == UInt8(ascii: "\"") {
             let slice = UnsafeBufferPointer(rebasing: b[start..<i])

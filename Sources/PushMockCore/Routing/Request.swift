@@ -30,6 +30,7 @@ public struct Request {
 
     /// ASCII case-insensitive comparison against an already lower-case string, on bytes.
     static func equalsLowercased(_ s: String, _ lower: String) -> Bool {
+        guard s.utf8.count == lower.utf8.count else { return false }
         var a = s, b = lower
         return a.withUTF8 { x in
             b.withUTF8 { y in
