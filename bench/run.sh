@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: pushmock against the bare libevent floor, same request, same machine, same run.
-# Rounds alternate floor and pushmock so drift hits both. Prints req/s, p99 and the ratio,
-# then the 100,000-subscriber topic case.
+# Rounds alternate floor and pushmock so drift hits both. Both servers are single-threaded and
+# pinned to core 0, wrk to core 1, so neither competes with the load generator for a core.
+# Prints req/s, p99 and the ratio, then the 100,000-subscriber topic case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${BENCH_SECONDS:-10}
@@ -27,8 +28,8 @@ start() { # name, command...: starts a server, waits for its URL line, sets $sta
   started=$(grep -o 'http://[0-9.:]*' "$work/$name.out" | head -n1)
 }
 
-start floor bench/floor 0; floor=$started
-start pushmock "$bin" --port 0; pm=$started
+start floor taskset -c 0 bench/floor 0; floor=$started
+start pushmock taskset -c 0 "$bin" --port 0; pm=$started
 token=$(curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
   -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 cat >"$work/send.lua" <<LUA
@@ -39,7 +40,7 @@ wrk.headers["Authorization"] = "key=$KEY"
 LUA
 
 run() { # url → "req/s p99"
-  wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" --latency -s "$work/send.lua" "$1/fcm/send" >"$work/wrk.out"
+  taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" --latency -s "$work/send.lua" "$1/fcm/send" >"$work/wrk.out"
   local rps p99
   rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.out")
   p99=$(awk '$1 == "99%" {print $2}' "$work/wrk.out")
@@ -50,8 +51,8 @@ run() { # url → "req/s p99"
 curl -sf -H "Authorization: key=$KEY" -H 'Content-Type: application/json' \
   -d "{\"to\":\"$token\",\"data\":{\"k\":\"v\"}}" "$pm/fcm/send" | grep -q '"success":1'
 
-wrk -t2 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$floor/fcm/send" >/dev/null
-wrk -t2 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$pm/fcm/send" >/dev/null
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$floor/fcm/send" >/dev/null
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$pm/fcm/send" >/dev/null
 floor_total=0; pm_total=0
 for r in $(seq "$ROUNDS"); do
   read -r f fp99 <<<"$(run "$floor")"

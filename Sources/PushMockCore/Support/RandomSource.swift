@@ -20,31 +20,23 @@ public struct RandomSource: RandomNumberGenerator {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `count` characters of the URL-safe base64 alphabet.
-    public mutating func base64URL(_ count: Int) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(count)
-        var bits: UInt64 = 0
-        var left = 0
-        for _ in 0..<count {
-            if left < 6 { bits = next(); left = 64 }
-            out.append(Self.base64URL[Int(bits & 63)])
-            bits >>= 6
-            left -= 6
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public mutating func base64URL(_ count: Int) -> String { characters(count, from: Self.base64URL, bits: 6) }
 
     /// `count` lower-case hex digits.
-    public mutating func hex(_ count: Int) -> String {
+    public mutating func hex(_ count: Int) -> String { characters(count, from: Self.hexDigits, bits: 4) }
+
+    /// `count` characters drawn from an alphabet of 2^`bits` symbols, `bits` random bits each.
+    private mutating func characters(_ count: Int, from alphabet: [UInt8], bits: Int) -> String {
         var out = [UInt8]()
         out.reserveCapacity(count)
-        var bits: UInt64 = 0
+        var pool: UInt64 = 0
         var left = 0
+        let mask = UInt64(1 << bits - 1)
         for _ in 0..<count {
-            if left < 4 { bits = next(); left = 64 }
-            out.append(Self.hexDigits[Int(bits & 15)])
-            bits >>= 4
-            left -= 4
+            if left < bits { pool = next(); left = 64 }
+            out.append(alphabet[Int(pool & mask)])
+            pool >>= UInt64(bits)
+            left -= bits
         }
         return String(decoding: out, as: UTF8.self)
     }
