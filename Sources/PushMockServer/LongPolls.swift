@@ -7,7 +7,7 @@ final class LongPolls {
     fileprivate final class Parked {
         unowned let owner: LongPolls
         let request: OpaquePointer
-        let wait: EventWait
+        var wait: EventWait
         /// The deadline timer; freed when the request is answered.
         var timer: LoopEvent?
 
@@ -45,7 +45,7 @@ final class LongPolls {
 
     /// Answers every parked request whose condition now holds.
     func recheck() {
-        for p in parked.values where gateway.isReady(p.wait) { answer(p) }
+        for p in parked.values where gateway.isReady(&p.wait) { answer(p) }
     }
 
     /// Answers everything now (shutdown).

@@ -101,10 +101,10 @@ struct ControlAPITests {
         guard case .response(let r) = waited else { Issue.record("should answer at once"); return }
         #expect((json(r)["events"] as? [Any])?.count == 6)
         let parked = h.gateway.handle(Request(method: "GET", target: base + "/events?wait=5&min=7"))
-        guard case .waitForEvents(let w) = parked else { Issue.record("should wait"); return }
-        #expect(!h.gateway.isReady(w))
+        guard case .waitForEvents(var w) = parked else { Issue.record("should wait"); return }
+        #expect(!h.gateway.isReady(&w))
         _ = h.send(#"{"to":"\#(t1)","data":{"a":"b"}}"#)
-        #expect(h.gateway.isReady(w))
+        #expect(h.gateway.isReady(&w))
         for bad in ["?event=NOPE", "?limit=0", "?since=x", "?wait=61", "?min=0"] {
             #expect(h.call("GET", base + "/events" + bad).status == 400, "\(bad)")
         }

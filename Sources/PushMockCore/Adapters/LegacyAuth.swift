@@ -17,7 +17,7 @@ extension Gateway {
             guard let c = it.next(), (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) == expected else { return nil }
         }
         let key = String(Substring(u.dropFirst(4)))
-        return key.utf8.first == 0x20 || key.utf8.last == 0x20 ? key.trimmingCharacters(in: " \t") : key
+        return key.utf8.first == 0x20 || key.utf8.last == 0x20 ? key.trimming(" \t") : key
     }
 
     /// FCM's 401 page (protocol.md §A.6), logged as AUTHENTICATION_ERROR.
@@ -43,7 +43,8 @@ extension Gateway {
 }
 
 extension String {
-    func trimmingCharacters(in set: String) -> String {
+    /// The string without leading and trailing characters from `set`.
+    func trimming(_ set: String) -> String {
         var s = Substring(self)
         while let f = s.first, set.contains(f) { s.removeFirst() }
         while let l = s.last, set.contains(l) { s.removeLast() }

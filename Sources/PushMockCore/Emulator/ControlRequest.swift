@@ -25,7 +25,7 @@ enum Control {
             value = try JSONParser.parse(request.body)
         } catch {
             let why = LegacyRequest.parseErrorText(error, request.body).dropFirst("JSON_PARSING_ERROR: ".count)
-            throw invalid("Invalid JSON payload received. \(String(why).trimmingCharacters(in: "\n"))")
+            throw invalid("Invalid JSON payload received. \(String(why).trimming("\n"))")
         }
         guard let obj = value.objectValue else {
             throw invalid("Invalid JSON payload received. Expected an object, got \(value.typeName).")

@@ -34,15 +34,22 @@ extension Gateway {
             guard let seconds = Double(w), seconds >= 0, seconds <= Self.maxWaitSeconds else {
                 throw Control.invalid("'wait' must be 0...\(Int(Self.maxWaitSeconds)) seconds.")
             }
-            let wait = EventWait(query: q, minimum: minimum, seconds: seconds, countOnly: countOnly)
-            if seconds > 0, !isReady(wait) { return .waitForEvents(wait) }
+            var wait = EventWait(query: q, minimum: minimum, seconds: seconds, countOnly: countOnly)
+            if seconds > 0, !isReady(&wait) { return .waitForEvents(wait) }
         }
         return .response(eventsResponse(q, countOnly: countOnly))
     }
 
-    /// Whether a parked long-poll can be answered.
-    public func isReady(_ wait: EventWait) -> Bool {
-        wait.query.count(on: log, atMost: wait.minimum) >= wait.minimum
+    /// Whether a parked long-poll can be answered; reads only the events logged since its
+    /// last check.
+    public func isReady(_ wait: inout EventWait) -> Bool {
+        if wait.matched < wait.minimum, log.lastSeq > wait.checkedThrough {
+            var q = wait.query
+            q.since = wait.checkedThrough
+            wait.matched += q.count(on: log, atMost: wait.minimum - wait.matched)
+            wait.checkedThrough = log.lastSeq
+        }
+        return wait.matched >= wait.minimum
     }
 
     /// The answer to a long-poll, ready or timed out.

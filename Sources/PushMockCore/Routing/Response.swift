@@ -54,11 +54,22 @@ public enum Reply {
     case waitForEvents(EventWait)
 }
 
-/// A parked long-poll: the transport re-asks `gateway.poll(_:)` after each change and answers
-/// with `gateway.finish(_:)` when it says ready or when `seconds` pass.
+/// A parked long-poll: the transport re-asks `gateway.isReady(&wait)` after each change and
+/// answers with `gateway.finish(_:)` when it says ready or when `seconds` pass.
 public struct EventWait {
     public let query: EventQuery
     public let minimum: Int
     public let seconds: Double
     public let countOnly: Bool
+    /// Progress so far, so each re-check reads only events logged since the last one.
+    var checkedThrough: Int64 = 0
+    var matched = 0
+
+    init(query: EventQuery, minimum: Int, seconds: Double, countOnly: Bool) {
+        self.query = query
+        self.minimum = minimum
+        self.seconds = seconds
+        self.countOnly = countOnly
+        checkedThrough = query.since
+    }
 }

@@ -1,0 +1,36 @@
+/// Google's own front end answers unknown paths and methods on its API hosts with HTML.
+enum GoogleFrontEnd {
+    static func notFound(_ path: String) -> Response {
+        page(404, "Not Found", "The requested URL <code>\(escape(path))</code> was not found on this server.")
+    }
+
+    static func methodNotAllowed(_ method: String, _ path: String) -> Response {
+        page(405, "Method Not Allowed", "The request method <code>\(escape(method))</code> is inappropriate for the URL <code>\(escape(path))</code>.")
+    }
+
+    static func page(_ status: Int, _ title: String, _ text: String) -> Response {
+        .html(status, """
+        <!DOCTYPE html>
+        <html lang=en>
+          <meta charset=utf-8>
+          <title>Error \(status) (\(title))!!1</title>
+          <p><b>\(status).</b> <ins>That’s an error.</ins>
+          <p>\(text)  <ins>That’s all we know.</ins>
+
+        """)
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            case "\"": out += "&quot;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}
