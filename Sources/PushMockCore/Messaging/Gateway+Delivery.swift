@@ -68,8 +68,6 @@ extension Gateway {
                 seen[id] = d
             }
         }
-        return project.deviceOrder.count < seen.count * 2
-            ? project.deviceOrder.filter { seen[$0.id] != nil }
-            : Array(seen.values)
+        return Array(seen.values)
     }
 }
