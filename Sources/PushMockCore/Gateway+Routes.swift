@@ -27,6 +27,10 @@ extension Gateway {
         r.add("POST", project + "/devices") { g, req, p in g.createDevice(req, p) }
         r.add("POST", project + "/devices:batchCreate") { g, req, p in Control.run { () throws(ControlError) in try g.batchCreateDevices(req, p) } }
         r.add("GET", project + "/devices") { g, req, p in g.listDevices(req, p) }
+        r.add("POST", project + "/devices/{id}:enableAutoInit") { g, req, p in g.enableAutoInit(req, p) }
+        r.add("POST", project + "/devices/{id}:refreshToken") { g, req, p in g.refreshToken(req, p) }
+        r.add("POST", project + "/devices/{id}:reinstall") { g, req, p in g.reinstall(req, p) }
+        r.add("POST", project + "/devices/{id}/notifications/{message_id}:open") { g, req, p in g.openNotification(req, p) }
         r.add("GET", project + "/devices/{id}") { g, req, p in g.getDevice(req, p) }
         r.add("PATCH", project + "/devices/{id}") { g, req, p in g.patchDevice(req, p) }
         r.add("DELETE", project + "/devices/{id}") { g, req, p in g.deleteDevice(req, p) }

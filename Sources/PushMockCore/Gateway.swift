@@ -12,6 +12,8 @@ public final class Gateway {
     var projectsByKey: [String: Project] = [:]
     /// Tokens of devices that were uninstalled or replaced: they answer NotRegistered.
     var retiredTokens: Set<String> = []
+    /// Devices with stored or held messages, for expiry; keyed by project and device id.
+    var waiting: [String: Device] = [:]
     var random: RandomSource
     var ids: MessageIDs
     private var router = Router<Handler>()

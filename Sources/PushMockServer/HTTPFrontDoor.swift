@@ -73,6 +73,11 @@ final class HTTPFrontDoor {
         case .waitForEvents(let wait):
             polls.park(req, wait)
         }
+        noteChanges()
+    }
+
+    /// Re-checks parked long-polls when the log has grown.
+    func noteChanges() {
         if gateway.log.lastSeq != lastSeenSeq {
             lastSeenSeq = gateway.log.lastSeq
             polls.recheck()

@@ -12,6 +12,8 @@ public final class Server {
     private let polls: LongPolls
     private let frontDoor: HTTPFrontDoor
     private var signals: [LoopEvent] = []
+    /// Expires stored messages on time, once a second.
+    private var expiryTimer: LoopEvent?
     private var drainTimer: LoopEvent?
     private var drainDeadline: Timestamp = 0
 
@@ -35,6 +37,8 @@ public final class Server {
             ev.add()
             signals.append(ev)
         }
+        expiryTimer = try LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: serverTick, argument: me)
+        expiryTimer?.add(seconds: 1)
         signal(SIGPIPE, SIG_IGN)
         // A parent may have started us with these blocked (Foundation's Process does, from a
         // Dispatch thread); blocked, they would never reach the loop.
@@ -59,11 +63,17 @@ public final class Server {
         frontDoor.stopAccepting()
         polls.answerAll()
         for ev in signals { ev.remove() }
+        expiryTimer?.remove()
         drainDeadline = Clock.wallNow() + Timestamp(Self.shutdownGrace * 1_000_000)
         drainTimer = try? LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: serverDrain,
                                     argument: Unmanaged.passUnretained(self).toOpaque())
         drainTimer?.add(seconds: 0.02)
         if drainTimer == nil { base.exit(after: 0) }
+    }
+
+    fileprivate func tick() {
+        gateway.expireDue()
+        frontDoor.noteChanges()
     }
 
     fileprivate func drain() {
@@ -77,6 +87,11 @@ public final class Server {
 private func serverSignal(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     Unmanaged<Server>.fromOpaque(arg).takeUnretainedValue().shutdown()
+}
+
+private func serverTick(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<Server>.fromOpaque(arg).takeUnretainedValue().tick()
 }
 
 private func serverDrain(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {

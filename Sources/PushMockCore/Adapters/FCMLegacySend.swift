@@ -58,6 +58,8 @@ extension Gateway {
     func check(token: String, _ options: PushOptions, project: Project) -> Result<Device, LegacyError> {
         if token.isEmpty { return .failure(.missingRegistration) }
         if let device = project.device(token: token) {
+            // A token idle for 270 days is expired (§F.2).
+            if device.idle(at: clock.now()) > DeviceModel.tokenExpiresAfter { return .failure(.notRegistered) }
             if let error = deviceError(device, options, project: project) { return .failure(error) }
             return .success(device)
         }

@@ -10,6 +10,8 @@ public struct Configuration: Sendable, Equatable {
     public var strictApps = false
     public var acceptAnyKey = false
     public var clock = Clock.Mode.system
+    /// iOS background pushes handed to an app per hour before the system holds them.
+    public var backgroundBudget = 3
     public var maxEvents = 1_000_000
     public var maxMessages = 100_000
     public var maxConnections = 4096
@@ -56,6 +58,8 @@ extension Configuration {
         Option(flag: "--clock", help: "system or manual (advanced by POST /emulator/v1/clock:advance)", takesValue: true) { c, v throws(ConfigurationError) in
             guard let mode = Clock.Mode(rawValue: v) else { throw ConfigurationError(description: "--clock: '\(v)' is not system or manual") }
             c.clock = mode },
+        Option(flag: "--background-budget", help: "iOS background pushes an app gets per hour before iOS holds them back (default 3)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.backgroundBudget = try int(v, "--background-budget", 0...1_000_000) },
         Option(flag: "--max-events", help: "events kept in memory; older ones are evicted and counted (default 1000000)", takesValue: true) { c, v throws(ConfigurationError) in
             c.maxEvents = try int(v, "--max-events", 1...100_000_000) },
         Option(flag: "--max-messages", help: "sends kept for GET .../messages (default 100000)", takesValue: true) { c, v throws(ConfigurationError) in

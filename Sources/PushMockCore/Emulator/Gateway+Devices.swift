@@ -1,7 +1,8 @@
 /// The control API for fake devices: register, list, inspect, change, uninstall, subscribe,
 /// and read what a device received.
 extension Gateway {
-    static let deviceFields: Set<String> = ["platform", "app", "apns_environment", "token", "fid", "apns_token"]
+    static let deviceFields = Set(["platform", "app", "apns_environment", "token", "fid", "apns_token"])
+        .union(DeviceStateFields.names)
 
     func createDevice(_ request: Request, _ params: [String: String]) -> Reply {
         Control.run { () throws(ControlError) -> Reply in try registerDevice(request, params) }
@@ -11,8 +12,10 @@ extension Gateway {
         let project = try controlProject(params)
         let obj = try Control.body(request, allowed: Self.deviceFields)
         var fields: [String: String] = [:]
-        for name in Self.deviceFields { fields[name] = try Control.string(obj, name) }
-        let device = try makeDevice(fields, in: project)
+        for name in Self.deviceFields where !DeviceStateFields.names.contains(name) { fields[name] = try Control.string(obj, name) }
+        var state = DeviceState()
+        try DeviceStateFields.apply(obj, to: &state)
+        let device = try makeDevice(fields, state: state, in: project)
         return .response(.json(201, Self.deviceJSON(device)))
     }
 
@@ -44,7 +47,8 @@ extension Gateway {
     static let maxBatchCreate = 1_000_000
 
     /// Validates the registration fields and registers one device.
-    private func makeDevice(_ fields: [String: String], in project: Project) throws(ControlError) -> Device {
+    private func makeDevice(_ fields: [String: String], state: DeviceState = DeviceState(),
+                            in project: Project) throws(ControlError) -> Device {
         guard let p = fields["platform"] else { throw Control.invalid("Missing required field 'platform' (ios or android).") }
         guard let platform = Platform(rawValue: p) else { throw Control.invalid("Invalid value at 'platform': \"\(p)\" is not ios or android.") }
         guard let appName = fields["app"], !appName.isEmpty else {
@@ -74,13 +78,17 @@ extension Gateway {
         if let a = fields["apns_token"], a.utf8.count != 64 || !a.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
             throw Control.invalid("Invalid value at 'apns_token': expected 64 lower-case hex digits.")
         }
+        if fields["token"] != nil && !state.autoInitEnabled {
+            throw Control.invalid("A device with 'auto_init_enabled': false has no token yet; do not give one.")
+        }
         if owner(ofToken: token) != nil || project.device(fid: fid) != nil {
             throw Control.conflict("A device with this token or fid already exists.")
         }
         let device = Device(id: "d\(project.nextDeviceNumber)", platform: platform, app: appName, projectID: project.id,
-                            fid: fid, token: token,
+                            fid: fid, token: state.autoInitEnabled ? token : nil,
                             apnsToken: platform == .ios ? (fields["apns_token"] ?? Identifiers.apnsToken(&random)) : nil,
                             apnsEnvironment: environment, createdAt: clock.now())
+        device.state = state
         project.nextDeviceNumber += 1
         project.insert(device)
         return device
@@ -112,9 +120,12 @@ extension Gateway {
         withDevice(params) { (_, d) throws(ControlError) -> Reply in .response(.json(200, Self.deviceJSON(d))) }
     }
 
+    /// Changes the device's state; the transitions have consequences: back online delivers
+    /// what was stored, launching the app hands over a held background push, force-quit
+    /// discards it.
     func patchDevice(_ request: Request, _ params: [String: String]) -> Reply {
-        withDevice(params) { (_, d) throws(ControlError) -> Reply in
-            let obj = try Control.body(request, allowed: ["apns_environment"])
+        withDevice(params) { (project, d) throws(ControlError) -> Reply in
+            let obj = try Control.body(request, allowed: DeviceStateFields.names.union(["apns_environment"]))
             if let e = try Control.string(obj, "apns_environment") {
                 guard d.platform == .ios else { throw Control.invalid("'apns_environment' applies to iOS devices only.") }
                 guard let env = APNsEnvironment(rawValue: e) else {
@@ -122,15 +133,35 @@ extension Gateway {
                 }
                 d.apnsEnvironment = env
             }
+            var state = d.state
+            try DeviceStateFields.apply(obj, to: &state)
+            change(d, to: state, project: project)
             return .response(.json(200, Self.deviceJSON(d)))
         }
+    }
+
+    /// Applies a new state and its consequences.
+    func change(_ d: Device, to state: DeviceState, project: Project) {
+        let old = d.state
+        let now = clock.now()
+        d.state = state
+        if old.online != state.online { d.lastSeen = now }
+        if state.autoInitEnabled, d.token == nil {
+            project.reassign(d, token: Identifiers.registrationToken(fid: d.fid, &random))
+        }
+        if state.appState == .terminated, old.appState != .terminated {
+            discardHeld(d, project: project, reason: .appTerminated)
+        }
+        if state.appState == .foreground, old.appState != .foreground { releaseHeld(d, project: project) }
+        if state.online, !old.online { flush(d, project: project) }
     }
 
     /// The app was uninstalled: the device is gone and its token answers NotRegistered.
     func deleteDevice(_ request: Request, _ params: [String: String]) -> Reply {
         withDevice(params) { (project, d) throws(ControlError) -> Reply in
+            dropWaiting(d, project: project)
             project.remove(d)
-            retiredTokens.insert(d.token)
+            if let token = d.token { retiredTokens.insert(token) }
             return .response(.json(200, "{}"))
         }
     }
@@ -162,7 +193,8 @@ extension Gateway {
                 w.beginObject()
                 w.member("message_id", entry.messageID)
                 w.member("received_at", entry.receivedAt.rfc3339)
-                w.member("displayed", entry.displayed)
+                w.member("shown", entry.shown.rawValue)
+                w.member("opened", entry.opened)
                 Self.writeRendering(entry.message, entry.messageID, d, to: &w)
                 w.endObject()
             }

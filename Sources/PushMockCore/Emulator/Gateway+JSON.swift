@@ -7,7 +7,7 @@ extension Gateway {
         w.member("project", d.projectID)
         w.member("platform", d.platform.rawValue)
         w.member("app", d.app)
-        w.member("token", d.token)
+        optional(&w, "token", d.token)
         w.member("fid", d.fid)
         if let a = d.apnsToken { w.member("apns_token", a) } else { w.key("apns_token"); w.null() }
         if let e = d.apnsEnvironment { w.member("apns_environment", e.rawValue) } else { w.key("apns_environment"); w.null() }
@@ -15,8 +15,21 @@ extension Gateway {
         w.beginArray()
         for t in d.topics.keys.sorted() { w.string(t) }
         w.endArray()
+        let s = d.state
+        w.member("app_state", s.appState.rawValue)
+        w.member("online", s.online)
+        w.member("notifications", s.notifications.rawValue)
+        w.member("low_power_mode", s.lowPowerMode)
+        w.key("presentation_options")
+        w.beginArray()
+        for o in s.presentationOptions { w.string(o.rawValue) }
+        w.endArray()
+        w.member("auto_init_enabled", s.autoInitEnabled)
         w.member("received", d.inbox.count + d.inboxDropped)
+        w.member("pending", d.pending.count)
+        w.member("held", d.held != nil)
         w.member("created_at", d.createdAt.rfc3339)
+        w.member("last_seen", d.lastSeen.rfc3339)
         w.endObject()
         return w.text
     }
@@ -64,7 +77,8 @@ extension Gateway {
         optional(&w, "device_id", e.device?.id)
         optional(&w, "token", e.token)
         optional(&w, "reason", e.reason)
-        if let m, let d = e.device, let id = e.messageID, e.kind == .messageDelivered || e.kind == .messageDisplayed {
+        if let delay = e.delay { w.member("delay_ms", Int(delay / 1000)) }
+        if let m, let d = e.device, let id = e.messageID, e.kind == .messageDelivered || e.kind == .messageDisplayed || e.kind == .messagePresented {
             w.key("payload")
             w.beginObject()
             writeRendering(m, id, d, to: &w)

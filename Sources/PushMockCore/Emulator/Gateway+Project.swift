@@ -42,7 +42,10 @@ extension Gateway {
     /// Back to the start state: no devices, topics, groups, apps, sends or events.
     func resetProject(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
         let old = try controlProject(params)
-        for d in old.deviceOrder { retiredTokens.insert(d.token) }
+        for d in old.deviceOrder {
+            if let token = d.token { retiredTokens.insert(token) }
+            waiting[Self.waitingKey(d)] = nil
+        }
         log.removeAll(projectID: old.id)
         addProject(old.id, serverKeys: old.serverKeys)
         return .response(.json(200, "{}"))
@@ -124,6 +127,7 @@ extension Gateway {
         guard clock.advance(seconds: seconds) else {
             throw Control.failedPrecondition("The clock is the system clock; start pushmock with --clock manual to advance it.")
         }
+        expireDue()
         return try clockInfo(request, params)
     }
 }

@@ -4,6 +4,13 @@ public enum EventKind: String, Sendable, CaseIterable {
     case messageAccepted = "MESSAGE_ACCEPTED"
     case messageDelivered = "MESSAGE_DELIVERED"
     case messageDisplayed = "MESSAGE_DISPLAYED"
+    case messagePresented = "MESSAGE_PRESENTED"
+    case messageStored = "MESSAGE_STORED"
+    case messageCollapsed = "MESSAGE_COLLAPSED"
+    case messageExpired = "MESSAGE_EXPIRED"
+    case messageDropped = "MESSAGE_DROPPED"
+    case messageOpen = "MESSAGE_OPEN"
+    case messageImpression = "MESSAGE_IMPRESSION"
     case missingRegistrations = "MISSING_REGISTRATIONS"
     case unauthorizedRegistration = "UNAUTHORIZED_REGISTRATION"
     case internalError = "MESSAGE_RECEIVED_INTERNAL_ERROR"
@@ -17,9 +24,11 @@ public enum EventKind: String, Sendable, CaseIterable {
     case authenticationError = "AUTHENTICATION_ERROR"
     case invalidTTL = "INVALID_TTL"
 
+    /// The export's error events, for rejected sends.
     public var isError: Bool {
         switch self {
-        case .messageAccepted, .messageDelivered, .messageDisplayed: false
+        case .messageAccepted, .messageDelivered, .messageDisplayed, .messagePresented, .messageStored,
+             .messageCollapsed, .messageExpired, .messageDropped, .messageOpen, .messageImpression: false
         default: true
         }
     }
@@ -40,4 +49,6 @@ public struct Event {
     /// The token the sender addressed, when there is no device (e.g. an unknown token).
     public let token: String?
     public let reason: String?
+    /// How long the message waited (stored offline or held) before this event.
+    public let delay: Timestamp?
 }

@@ -30,11 +30,12 @@ public final class EventLog {
     @discardableResult
     public func append(kind: EventKind, time: Timestamp, projectID: String, projectNumber: Int64,
                        message: Message? = nil, messageID: String? = nil, messageType: MessageType? = nil,
-                       device: Device? = nil, token: String? = nil, reason: String? = nil) -> Int64 {
+                       device: Device? = nil, token: String? = nil, reason: String? = nil,
+                       delay: Timestamp? = nil) -> Int64 {
         lastSeq += 1
         let event = Event(seq: lastSeq, time: time, kind: kind, projectID: projectID, projectNumber: projectNumber,
                           message: message, messageID: messageID, messageType: messageType ?? message?.options.messageType,
-                          device: device, token: token ?? device?.token, reason: reason)
+                          device: device, token: token ?? device?.token, reason: reason, delay: delay)
         if count < capacity {
             let (b, _) = slot(count)
             if b == blocks.count {

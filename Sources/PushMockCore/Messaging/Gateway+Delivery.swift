@@ -1,21 +1,74 @@
-/// Fan-out and delivery: what becomes of an accepted message on each device. In this
-/// version every device is online with its app in the background, so a message is delivered
-/// to the device and, when it carries a notification, displayed.
+/// Fan-out and delivery: what becomes of an accepted message on each device. FCM and APNs
+/// store messages for offline devices; the device model decides what an online phone does.
 extension Gateway {
-    /// Logs acceptance for one device and what the device did with the message.
+    /// Logs acceptance for one device, then stores or delivers the message.
     func deliver(_ message: Message, messageID: String, to device: Device, project: Project) {
         let now = clock.now()
         log.append(kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
                    message: message, messageID: messageID, device: device)
-        let displayed = message.options.isNotification
-        device.receive(InboxEntry(message: message, messageID: messageID, receivedAt: now, displayed: displayed))
-        log.append(kind: .messageDelivered, time: now, projectID: project.id, projectNumber: project.number,
-                   message: message, messageID: messageID, device: device)
-        if displayed {
-            log.append(kind: .messageDisplayed, time: now, projectID: project.id, projectNumber: project.number,
-                       message: message, messageID: messageID, device: device)
-        }
         message.accepted += 1
+        let ttl = Timestamp(message.options.ttl) * 1_000_000
+        let item = Pending(message: message, messageID: messageID, since: now, expires: message.receivedAt + ttl)
+        if device.platform == .android, device.idle(at: now) > DeviceModel.inactiveAfter {
+            record(.messageDropped, item, device, project, reason: DropReason.deviceInactive.rawValue)
+        } else if device.state.online {
+            arrive(item, at: device, project: project, now: now)
+        } else {
+            store(item, for: device, project: project)
+        }
+    }
+
+    /// A message reaches an online device: the device model decides its fate.
+    func arrive(_ item: Pending, at device: Device, project: Project, now: Timestamp) {
+        let options = item.message.options
+        let budgeted = device.platform == .ios && !options.isNotification && device.state.appState != .foreground
+        let budgetLeft = !budgeted || backgroundBudgetLeft(device, now: now)
+        switch DeviceModel.arrival(options, on: device, budgetLeft: budgetLeft) {
+        case .shown(let how):
+            if budgeted { device.backgroundDeliveries.append(now) }
+            show(item, on: device, how, project: project, now: now)
+        case .held:
+            if let old = device.held {
+                record(.messageDropped, old, device, project, reason: DropReason.backgroundBudgetExhausted.rawValue)
+            }
+            device.held = item
+            waiting[device.id + "@" + project.id] = device
+            record(.messageStored, item, device, project, reason: DropReason.backgroundBudgetExhausted.rawValue)
+        case .dropped(let reason):
+            record(.messageDropped, item, device, project, reason: reason.rawValue)
+        }
+    }
+
+    private func show(_ item: Pending, on device: Device, _ how: InboxEntry.Shown, project: Project, now: Timestamp) {
+        device.receive(InboxEntry(message: item.message, messageID: item.messageID, receivedAt: now, shown: how))
+        let delay = now - item.since
+        let waited = delay > 0 ? delay : nil
+        record(.messageDelivered, item, device, project, delay: waited)
+        switch how {
+        case .presented:
+            let options = device.state.presentationOptions.map(\.rawValue).joined(separator: ",")
+            record(.messagePresented, item, device, project, reason: "options:" + options)
+        case .displayed:
+            record(.messageDisplayed, item, device, project)
+            if device.platform == .android { record(.messageImpression, item, device, project) }
+        case .quietly:
+            record(.messageDisplayed, item, device, project, reason: "provisional")
+        case .app:
+            break
+        }
+    }
+
+    /// iOS background pushes allowed per hour per app (`--background-budget`).
+    func backgroundBudgetLeft(_ device: Device, now: Timestamp) -> Bool {
+        let hourAgo = now - 3_600_000_000
+        device.backgroundDeliveries.removeAll { $0 <= hourAgo }
+        return device.backgroundDeliveries.count < configuration.backgroundBudget
+    }
+
+    func record(_ kind: EventKind, _ item: Pending, _ device: Device, _ project: Project,
+                reason: String? = nil, delay: Timestamp? = nil) {
+        log.append(kind: kind, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                   message: item.message, messageID: item.messageID, device: device, reason: reason, delay: delay)
     }
 
     /// Why a device that is registered cannot take this message, if it cannot.
@@ -33,26 +86,28 @@ extension Gateway {
     }
 
     /// Sends to every device subscribed to `topic`, or matching `condition`; devices that
-    /// cannot take the message get an error event each. Returns how many received it.
+    /// cannot take the message get an error event each. Returns how many accepted it.
     @discardableResult
     func fanOut(_ message: Message, messageID: String, project: Project, devices: some Sequence<Device>) -> Int {
-        var delivered = 0
-        for device in devices {
+        var accepted = 0
+        let now = clock.now()
+        for device in devices where device.token != nil {
             if let error = deviceError(device, message.options, project: project) {
                 logRejection(error, project: project, message: message, messageID: messageID, device: device)
                 continue
             }
+            if device.idle(at: now) > DeviceModel.tokenExpiresAfter { continue }
             deliver(message, messageID: messageID, to: device, project: project)
-            delivered += 1
+            accepted += 1
         }
-        return delivered
+        return accepted
     }
 
     func logRejection(_ error: LegacyError, project: Project, message: Message? = nil, messageID: String? = nil,
-                      device: Device? = nil, token: String? = nil, type: MessageType? = nil) {
+                      device: Device? = nil, token: String? = nil, type: MessageType? = nil, reason: String? = nil) {
         log.append(kind: error.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
                    message: message, messageID: messageID, messageType: type, device: device, token: token,
-                   reason: error.reason)
+                   reason: reason ?? error.reason)
         message?.failed += 1
     }
 

@@ -1,12 +1,27 @@
-/// A fake phone with one app installed: its identifiers, topic subscriptions and inbox.
-/// Owned by its project; mutated only on the loop thread.
+/// A fake phone with one app installed: its identifiers, state, topic subscriptions, what it
+/// received, and what the service holds for it while it is offline. Owned by its project;
+/// mutated only on the loop thread.
 public final class Device {
     public let id: String
     public let platform: Platform
     public let app: String
     public let projectID: String
     public internal(set) var fid: String
-    public internal(set) var token: String
+    /// Nil while the app has auto-init off and has not enabled it (no token yet).
+    public internal(set) var token: String?
+    public internal(set) var state = DeviceState()
+    /// Messages the service holds while the device is offline, oldest first.
+    public internal(set) var pending: [Pending] = []
+    /// iOS: the newest background push the system is holding back (budget exhausted).
+    public internal(set) var held: Pending?
+    /// iOS: when recent background pushes were handed to the app, for the hourly budget.
+    var backgroundDeliveries: [Timestamp] = []
+    /// Android: FCM dropped everything stored (over 100); the app's `onDeletedMessages()`
+    /// runs when it reconnects.
+    public internal(set) var deletedMessages = false
+    /// The last time the device was seen by the service (registration, online, app use);
+    /// tokens idle for 270 days are expired.
+    public internal(set) var lastSeen: Timestamp
     /// iOS only.
     public internal(set) var apnsToken: String?
     public internal(set) var apnsEnvironment: APNsEnvironment?
@@ -23,7 +38,7 @@ public final class Device {
 
     public static let inboxLimit = 100
 
-    init(id: String, platform: Platform, app: String, projectID: String, fid: String, token: String,
+    init(id: String, platform: Platform, app: String, projectID: String, fid: String, token: String?,
          apnsToken: String?, apnsEnvironment: APNsEnvironment?, createdAt: Timestamp) {
         self.id = id
         self.platform = platform
@@ -34,6 +49,7 @@ public final class Device {
         self.apnsToken = apnsToken
         self.apnsEnvironment = apnsEnvironment
         self.createdAt = createdAt
+        self.lastSeen = createdAt
     }
 
     func receive(_ entry: InboxEntry) {
@@ -41,6 +57,14 @@ public final class Device {
         received.append(entry)
         receivedCount += 1
     }
+
+    /// The newest inbox entry for a message id, with its position for `markOpened`.
+    func entry(_ messageID: String) -> (index: Int, entry: InboxEntry)? {
+        guard let i = received.lastIndex(where: { $0.messageID == messageID }) else { return nil }
+        return (i, received[i])
+    }
+
+    func markOpened(at index: Int) { received[index].opened = true }
 
     func clearInbox() {
         received.removeAll()
@@ -54,5 +78,28 @@ public struct InboxEntry {
     public let message: Message
     public let messageID: String
     public let receivedAt: Timestamp
-    public let displayed: Bool
+    /// How it showed: displayed in the notification centre or tray, presented in the
+    /// foreground, or only handed to the app.
+    public let shown: Shown
+    public internal(set) var opened = false
+
+    public enum Shown: String, Sendable {
+        case displayed, presented
+        /// Handed to the app only (foreground or background delivery).
+        case app
+        /// Displayed without sound or banner (iOS provisional authorization).
+        case quietly = "displayed_quietly"
+    }
+
+    /// Whether the user can tap it.
+    public var canOpen: Bool { shown != .app }
+}
+
+/// A message waiting for a device: stored by FCM or APNs while offline, or held on iOS.
+public struct Pending {
+    public let message: Message
+    public let messageID: String
+    public let since: Timestamp
+    /// When it expires (its TTL or `apns-expiration`).
+    public let expires: Timestamp
 }

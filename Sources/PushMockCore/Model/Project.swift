@@ -44,15 +44,27 @@ public final class Project {
     func insert(_ device: Device) {
         devices[device.id] = device
         deviceOrder.append(device)
-        byToken[device.token] = device
+        if let token = device.token { byToken[token] = device }
         byFID[device.fid] = device
+    }
+
+    /// Gives the device a new token (nil: none) and FID, keeping the indexes in step.
+    func reassign(_ device: Device, token: String?, fid: String? = nil) {
+        if let old = device.token { byToken[old] = nil }
+        if let fid {
+            byFID[device.fid] = nil
+            device.fid = fid
+            byFID[fid] = device
+        }
+        device.token = token
+        if let token { byToken[token] = device }
     }
 
     func remove(_ device: Device) {
         for topic in device.topics.keys { unsubscribe(device, from: topic) }
         devices[device.id] = nil
         if let i = deviceOrder.firstIndex(where: { $0 === device }) { deviceOrder.remove(at: i) }
-        byToken[device.token] = nil
+        if let token = device.token { byToken[token] = nil }
         byFID[device.fid] = nil
     }
 

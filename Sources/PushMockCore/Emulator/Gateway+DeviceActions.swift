@@ -1,0 +1,62 @@
+/// What a user or the client SDK does on a device: enable auto-init, refresh the token,
+/// reinstall the app, tap a notification.
+extension Gateway {
+    /// `POST .../devices/{id}:enableAutoInit`: `Messaging.messaging().isAutoInitEnabled =
+    /// true` (seed 001): a device without a token gets one.
+    func enableAutoInit(_ request: Request, _ params: [String: String]) -> Reply {
+        withDevice(params) { (project, d) throws(ControlError) -> Reply in
+            var state = d.state
+            state.autoInitEnabled = true
+            change(d, to: state, project: project)
+            return .response(.json(200, Self.deviceJSON(d)))
+        }
+    }
+
+    /// `POST .../devices/{id}:refreshToken`: the SDK got a new registration token for the
+    /// same installation; the old one now answers as a stale token (NotRegistered).
+    func refreshToken(_ request: Request, _ params: [String: String]) -> Reply {
+        withDevice(params) { (project, d) throws(ControlError) -> Reply in
+            guard let old = d.token else { throw Control.failedPrecondition("The device has no token yet (auto-init is off).") }
+            retiredTokens.insert(old)
+            project.reassign(d, token: Identifiers.registrationToken(fid: d.fid, &random))
+            return .response(.json(200, Self.deviceJSON(d)))
+        }
+    }
+
+    /// `POST .../devices/{id}:reinstall`: the app was deleted and installed again: a new
+    /// installation (FID), token and APNs token; subscriptions and anything stored are gone.
+    func reinstall(_ request: Request, _ params: [String: String]) -> Reply {
+        withDevice(params) { (project, d) throws(ControlError) -> Reply in
+            dropWaiting(d, project: project)
+            if let old = d.token { retiredTokens.insert(old) }
+            for topic in Array(d.topics.keys) { project.unsubscribe(d, from: topic) }
+            let fid = Identifiers.fid(&random)
+            project.reassign(d, token: d.state.autoInitEnabled ? Identifiers.registrationToken(fid: fid, &random) : nil, fid: fid)
+            if d.platform == .ios { d.apnsToken = Identifiers.apnsToken(&random) }
+            return .response(.json(200, Self.deviceJSON(d)))
+        }
+    }
+
+    /// `POST .../devices/{id}/notifications/{message_id}:open`: the user taps a displayed or
+    /// presented notification (`didReceive`); the app comes to the foreground.
+    func openNotification(_ request: Request, _ params: [String: String]) -> Reply {
+        withDevice(params) { (project, d) throws(ControlError) -> Reply in
+            let id = params["message_id"]!
+            guard let (index, entry) = d.entry(id) else {
+                throw Control.notFound("Device \(d.id) has no notification \(id).")
+            }
+            guard entry.canOpen else {
+                throw Control.failedPrecondition("Notification \(id) was not displayed or presented, so it cannot be opened.")
+            }
+            guard !entry.opened else { throw Control.failedPrecondition("Notification \(id) was already opened.") }
+            d.markOpened(at: index)
+            log.append(kind: .messageOpen, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                       message: entry.message, messageID: id, device: d,
+                       reason: entry.shown == .presented ? "foreground" : "background")
+            var state = d.state
+            state.appState = .foreground
+            change(d, to: state, project: project)
+            return .response(.json(200, Self.deviceJSON(d)))
+        }
+    }
+}

@@ -1,0 +1,85 @@
+/// What a phone does with a push that reaches it, by platform, app state and permission
+/// (protocol.md §F, the seeds' foreground/background rules). Pure: the caller applies it.
+/// Every rule is listed with its source in docs/device-model.md.
+enum DeviceModel {
+    enum Fate: Equatable {
+        /// The device got it; how it showed (or that only the app saw it).
+        case shown(InboxEntry.Shown)
+        /// iOS held a background push back (budget exhausted); a newer one replaces it.
+        case held
+        case dropped(DropReason)
+    }
+
+    static func arrival(_ options: PushOptions, on device: Device, budgetLeft: Bool) -> Fate {
+        let s = device.state
+        switch (device.platform, options.isNotification) {
+        case (.ios, true):
+            switch s.notifications {
+            case .denied: return .dropped(.notificationsDisabled)
+            case .notDetermined: return .dropped(.notificationsNotAuthorized)
+            case .authorized, .provisional: break
+            }
+            if s.appState == .foreground {
+                let visible = s.presentationOptions.contains(.banner) || s.presentationOptions.contains(.list)
+                return .shown(visible ? .presented : .app)
+            }
+            return .shown(s.notifications == .provisional ? .quietly : .displayed)
+        case (.ios, false):
+            if s.appState == .foreground { return .shown(.app) }
+            guard options.contentAvailable else { return .dropped(.notContentAvailable) }
+            if s.appState == .terminated { return .dropped(.appTerminated) }
+            if s.lowPowerMode { return .dropped(.lowPowerMode) }
+            return budgetLeft ? .shown(.app) : .held
+        case (.android, true):
+            if s.appState == .terminated { return .dropped(.appForceStopped) }
+            if s.appState == .foreground { return .shown(.app) }
+            if s.notifications == .denied || s.notifications == .notDetermined { return .dropped(.notificationsDisabled) }
+            return .shown(.displayed)
+        case (.android, false):
+            return s.appState == .terminated ? .dropped(.appForceStopped) : .shown(.app)
+        }
+    }
+
+    /// Android keeps this many messages per app instance while it is offline (§F.2).
+    static let maxPendingAndroid = 100
+    /// ... and at most this many distinct collapse keys.
+    static let maxCollapseKeys = 4
+    /// Android devices not connected for longer than this drop new messages (§F.2).
+    static let inactiveAfter: Timestamp = 28 * 86_400 * 1_000_000
+    /// Tokens idle longer than this are expired (§F.2).
+    static let tokenExpiresAfter: Timestamp = 270 * 86_400 * 1_000_000
+
+    /// The collapse key a stored message replaces others by, or nil when it is not
+    /// collapsible. Notification messages always collapse (by package name); data messages
+    /// only with a collapse key. iOS keeps one message per app in any case.
+    static func collapseKey(_ options: PushOptions, app: String) -> String? {
+        options.isNotification ? app : options.collapseKey
+    }
+}
+
+/// Why a message did not reach the user (`reason` of `MESSAGE_DROPPED`).
+enum DropReason: String {
+    case notificationsDisabled = "notifications_disabled"
+    case notificationsNotAuthorized = "notifications_not_authorized"
+    case notContentAvailable = "not_content_available"
+    case appTerminated = "app_terminated"
+    case appForceStopped = "app_force_stopped"
+    case lowPowerMode = "low_power_mode"
+    case backgroundBudgetExhausted = "background_budget_exhausted"
+    case tooManyPending = "too_many_pending"
+    case tooManyCollapseKeys = "too_many_collapse_keys"
+    case ttlExpired = "ttl_expired"
+    case deviceInactive = "device_inactive"
+    case uninstalled = "app_uninstalled"
+
+    /// The FCM Data API category it counts towards, if any.
+    var dataAPICategory: String? {
+        switch self {
+        case .tooManyPending: "droppedTooManyPendingMessages"
+        case .appForceStopped, .appTerminated: "droppedAppForceStopped"
+        case .deviceInactive: "droppedDeviceInactive"
+        case .ttlExpired: "droppedTtlExpired"
+        default: nil
+        }
+    }
+}

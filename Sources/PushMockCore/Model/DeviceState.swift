@@ -1,0 +1,33 @@
+/// What the app on a fake device is doing (protocol.md §F).
+public enum AppState: String, Sendable {
+    case foreground, background
+    /// Killed by the system: background pushes still launch it.
+    case notRunning = "not_running"
+    /// Force-quit (iOS) or force-stopped (Android) by the user: nothing launches it.
+    case terminated
+}
+
+/// The user's notification permission for the app.
+public enum NotificationPermission: String, Sendable {
+    case authorized, denied, provisional
+    case notDetermined = "not_determined"
+}
+
+/// What an iOS app's `userNotificationCenter(_:willPresent:)` returns for foreground alerts.
+public enum PresentationOption: String, Sendable, CaseIterable {
+    case banner, list, sound, badge
+}
+
+/// The settable state of a device, with the defaults of a freshly installed app that was
+/// granted notifications and then sent to the background.
+public struct DeviceState: Sendable, Equatable {
+    public var appState = AppState.background
+    public var online = true
+    public var notifications = NotificationPermission.authorized
+    public var lowPowerMode = false
+    /// The FCM SDK sample's `[.list, .banner, .sound]` (IOS-RECV).
+    public var presentationOptions: [PresentationOption] = [.banner, .list, .sound]
+    public var autoInitEnabled = true
+
+    public init() {}
+}
