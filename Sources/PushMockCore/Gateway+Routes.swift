@@ -40,6 +40,11 @@ extension Gateway {
         r.add("GET", project + "/messages") { g, req, p in Control.run { () throws(ControlError) in try g.listMessages(req, p) } }
         r.add("DELETE", project + "/messages") { g, req, p in Control.run { () throws(ControlError) in try g.clearMessages(req, p) } }
         r.add("GET", project + "/messages/{id}") { g, req, p in Control.run { () throws(ControlError) in try g.getMessage(req, p) } }
+        r.add("GET", project + "/reports") { g, req, p in Control.run { () throws(ControlError) in try g.reports(req, p) } }
+        // FCM Data API (§G.3)
+        r.add("GET", "/v1beta1/projects/{project}/androidApps/{app}/deliveryData") { g, req, p in
+            Control.run { () throws(ControlError) in try g.deliveryData(req, p) }
+        }
         r.add("GET", project + "/events") { g, req, p in Control.run { () throws(ControlError) in try g.events(req, p) } }
         return r
     }

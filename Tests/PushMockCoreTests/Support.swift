@@ -50,6 +50,33 @@ final class Harness {
 
     func eventNames(_ query: String = "") -> [String] { events(query).map { $0["event"] as! String } }
 
+    @discardableResult
+    func patch(_ deviceID: String, _ body: String) -> [String: Any] {
+        let r = call("PATCH", "/emulator/v1/projects/demo-pushmock/devices/\(deviceID)", body: body)
+        precondition(r.status == 200, r.bodyText)
+        return json(r)
+    }
+
+    func advance(_ seconds: Double) {
+        precondition(call("POST", "/emulator/v1/clock:advance", body: "{\"seconds\":\(seconds)}").status == 200)
+    }
+
+    /// Sends `body` (a JSON object's members, without braces) to one device's token and
+    /// returns the recipient's message id.
+    @discardableResult
+    func push(_ token: String, _ members: String) -> String {
+        let r = json(send("{\"to\":\"\(token)\",\(members)}"))
+        return ((r["results"] as? [[String: Any]])?.first?["message_id"] as? String) ?? "error: \(r)"
+    }
+
+    /// Event names for one device, oldest first, without the MESSAGE_ prefix.
+    func story(_ deviceID: String) -> [String] {
+        events("&device=\(deviceID)").map { e in
+            let name = (e["event"] as! String).replacingOccurrences(of: "MESSAGE_", with: "")
+            return (e["reason"] as? String).map { name + "(" + $0 + ")" } ?? name
+        }
+    }
+
     func inbox(_ deviceID: String) -> [[String: Any]] {
         json(call("GET", "/emulator/v1/projects/demo-pushmock/devices/\(deviceID)/notifications"))["notifications"] as! [[String: Any]]
     }

@@ -13,7 +13,7 @@ extension Gateway {
         w.key("apps")
         w.beginArray()
         for app in p.apps.values.sorted(by: { App.key($0.platform, $0.name) < App.key($1.platform, $1.name) }) {
-            Self.writeApp(app, to: &w)
+            Self.writeApp(app, projectNumber: p.number, to: &w)
         }
         w.endArray()
         w.member("devices", p.devices.count)
@@ -26,10 +26,11 @@ extension Gateway {
         return .response(.json(200, w))
     }
 
-    static func writeApp(_ app: App, to w: inout JSONWriter) {
+    static func writeApp(_ app: App, projectNumber: Int64, to w: inout JSONWriter) {
         w.beginObject()
         w.member("platform", app.platform.rawValue)
         w.member("app", app.name)
+        w.member("app_id", app.appID(projectNumber: projectNumber))
         if app.platform == .ios {
             w.key("apns_environments")
             w.beginArray()
@@ -69,7 +70,7 @@ extension Gateway {
         }
         let app = p.addApp(platform, name, credentials: envs)
         var w = JSONWriter()
-        Self.writeApp(app, to: &w)
+        Self.writeApp(app, projectNumber: p.number, to: &w)
         return .response(.json(200, w))
     }
 
@@ -79,7 +80,7 @@ extension Gateway {
         w.beginObject()
         w.key("apps")
         w.beginArray()
-        for app in p.apps.values.sorted(by: { $0.name < $1.name }) { Self.writeApp(app, to: &w) }
+        for app in p.apps.values.sorted(by: { $0.name < $1.name }) { Self.writeApp(app, projectNumber: p.number, to: &w) }
         w.endArray()
         w.endObject()
         return .response(.json(200, w))

@@ -1,0 +1,53 @@
+/// What finally became of each (message, device) pair, read back from the log: the unit
+/// FCM's Data API reports in. A pair's outcome is the last outcome event logged for it.
+struct Outcomes {
+    /// The Data API's mutually exclusive categories (protocol.md §G.3), plus drops it does
+    /// not name.
+    enum Category: String, CaseIterable {
+        case delivered, pending, collapsed
+        case droppedTooManyPendingMessages, droppedAppForceStopped, droppedDeviceInactive, droppedTtlExpired
+        /// Dropped for a reason the Data API has no category for (e.g. notifications off).
+        case droppedOther
+    }
+
+    struct Pair {
+        let accepted: Event
+        var category: Category?
+        var dropReason: String?
+        /// Delivered after waiting (stored offline, held) rather than at once.
+        var delayed = false
+    }
+
+    private(set) var pairs: [Pair] = []
+
+    /// Folds the matching events of the log, oldest first, into pairs.
+    init(log: EventLog, projectID: String, include: (Event) -> Bool) {
+        var index: [String: Int] = [:]
+        log.forEach { e in
+            guard e.projectID == projectID, let device = e.device, let id = e.messageID, include(e) else { return true }
+            let key = device.id + "|" + id
+            if e.kind == .messageAccepted {
+                if e.reason != "dry_run" {
+                    index[key] = pairs.count
+                    pairs.append(Pair(accepted: e))
+                }
+                return true
+            }
+            guard let i = index[key] else { return true }
+            switch e.kind {
+            case .messageDelivered:
+                pairs[i].category = .delivered
+                pairs[i].delayed = (e.delay ?? 0) > 0
+            case .messageStored: pairs[i].category = .pending
+            case .messageCollapsed: pairs[i].category = .collapsed
+            case .messageExpired: pairs[i].category = .droppedTtlExpired
+            case .messageDropped:
+                let reason = e.reason.flatMap(DropReason.init)
+                pairs[i].category = reason?.dataAPICategory.flatMap(Category.init) ?? .droppedOther
+                pairs[i].dropReason = e.reason
+            default: break
+            }
+            return true
+        }
+    }
+}
