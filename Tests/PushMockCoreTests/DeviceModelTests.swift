@@ -148,6 +148,22 @@ struct DeviceModelTests {
         #expect(values == ["b", "c", "d", "e", "plain"])
     }
 
+    @Test("Android in Doze (Low Power Mode) keeps normal-priority messages until it wakes; high priority goes through")
+    func androidDoze() {
+        let h = Harness()
+        let t = h.device("android", extra: #","low_power_mode":true"#)["token"] as! String
+        h.push(t, #""data":{"n":"normal"}"#)
+        h.push(t, #""priority":"high","data":{"n":"high"}"#)
+        #expect(h.story("d1") == ["ACCEPTED", "STORED(device_doze)", "ACCEPTED", "DELIVERED"])
+        h.advance(5)
+        h.patch("d1", #"{"low_power_mode":false}"#)
+        #expect(h.story("d1").last == "DELIVERED")
+        #expect(h.events("&device=d1&event=MESSAGE_DELIVERED").last?["delay_ms"] as? Int == 5000)
+        let perf = ((json(h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData"))["androidDeliveryData"]
+            as? [[String: Any]])?.first?["data"] as? [String: Any])?["deliveryPerformancePercents"] as? [String: Double]
+        #expect(perf == ["deliveredNoDelay": 50, "delayedDeviceDoze": 50])
+    }
+
     @Test("TTL 0 is now-or-never: dropped at once while offline")
     func ttlZero() {
         let h = Harness()

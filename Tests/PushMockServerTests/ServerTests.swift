@@ -151,6 +151,19 @@ struct ServerTests {
         #expect(busy.terminationStatus == 1)
     }
 
+    @Test("with the system clock, a stored message expires on time without any request")
+    func systemClockExpiry() throws {
+        let server = try ServerProcess()
+        let c = try HTTPConnection(port: server.port)
+        let d = try c.request("POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"android","app":"a","online":false}"#).json
+        let token = d["token"] as! String
+        #expect(try c.request("POST", "/fcm/send", body: #"{"to":"\#(token)","time_to_live":1,"data":{"a":"b"}}"#, headers: auth).status == 200)
+        let started = Date()
+        let r = try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?event=MESSAGE_EXPIRED&wait=10&min=1")
+        #expect((r.json["events"] as? [Any])?.count == 1)
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
     @Test("flags have matching PUSHMOCK_* variables")
     func environment() throws {
         let server = try ServerProcess([], environment: ["PUSHMOCK_PROJECT": "env-project", "PUSHMOCK_SERVER_KEY": "env-key"])

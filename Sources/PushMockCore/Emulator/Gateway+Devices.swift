@@ -153,7 +153,7 @@ extension Gateway {
             discardHeld(d, project: project, reason: .appTerminated)
         }
         if state.appState == .foreground, old.appState != .foreground { releaseHeld(d, project: project) }
-        if state.online, !old.online { flush(d, project: project) }
+        if state.online, !old.online || (old.lowPowerMode && !state.lowPowerMode) { flush(d, project: project) }
     }
 
     /// The app was uninstalled: the device is gone and its token answers NotRegistered.

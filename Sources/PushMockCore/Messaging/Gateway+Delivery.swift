@@ -11,11 +11,21 @@ extension Gateway {
         let item = Pending(message: message, messageID: messageID, since: now, expires: message.receivedAt + ttl)
         if device.platform == .android, device.idle(at: now) > DeviceModel.inactiveAfter {
             record(.messageDropped, item, device, project, reason: DropReason.deviceInactive.rawValue)
-        } else if device.state.online {
-            arrive(item, at: device, project: project, now: now)
+        } else if let why = mustWait(item, device) {
+            store(item, for: device, project: project, because: why)
         } else {
-            store(item, for: device, project: project)
+            arrive(item, at: device, project: project, now: now)
         }
+    }
+
+    /// Why the service keeps a message instead of delivering it now: the device is offline,
+    /// or an Android device dozes (Low Power Mode) and the message has normal priority (§F.2).
+    func mustWait(_ item: Pending, _ device: Device) -> String? {
+        if !device.state.online { return "device_offline" }
+        if device.platform == .android, device.state.lowPowerMode, item.message.options.priority == .normal {
+            return "device_doze"
+        }
+        return nil
     }
 
     /// A message reaches an online device: the device model decides its fate.

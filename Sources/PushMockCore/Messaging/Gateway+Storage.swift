@@ -3,7 +3,7 @@
 extension Gateway {
     /// The offline rules: TTL 0 is now-or-never; APNs keeps the newest message per app;
     /// FCM keeps up to 100, collapsing by key (at most 4 keys), and drops all beyond 100.
-    func store(_ item: Pending, for device: Device, project: Project) {
+    func store(_ item: Pending, for device: Device, project: Project, because reason: String) {
         let options = item.message.options
         if options.ttl == 0 {
             record(.messageDropped, item, device, project, reason: DropReason.ttlExpired.rawValue)
@@ -41,12 +41,13 @@ extension Gateway {
             device.pending.append(item)
         }
         waiting[Self.waitingKey(device)] = device
-        record(.messageStored, item, device, project, reason: "device_offline")
+        record(.messageStored, item, device, project, reason: reason)
     }
 
     static func waitingKey(_ device: Device) -> String { device.projectID + "/" + device.id }
 
-    /// The device is back online: what was stored arrives, oldest first, unless it expired.
+    /// The device is back online or awake: what was stored arrives, oldest first, unless it
+    /// expired or must still wait (normal priority while the device dozes).
     func flush(_ device: Device, project: Project) {
         let now = clock.now()
         let items = device.pending
@@ -54,6 +55,8 @@ extension Gateway {
         for item in items {
             if item.expires <= now {
                 record(.messageExpired, item, device, project, reason: "ttl")
+            } else if mustWait(item, device) != nil {
+                device.pending.append(item)
             } else {
                 arrive(item, at: device, project: project, now: now)
             }

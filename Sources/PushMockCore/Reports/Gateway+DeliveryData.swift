@@ -24,7 +24,10 @@ extension Gateway {
         }
 
         struct Key: Hashable { let day: String; let label: String }
-        struct Counts { var accepted = 0, notifications = 0, noDelay = 0, delayed = 0; var outcomes: [Outcomes.Category: Int] = [:] }
+        struct Counts {
+            var accepted = 0, notifications = 0, noDelay = 0, offline = 0, doze = 0
+            var outcomes: [Outcomes.Category: Int] = [:]
+        }
         var groups: [Key: Counts] = [:]
         let pairs = Outcomes(log: log, projectID: project.id) { e in
             e.device?.platform == .android && e.device?.app == app.name
@@ -35,7 +38,9 @@ extension Gateway {
             c.accepted += 1
             if pair.accepted.message?.options.isNotification == true { c.notifications += 1 }
             c.outcomes[pair.category ?? .pending, default: 0] += 1
-            if pair.category == .delivered { if pair.delayed { c.delayed += 1 } else { c.noDelay += 1 } }
+            if pair.category == .delivered {
+                if !pair.delayed { c.noDelay += 1 } else if pair.storedReason == "device_doze" { c.doze += 1 } else { c.offline += 1 }
+            }
             groups[key] = c
         }
         let keys = groups.keys.sorted { ($0.day, $0.label) < ($1.day, $1.label) }
@@ -69,9 +74,11 @@ extension Gateway {
             w.endObject()
             w.key("deliveryPerformancePercents")
             w.beginObject()
-            let delivered = c.noDelay + c.delayed
-            if c.noDelay > 0 { w.key("deliveredNoDelay"); w.raw(Self.percentText(c.noDelay, of: delivered)) }
-            if c.delayed > 0 { w.key("delayedDeviceOffline"); w.raw(Self.percentText(c.delayed, of: delivered)) }
+            let delivered = c.noDelay + c.offline + c.doze
+            for (name, n) in [("deliveredNoDelay", c.noDelay), ("delayedDeviceOffline", c.offline), ("delayedDeviceDoze", c.doze)] where n > 0 {
+                w.key(name)
+                w.raw(Self.percentText(n, of: delivered))
+            }
             w.endObject()
             w.endObject()
             w.endObject()

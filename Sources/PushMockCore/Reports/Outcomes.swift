@@ -16,6 +16,8 @@ struct Outcomes {
         var dropReason: String?
         /// Delivered after waiting (stored offline, held) rather than at once.
         var delayed = false
+        /// Why it last waited (`device_offline`, `device_doze`, ...).
+        var storedReason: String?
     }
 
     private(set) var pairs: [Pair] = []
@@ -38,7 +40,9 @@ struct Outcomes {
             case .messageDelivered:
                 pairs[i].category = .delivered
                 pairs[i].delayed = (e.delay ?? 0) > 0
-            case .messageStored: pairs[i].category = .pending
+            case .messageStored:
+                pairs[i].category = .pending
+                pairs[i].storedReason = e.reason
             case .messageCollapsed: pairs[i].category = .collapsed
             case .messageExpired: pairs[i].category = .droppedTtlExpired
             case .messageDropped:
