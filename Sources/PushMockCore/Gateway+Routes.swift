@@ -16,6 +16,13 @@ extension Gateway {
         r.add("POST", "/iid/v1/{token}/rel/topics/{topic}") { g, req, p in g.iidRelate(req, p) }
         r.add("GET", "/iid/info/{token}") { g, req, p in g.iidInfo(req, p) }
 
+        // HTTP v1 topic management
+        r.add("POST", "/v1/projects/{project}/registrations/{token}/topicSubscriptions") { g, req, p in g.subscribeTopic(req, p) }
+        r.add("DELETE", "/v1/projects/{project}/registrations/{token}/topicSubscriptions/{topic}") { g, req, p in g.unsubscribeTopic(req, p) }
+
+        // Google's OAuth 2 token endpoint
+        r.add("POST", "/token") { g, req, _ in g.token(req) }
+
         // Control API
         let project = "/emulator/v1/projects/{project}"
         r.add("GET", "/emulator/v1/clock") { g, req, p in Control.run { () throws(ControlError) in try g.clockInfo(req, p) } }
@@ -23,6 +30,7 @@ extension Gateway {
         r.add("GET", project) { g, req, p in Control.run { () throws(ControlError) in try g.projectInfo(req, p) } }
         r.add("DELETE", project) { g, req, p in Control.run { () throws(ControlError) in try g.resetProject(req, p) } }
         r.add("GET", project + "/apps") { g, req, p in Control.run { () throws(ControlError) in try g.listApps(req, p) } }
+        r.add("GET", project + "/serviceAccount") { g, req, p in Control.run { () throws(ControlError) in try g.serviceAccount(req, p) } }
         r.add("POST", project + "/apps") { g, req, p in Control.run { () throws(ControlError) in try g.putApp(req, p) } }
         r.add("POST", project + "/devices") { g, req, p in g.createDevice(req, p) }
         r.add("POST", project + "/devices:batchCreate") { g, req, p in Control.run { () throws(ControlError) in try g.batchCreateDevices(req, p) } }

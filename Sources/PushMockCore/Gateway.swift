@@ -14,12 +14,18 @@ public final class Gateway {
     var retiredTokens: Set<String> = []
     /// Devices with stored or held messages, for expiry; keyed by project and device id.
     var waiting: [String: Device] = [:]
+    /// Service accounts pushmock issued, by client email; access tokens it handed out.
+    var serviceAccounts: [String: ServiceAccount] = [:]
+    var accessTokens: [String: AccessToken] = [:]
+    /// RSA for service accounts and OAuth; the server provides OpenSSL's.
+    let keys: (any KeyService)?
     var random: RandomSource
     var ids: MessageIDs
     private var router = Router<Handler>()
 
-    public init(configuration: Configuration, clock: Clock? = nil, seed: UInt64? = nil) {
+    public init(configuration: Configuration, clock: Clock? = nil, seed: UInt64? = nil, keys: (any KeyService)? = nil) {
         self.configuration = configuration
+        self.keys = keys
         self.clock = clock ?? Clock(mode: configuration.clock)
         self.log = EventLog(capacity: configuration.maxEvents)
         self.random = RandomSource(seed: seed)

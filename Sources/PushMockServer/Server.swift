@@ -22,7 +22,7 @@ public final class Server {
 
     public init(configuration: Configuration) throws(ServerError) {
         self.configuration = configuration
-        gateway = Gateway(configuration: configuration)
+        gateway = Gateway(configuration: configuration, keys: OpenSSLKeys())
         base = try EventBase()
         polls = LongPolls(base: base, gateway: gateway)
         frontDoor = try HTTPFrontDoor(base: base, gateway: gateway, polls: polls, configuration: configuration)

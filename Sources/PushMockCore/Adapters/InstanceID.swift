@@ -9,7 +9,7 @@ extension Gateway {
 
     /// `POST /iid/v1:batchAdd` and `:batchRemove`: one result per token, `{}` on success.
     func iidBatch(_ request: Request, add: Bool) -> Reply {
-        guard let project = legacyProject(request) else { return unauthorized(request) }
+        guard let project = iidProject(request) else { return unauthorized(request) }
         guard let body = try? JSONParser.parse(request.body), let obj = body.objectValue else {
             return Self.iidError(400, "InvalidJson")
         }
@@ -36,7 +36,7 @@ extension Gateway {
 
     /// `POST /iid/v1/{token}/rel/topics/{topic}`: subscribes one token.
     func iidRelate(_ request: Request, _ params: [String: String]) -> Reply {
-        guard let project = legacyProject(request) else { return unauthorized(request) }
+        guard let project = iidProject(request) else { return unauthorized(request) }
         let topic = params["topic"]!
         guard Topic.isValidName(topic) else { return Self.iidError(400, "InvalidTopicName") }
         switch relate(params["token"]!, topic, add: true, project: project) {
@@ -61,7 +61,7 @@ extension Gateway {
 
     /// `GET /iid/info/{token}?details=true`.
     func iidInfo(_ request: Request, _ params: [String: String]) -> Reply {
-        guard let project = legacyProject(request) else { return unauthorized(request) }
+        guard let project = iidProject(request) else { return unauthorized(request) }
         let token = params["token"]!
         guard let device = project.device(token: token) else {
             if retiredTokens.contains(token) || Identifiers.looksLikeRegistrationToken(token) || owner(ofToken: token) != nil {

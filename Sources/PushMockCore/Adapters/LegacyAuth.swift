@@ -8,6 +8,17 @@ extension Gateway {
         return configuration.acceptAnyKey ? projects[configuration.project] : nil
     }
 
+    /// The Instance ID API also takes an OAuth bearer token with `access_token_auth: true`
+    /// (what firebase-admin's legacy topic calls send).
+    func iidProject(_ request: Request) -> Project? {
+        if let p = legacyProject(request) { return p }
+        guard request.header("access_token_auth") == "true",
+              let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else { return nil }
+        if configuration.acceptAnyToken { return projects[configuration.project] }
+        guard let token = accessTokens[String(header.dropFirst(7))], token.expires > clock.now() else { return nil }
+        return projects[token.projectID]
+    }
+
     /// The key of `key=<server key>`, the scheme matched case-insensitively.
     static func serverKey(_ header: String) -> String? {
         let u = header.utf8

@@ -9,6 +9,7 @@ public struct Configuration: Sendable, Equatable {
     public var serverKeys = [Configuration.defaultServerKey]
     public var strictApps = false
     public var acceptAnyKey = false
+    public var acceptAnyToken = false
     public var clock = Clock.Mode.system
     /// iOS background pushes handed to an app per hour before the system holds them.
     public var backgroundBudget = 3
@@ -55,6 +56,8 @@ extension Configuration {
             c.strictApps = try bool(v, "--strict-apps") },
         Option(flag: "--accept-any-key", help: "accept any Authorization key on /fcm/send and /iid", takesValue: false) { c, v throws(ConfigurationError) in
             c.acceptAnyKey = try bool(v, "--accept-any-key") },
+        Option(flag: "--accept-any-token", help: "skip bearer-token checks on the Google APIs (HTTP v1, topic management)", takesValue: false) { c, v throws(ConfigurationError) in
+            c.acceptAnyToken = try bool(v, "--accept-any-token") },
         Option(flag: "--clock", help: "system or manual (advanced by POST /emulator/v1/clock:advance)", takesValue: true) { c, v throws(ConfigurationError) in
             guard let mode = Clock.Mode(rawValue: v) else { throw ConfigurationError(description: "--clock: '\(v)' is not system or manual") }
             c.clock = mode },
