@@ -16,6 +16,9 @@ extension Gateway {
         r.add("POST", "/iid/v1/{token}/rel/topics/{topic}") { g, req, p in g.iidRelate(req, p) }
         r.add("GET", "/iid/info/{token}") { g, req, p in g.iidInfo(req, p) }
 
+        // FCM HTTP v1 (§B)
+        r.add("POST", "/v1/projects/{project}/messages:send") { g, req, p in g.v1Send(req, p) }
+
         // HTTP v1 topic management
         r.add("POST", "/v1/projects/{project}/registrations/{token}/topicSubscriptions") { g, req, p in g.subscribeTopic(req, p) }
         r.add("DELETE", "/v1/projects/{project}/registrations/{token}/topicSubscriptions/{topic}") { g, req, p in g.unsubscribeTopic(req, p) }

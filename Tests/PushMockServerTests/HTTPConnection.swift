@@ -7,6 +7,7 @@ import Glibc
 /// what goes on the wire (keep-alive, partial requests, oversize bodies).
 final class HTTPConnection {
     let fd: Int32
+    let port: Int
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
@@ -19,6 +20,7 @@ final class HTTPConnection {
     }
 
     init(port: Int, timeout: Double = 10) throws {
+        self.port = port
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var addr = sockaddr_in()
@@ -51,7 +53,7 @@ final class HTTPConnection {
     func write(_ text: String) throws { try write(Array(text.utf8)) }
 
     func request(_ method: String, _ target: String, body: String? = nil, headers: [String: String] = [:]) throws -> Reply {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         var h = headers
         if let body {
             h["Content-Length"] = String(body.utf8.count)

@@ -56,11 +56,17 @@ extension Gateway {
 
     /// The outcome for one addressed token: a device to deliver to, or an error code.
     func check(token: String, _ options: PushOptions, project: Project) -> Result<Device, LegacyError> {
+        lookup(token: token, project: project).flatMap { device in
+            deviceError(device, options, project: project).map { .failure($0) } ?? .success(device)
+        }
+    }
+
+    /// The live device a token names in this project, or why there is none.
+    func lookup(token: String, project: Project) -> Result<Device, LegacyError> {
         if token.isEmpty { return .failure(.missingRegistration) }
         if let device = project.device(token: token) {
             // A token idle for 270 days is expired (§F.2).
             if device.idle(at: clock.now()) > DeviceModel.tokenExpiresAfter { return .failure(.notRegistered) }
-            if let error = deviceError(device, options, project: project) { return .failure(error) }
             return .success(device)
         }
         if retiredTokens.contains(token) { return .failure(.notRegistered) }
@@ -138,8 +144,7 @@ extension Gateway {
         let bulk = ids.bulk()
         let id = String(bulk)
         let message = record(send, target, request, project, id: id, bulkID: bulk)
-        log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                   message: message, messageID: id, messageType: .topic)
+        logTopicAccepted(message, project)
         if let condition {
             fanOut(message, messageID: id, project: project, devices: devices(matching: condition, in: project))
         } else if case .topic(let name) = target, let subscribers = project.topics[name] {

@@ -13,6 +13,8 @@ public struct Configuration: Sendable, Equatable {
     public var clock = Clock.Mode.system
     /// iOS background pushes handed to an app per hour before the system holds them.
     public var backgroundBudget = 3
+    /// HTTP v1 messages per minute per project (FCM's default quota).
+    public var quotaPerMinute = 600_000
     public var maxEvents = 1_000_000
     public var maxMessages = 100_000
     public var maxConnections = 4096
@@ -63,6 +65,8 @@ extension Configuration {
             c.clock = mode },
         Option(flag: "--background-budget", help: "iOS background pushes an app gets per hour before iOS holds them back (default 3)", takesValue: true) { c, v throws(ConfigurationError) in
             c.backgroundBudget = try int(v, "--background-budget", 0...1_000_000) },
+        Option(flag: "--quota-per-minute", help: "HTTP v1 messages per minute per project before 429 QUOTA_EXCEEDED (default 600000)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.quotaPerMinute = try int(v, "--quota-per-minute", 1...100_000_000) },
         Option(flag: "--max-events", help: "events kept in memory; older ones are evicted and counted (default 1000000)", takesValue: true) { c, v throws(ConfigurationError) in
             c.maxEvents = try int(v, "--max-events", 1...100_000_000) },
         Option(flag: "--max-messages", help: "sends kept for GET .../messages (default 100000)", takesValue: true) { c, v throws(ConfigurationError) in

@@ -38,7 +38,7 @@ extension Gateway {
     static func writeRendering(_ message: Message, _ messageID: String, _ device: Device, to w: inout JSONWriter) {
         switch device.platform {
         case .ios:
-            let r = APNsRendering(message: message, messageID: messageID, device: device)
+            let r = APNsRendering.render(message: message, messageID: messageID, device: device)
             w.key("apns")
             w.beginObject()
             w.key("headers")
@@ -50,7 +50,7 @@ extension Gateway {
             w.endObject()
         case .android:
             w.key("android")
-            w.raw(AndroidRendering(message: message, messageID: messageID, device: device).message)
+            w.raw(AndroidRendering.render(message: message, messageID: messageID, device: device).message)
         }
     }
 

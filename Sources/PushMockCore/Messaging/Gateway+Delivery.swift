@@ -7,8 +7,7 @@ extension Gateway {
         log.append(kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
                    message: message, messageID: messageID, device: device)
         message.accepted += 1
-        let ttl = Timestamp(message.options.ttl) * 1_000_000
-        let item = Pending(message: message, messageID: messageID, since: now, expires: message.receivedAt + ttl)
+        let item = Pending(message: message, messageID: messageID, since: now, expires: message.expiry(on: device.platform))
         if device.platform == .android, device.idle(at: now) > DeviceModel.inactiveAfter {
             record(.messageDropped, item, device, project, reason: DropReason.deviceInactive.rawValue)
         } else if let why = mustWait(item, device) {

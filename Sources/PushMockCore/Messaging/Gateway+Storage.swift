@@ -5,7 +5,7 @@ extension Gateway {
     /// FCM keeps up to 100, collapsing by key (at most 4 keys), and drops all beyond 100.
     func store(_ item: Pending, for device: Device, project: Project, because reason: String) {
         let options = item.message.options
-        if options.ttl == 0 {
+        if item.expires <= item.message.receivedAt {
             record(.messageDropped, item, device, project, reason: DropReason.ttlExpired.rawValue)
             return
         }

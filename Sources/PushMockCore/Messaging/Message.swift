@@ -18,6 +18,9 @@ public struct PushOptions {
     public var restrictedPackageName: String?
     public var analyticsLabel: String?
     public var isNotification: Bool
+    /// HTTP v1: `apns.headers["apns-expiration"]` when the sender set it (epoch seconds; 0 is
+    /// one attempt only).
+    public var apnsExpiration: Int64?
 
     /// BigQuery's `message_type` for one recipient.
     public var messageType: MessageType { isNotification ? .displayNotification : .dataMessage }
@@ -30,6 +33,9 @@ public struct PushContent {
     public var notification: JSONObject?
     public var data: JSONObject?
     public var options: PushOptions
+    /// HTTP v1: the whole `message` (snake_case), whose `android` and `apns` parts shape what
+    /// each platform receives.
+    public var v1: JSONObject?
 
     public init(notification: JSONObject? = nil, data: JSONObject? = nil, priority: Priority? = nil,
                 contentAvailable: Bool = false, mutableContent: Bool = false, collapseKey: String? = nil,
@@ -59,7 +65,7 @@ public enum MessageType: String, Sendable {
 /// from the request when first needed, so the log's many messages stay small.
 public final class Message {
     /// How `requestBytes` is decoded back into content.
-    public enum Format { case legacyJSON, legacyForm }
+    public enum Format { case legacyJSON, legacyForm, v1 }
 
     public enum Target {
         case token, multicast, topic(String), condition(String), group(String)
@@ -114,9 +120,23 @@ public final class Message {
 
     /// The content payloads are rendered from, decoded from the request on first use.
     public private(set) lazy var content: PushContent = {
-        let decoded = format == .legacyForm ? try? LegacyRequest.decodeForm(requestBytes) : try? LegacyRequest.decodeJSON(requestBytes)
-        return decoded?.content ?? PushContent()
+        switch format {
+        case .legacyJSON: return (try? LegacyRequest.decodeJSON(requestBytes))?.content ?? PushContent()
+        case .legacyForm: return (try? LegacyRequest.decodeForm(requestBytes))?.content ?? PushContent()
+        case .v1: return (try? V1Request.decode(requestBytes))?.content ?? PushContent()
+        }
     }()
+
+    /// When the message stops being worth delivering to a platform: `apns-expiration` for
+    /// iOS when set (HTTP v1 defaults it to 30 days), else the TTL. A message that expires
+    /// when it was received is now-or-never.
+    public func expiry(on platform: Platform) -> Timestamp {
+        if platform == .ios {
+            if let exp = options.apnsExpiration { return exp == 0 ? receivedAt : exp * 1_000_000 }
+            if format == .v1 { return receivedAt + 30 * 86_400 * 1_000_000 }
+        }
+        return receivedAt + Timestamp(options.ttl) * 1_000_000
+    }
 
     /// The request body as text (invalid UTF-8 shows as U+FFFD).
     public var requestBody: String { String(decoding: requestBytes, as: UTF8.self) }

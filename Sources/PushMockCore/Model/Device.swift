@@ -19,6 +19,7 @@ public final class Device {
     /// Android: FCM dropped everything stored (over 100); the app's `onDeletedMessages()`
     /// runs when it reconnects.
     public internal(set) var deletedMessages = false
+    var rate = DeviceRate()
     /// The last time the device was seen by the service (registration, online, app use);
     /// tokens idle for 270 days are expired.
     public internal(set) var lastSeen: Timestamp

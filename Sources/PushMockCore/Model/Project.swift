@@ -16,6 +16,9 @@ public final class Project {
     var groupsByName: [String: DeviceGroup] = [:]
     let messages: MessageStore
     var nextDeviceNumber = 1
+    /// The current quota minute and how much of it is used.
+    var quotaWindowStart: Timestamp = 0
+    var quotaUsed = 0
 
     init(id: String, serverKeys: [String], maxMessages: Int) {
         self.id = id

@@ -18,7 +18,18 @@ public struct APNsRendering {
     /// `gcm.notification.<key>` (the seed's `image_url`).
     static let mappedKeys = Set(alertKeys.map(\.0)).union(apsKeys).union(nonAppleKeys)
 
-    public init(message: Message, messageID: String, device: Device) {
+    init(headers: [(name: String, value: String)], payload: String) {
+        self.headers = headers
+        self.payload = payload
+    }
+
+    /// What FCM sends APNs for this device, from a legacy or an HTTP v1 send.
+    public static func render(message: Message, messageID: String, device: Device) -> APNsRendering {
+        if let v1 = message.content.v1 { return V1Rendering.apns(v1, message: message, messageID: messageID, device: device) }
+        return APNsRendering(message: message, messageID: messageID, device: device)
+    }
+
+    init(message: Message, messageID: String, device: Device) {
         let content = message.content
         let notification = content.notification
         let options = message.options

@@ -12,7 +12,15 @@ public struct AndroidRendering {
         ("title_loc_args", "title_loc_args"), ("android_channel_id", "channel_id"), ("image", "image"),
     ]
 
-    public init(message: Message, messageID: String, device: Device) {
+    init(message: String) { self.message = message }
+
+    /// The RemoteMessage for this device, from a legacy or an HTTP v1 send.
+    public static func render(message: Message, messageID: String, device: Device) -> AndroidRendering {
+        if let v1 = message.content.v1 { return V1Rendering.android(v1, message: message, messageID: messageID, device: device) }
+        return AndroidRendering(message: message, messageID: messageID, device: device)
+    }
+
+    init(message: Message, messageID: String, device: Device) {
         let content = message.content
         var w = JSONWriter(capacity: 320)
         w.beginObject()

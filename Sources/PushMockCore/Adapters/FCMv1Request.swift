@@ -1,0 +1,140 @@
+/// A decoded, validated `POST /v1/projects/{p}/messages:send` body (protocol.md §B.2–B.8).
+struct V1Request {
+    enum Target {
+        case token(String), fid(String), topic(String), condition(String, Condition)
+    }
+
+    let target: Target
+    /// The `message`, with snake_case names.
+    let message: JSONObject
+    let validateOnly: Bool
+    let content: PushContent
+
+    static let labelPattern = "^[a-zA-Z0-9-_.~%]{1,50}$"
+
+    static func decode(_ body: [UInt8]) throws(V1Error) -> V1Request {
+        let root: JSONValue
+        do { root = try JSONParser.parse(body) } catch {
+            let why = LegacyRequest.parseErrorText(error, body).dropFirst("JSON_PARSING_ERROR: ".count)
+            throw .invalid("Invalid JSON payload received. \(String(why).trimming("\n"))", field: "")
+        }
+        let normalized: JSONValue
+        do { normalized = try V1Schema.normalize(root, V1Schema.request, path: "") } catch {
+            throw .invalid(error.description, field: error.field)
+        }
+        let request = normalized.objectValue ?? JSONObject()
+        let message = request["message"]?.objectValue ?? JSONObject()
+        let target = try targetOf(message)
+        try check(message, target: target)
+        return V1Request(target: target, message: message, validateOnly: request["validate_only"]?.boolValue ?? false,
+                         content: content(of: message))
+    }
+
+    private static func targetOf(_ m: JSONObject) throws(V1Error) -> Target {
+        var found: Target?
+        for (name, value) in m.entries where ["token", "topic", "condition", "fid"].contains(name) {
+            guard let s = value.stringValue, !s.isEmpty else { continue }
+            if found != nil {
+                throw .invalid("Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(name)'", field: "message")
+            }
+            switch name {
+            case "token": found = .token(s)
+            case "fid": found = .fid(s)
+            case "topic":
+                guard Topic.isValidName(s) else {
+                    throw .invalid("Invalid topic name '\(s)': it must match [a-zA-Z0-9-_.~%]+, without the /topics/ prefix.", field: "message.topic")
+                }
+                found = .topic(s)
+            default:
+                do { found = .condition(s, try Condition.parse(s)) } catch {
+                    throw .invalid("Invalid condition expression provided.", field: "message.condition")
+                }
+            }
+        }
+        guard let found else { throw .invalid("Recipient of the message is not set.", field: "message") }
+        return found
+    }
+
+    private static func check(_ m: JSONObject, target: Target) throws(V1Error) {
+        for key in m["data"]?.objectValue?.keys ?? [] where isReserved(key) {
+            throw .invalid("Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.", field: "message.data", reason: "reserved_data_key")
+        }
+        for path in ["fcm_options", "android.fcm_options", "apns.fcm_options", "webpush.fcm_options"] {
+            if let label = value(m, path + ".analytics_label")?.stringValue,
+               label.range(of: labelPattern, options: .regularExpression) == nil {
+                throw .invalid("Analytics label must match \(labelPattern).", field: "message.\(path).analytics_label")
+            }
+        }
+        if let ttl = value(m, "android.ttl")?.stringValue, let s = Duration.seconds(ttl), s < 0 || s > Double(PushContent.maxTTL) {
+            throw .invalid("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(ttl)\": TTL must be 0 to 2419200 seconds.", field: "message.android.ttl", reason: "invalid_ttl")
+        }
+        if let link = value(m, "webpush.fcm_options.link")?.stringValue, !link.lowercased().hasPrefix("https://") {
+            throw .invalid("The webpush link must be an HTTPS URL: \(link)", field: "message.webpush.fcm_options.link")
+        }
+        if let p = value(m, "apns.headers")?.objectValue?["apns-priority"]?.stringValue, !["1", "5", "10"].contains(p) {
+            throw .invalid("Invalid APNs priority \"\(p)\": use 10, 5 or 1.", field: "message.apns.headers")
+        }
+        let topicLike: Bool = switch target { case .topic, .condition: true; default: false }
+        let limit = topicLike ? LegacyValidation.maxTopicPayload : LegacyValidation.maxPayload
+        if payloadSize(m) > limit {
+            throw .invalid("Message is too big: the payload exceeds \(limit) bytes.", field: "message", reason: "payload_too_large")
+        }
+    }
+
+    static func isReserved(_ key: String) -> Bool {
+        key == "from" || key == "message_type" || key.hasPrefix("google.") || key.hasPrefix("gcm.")
+    }
+
+    /// Bytes of the data map and the notification's strings (the §A.8 rule, applied to v1).
+    static func payloadSize(_ m: JSONObject) -> Int {
+        var n = 0
+        for obj in [m["data"]?.objectValue, m["notification"]?.objectValue].compactMap({ $0 }) {
+            for (k, v) in obj.entries { n += k.utf8.count + (v.stringValue?.utf8.count ?? 0) }
+        }
+        return n
+    }
+
+    /// The member at a dotted path.
+    static func value(_ m: JSONObject, _ path: String) -> JSONValue? {
+        var current: JSONValue = .object(m)
+        for part in path.split(separator: ".") {
+            guard let next = current[String(part)] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    /// The options the device model and the log need, from the message and its overrides.
+    static func content(of m: JSONObject) -> PushContent {
+        let aps = value(m, "apns.payload.aps")?.objectValue
+        let isNotification = m["notification"] != nil || value(m, "android.notification") != nil || aps?["alert"] != nil
+        var priority: Priority?
+        switch value(m, "android.priority")?.stringValue?.lowercased() {
+        case "high"?: priority = .high
+        case "normal"?: priority = .normal
+        default:
+            switch value(m, "apns.headers")?.objectValue?["apns-priority"]?.stringValue {
+            case "10"?: priority = .high
+            case "5"?, "1"?: priority = .normal
+            default: priority = nil
+            }
+        }
+        let ttl = value(m, "android.ttl")?.stringValue.flatMap(Duration.seconds).map { Int($0) } ?? PushContent.maxTTL
+        let label = value(m, "fcm_options.analytics_label")?.stringValue
+            ?? value(m, "android.fcm_options.analytics_label")?.stringValue
+            ?? value(m, "apns.fcm_options.analytics_label")?.stringValue
+        var content = PushContent(notification: m["notification"]?.objectValue, data: m["data"]?.objectValue,
+                                  priority: priority, contentAvailable: aps?["content-available"]?.numberValue?.int == 1,
+                                  mutableContent: aps?["mutable-content"]?.numberValue?.int == 1,
+                                  collapseKey: value(m, "android.collapse_key")?.stringValue, ttl: ttl,
+                                  restrictedPackageName: value(m, "android.restricted_package_name")?.stringValue,
+                                  analyticsLabel: label)
+        content.options.isNotification = isNotification
+        if !isNotification, priority == nil { content.options.priority = .normal }
+        if let exp = value(m, "apns.headers")?.objectValue?["apns-expiration"]?.stringValue.flatMap({ Int64($0) }) {
+            content.options.apnsExpiration = exp
+        }
+        content.v1 = m
+        return content
+    }
+}

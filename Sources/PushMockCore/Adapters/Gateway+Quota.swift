@@ -1,0 +1,48 @@
+/// FCM's quotas (protocol.md §B.9): messages per minute per project, and per Android device
+/// 240 a minute and 5,000 an hour. Over quota: 429 QUOTA_EXCEEDED with `Retry-After`.
+extension Gateway {
+    func consumeQuota(_ project: Project) throws(V1Error) {
+        let now = clock.now()
+        if now - project.quotaWindowStart >= 60_000_000 {
+            project.quotaWindowStart = now
+            project.quotaUsed = 0
+        }
+        guard project.quotaUsed < configuration.quotaPerMinute else {
+            throw Self.quotaExceeded("Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com'.",
+                                     retryAfter: project.quotaWindowStart + 60_000_000 - now)
+        }
+        project.quotaUsed += 1
+    }
+
+    func consumeDeviceRate(_ device: Device) throws(V1Error) {
+        guard device.platform == .android else { return }
+        let now = clock.now()
+        if now - device.rate.minuteStart >= 60_000_000 { device.rate.minuteStart = now; device.rate.minute = 0 }
+        if now - device.rate.hourStart >= 3_600_000_000 { device.rate.hourStart = now; device.rate.hour = 0 }
+        if device.rate.minute >= 240 {
+            throw Self.quotaExceeded("Device message rate exceeded.", retryAfter: device.rate.minuteStart + 60_000_000 - now)
+        }
+        if device.rate.hour >= 5000 {
+            throw Self.quotaExceeded("Device message rate exceeded.", retryAfter: device.rate.hourStart + 3_600_000_000 - now)
+        }
+        device.rate.minute += 1
+        device.rate.hour += 1
+    }
+
+    static func quotaExceeded(_ message: String, retryAfter: Timestamp) -> V1Error {
+        var e = V1Error(status: 429, canonical: "RESOURCE_EXHAUSTED", message: message, fcmCode: "QUOTA_EXCEEDED")
+        e.details.append("{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\",\"violations\":[{\"subject\":\"fcm.googleapis.com\",\"description\":\(JSONWriter.quoted(message))}]}")
+        e.retryAfter = max(1, Int((retryAfter + 999_999) / 1_000_000))
+        e.event = .quotaExceeded
+        e.reason = "quota_exceeded"
+        return e
+    }
+}
+
+/// A device's send counters for the per-device rate limits.
+struct DeviceRate {
+    var minuteStart: Timestamp = 0
+    var minute = 0
+    var hourStart: Timestamp = 0
+    var hour = 0
+}
