@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+@testable import PushMockCore
+
+@Suite("FCM HTTP v1: messages:send errors, rendering and auth")
+struct V1Tests {
+    let url = "/v1/projects/demo-pushmock/messages:send"
+
+    func v1(_ h: Harness, _ body: String, auth: String? = nil) -> Response {
+        h.call("POST", url, body: body, headers: auth.map { [("Authorization", $0)] } ?? [])
+    }
+
+    func error(_ r: Response) -> (Int?, String?, String?, String?) {
+        let e = json(r)["error"] as? [String: Any]
+        let details = e?["details"] as? [[String: Any]]
+        let fcm = details?.first { ($0["@type"] as? String)?.hasSuffix("FcmError") == true }?["errorCode"] as? String
+        return (e?["code"] as? Int, e?["status"] as? String, fcm, e?["message"] as? String)
+    }
+
+    @Test("a token send answers the message name and delivers; snake_case and lowerCamelCase both work")
+    func send() throws {
+        let h = Harness { $0.acceptAnyToken = true }
+        let t = h.device("android")["token"] as! String
+        let r = v1(h, #"{"message":{"token":"\#(t)","notification":{"title":"T"},"android":{"ttl":"60s","collapseKey":"k"},"fcmOptions":{"analyticsLabel":"promo"}}}"#)
+        #expect(r.status == 200)
+        let name = try #require(json(r)["name"] as? String)
+        #expect(name.range(of: #"^projects/demo-pushmock/messages/0:\d{16}%[0-9a-f]{16}$"#, options: .regularExpression) != nil)
+        let android = try #require(h.inbox("d1").first?["android"] as? [String: Any])
+        #expect(android["ttl"] as? Int == 60 && android["collapse_key"] as? String == "k")
+        #expect(h.events("&event=MESSAGE_ACCEPTED").first?["analytics_label"] as? String == "promo")
+        #expect(json(v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}},"validateOnly":true}"#))["name"] as? String ==
+                "projects/demo-pushmock/messages/fake_message_id")
+    }
+
+    @Test("bad requests get INVALID_ARGUMENT with the field", arguments: [
+        (#"{"message":{}}"#, "Recipient of the message is not set."),
+        (#"{"message":{"token":"a","topic":"b"}}"#, "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set 'topic'"),
+        (#"{"message":{"topic":"t","data":{"n":12}}}"#, "Invalid value at 'message.data[0].value' (TYPE_STRING), 12"),
+        (#"{"message":{"topic":"t","colour":"red"}}"#, "Invalid JSON payload received. Unknown name \"colour\" at 'message': Cannot find field."),
+        (#"{"message":{"topic":"t"},"extra":1}"#, "Invalid JSON payload received. Unknown name \"extra\": Cannot find field."),
+        (#"{"message":{"topic":"t","android":{"priority":"urgent"}}}"#, "Invalid value at 'message.android.priority' (TYPE_ENUM), \"urgent\""),
+        (#"{"message":{"topic":"t","android":{"ttl":"ten"}}}"#, "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"ten\""),
+        (#"{"message":{"condition":"'a' in topics &&"}}"#, "Invalid condition expression provided."),
+        (#"{"message":{"topic":"/topics/a"}}"#, "Invalid topic name '/topics/a': it must match [a-zA-Z0-9-_.~%]+, without the /topics/ prefix."),
+        (#"{"message":{"topic":"t","fcm_options":{"analytics_label":"no spaces"}}}"#, "Analytics label must match ^[a-zA-Z0-9-_.~%]{1,50}$."),
+        (#"{"message":{"topic":"t","webpush":{"fcm_options":{"link":"http://x"}}}}"#, "The webpush link must be an HTTPS URL: http://x"),
+        (#"{"message":{"topic":"t","data":{"from":"me"}}}"#, "Invalid data payload key: from. Keys may not be from, message_type, or start with google. or gcm."),
+        (#"{"message":"#, "Invalid JSON payload received. Unexpected end of input at position 11."),
+    ])
+    func badRequests(_ body: String, _ message: String) {
+        let h = Harness { $0.acceptAnyToken = true }
+        let r = v1(h, body)
+        let (code, status, fcm, text) = error(r)
+        #expect(r.status == 400 && code == 400 && status == "INVALID_ARGUMENT" && fcm == "INVALID_ARGUMENT")
+        #expect(text == message)
+        #expect(h.eventNames() == ["INVALID_PARAMETERS"])
+    }
+
+    @Test("token errors: malformed, unregistered, another project's, no APNs credential, too big")
+    func tokenErrors() {
+        let h = Harness { $0.acceptAnyToken = true }
+        let gone = h.device("android")["token"] as! String
+        #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/d1").status == 200)
+        let other = h.device("android", project: "other-project")["token"] as! String
+        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/apps", body: #"{"platform":"ios","app":"com.nocert","apns_environments":[]}"#).status == 200)
+        let ios = h.device("ios", app: "com.nocert")["token"] as! String
+        let cases: [(String, Int, String, String, String)] = [
+            ("junk", 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token"),
+            (gone, 404, "NOT_FOUND", "UNREGISTERED", "Requested entity was not found."),
+            (other, 403, "PERMISSION_DENIED", "SENDER_ID_MISMATCH", "SenderId mismatch"),
+            (ios, 401, "UNAUTHENTICATED", "THIRD_PARTY_AUTH_ERROR", "Auth error from APNS or Web Push Service"),
+        ]
+        for (token, http, status, fcm, message) in cases {
+            let r = v1(h, #"{"message":{"token":"\#(token)","notification":{"title":"x"}}}"#)
+            #expect(r.status == http)
+            let e = error(r)
+            #expect(e.0 == http && e.1 == status && e.2 == fcm && e.3 == message)
+        }
+        #expect(json(v1(h, #"{"message":{"token":"\#(ios)","notification":{"title":"x"}}}"#)).description.contains("InvalidProviderToken"))
+        #expect(Array(h.eventNames().suffix(5)) == ["INVALID_REGISTRATION", "INVALID_REGISTRATION", "MISMATCH_SENDER_ID",
+                                                    "INVALID_APNS_CREDENTIAL", "INVALID_APNS_CREDENTIAL"])
+        let big = String(repeating: "x", count: 4100)
+        #expect(v1(h, #"{"message":{"topic":"t","data":{"k":"\#(big)"}}}"#).status == 400)
+        #expect(error(v1(h, #"{"message":{"fid":"cAAAAAAAAAAAAAAAAAAAAA","data":{"a":"b"}}}"#)).2 == "UNREGISTERED")
+    }
+
+    @Test("a data-only message to iOS with apns-priority 10 is rejected at send time")
+    func iosDataPriority() {
+        let h = Harness { $0.acceptAnyToken = true }
+        let t = h.device("ios")["token"] as! String
+        let r = v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"},"apns":{"headers":{"apns-priority":"10"}}}}"#)
+        #expect(r.status == 400 && error(r).2 == "INVALID_ARGUMENT")
+        #expect(v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"},"apns":{"headers":{"apns-priority":"5"},"payload":{"aps":{"content-available":1}}}}}"#).status == 200)
+    }
+
+    @Test("apns and android overrides reach the device as FCM merges them")
+    func rendering() throws {
+        let h = Harness { $0.acceptAnyToken = true }
+        let ios = h.device("ios", app: "com.news")["token"] as! String
+        let android = h.device("android", app: "com.news")["token"] as! String
+        _ = v1(h, #"{"message":{"token":"\#(ios)","notification":{"title":"T","body":"B","image":"https://i/a.png"},"data":{"k":"v"},"apns":{"headers":{"apns-collapse-id":"c1"},"payload":{"aps":{"sound":"ping","mutable-content":1},"custom":{"x":1}}}}}"#)
+        let apns = try #require(h.inbox("d1").first?["apns"] as? [String: Any])
+        let payload = try #require(apns["payload"] as? [String: Any])
+        let aps = try #require(payload["aps"] as? [String: Any])
+        #expect(aps["alert"] as? [String: String] == ["title": "T", "body": "B"])
+        #expect(aps["sound"] as? String == "ping" && aps["mutable-content"] as? Int == 1)
+        #expect((payload["custom"] as? [String: Int]) == ["x": 1] && payload["k"] as? String == "v")
+        #expect(payload["fcm_options"] as? [String: String] == ["image": "https://i/a.png"])
+        let headers = try #require(apns["headers"] as? [String: String])
+        #expect(headers["apns-collapse-id"] == "c1" && headers["apns-priority"] == "10" && headers["apns-push-type"] == "alert")
+        #expect(headers["apns-expiration"] == String(Harness.start / 1_000_000 + 30 * 86_400))
+        _ = v1(h, #"{"message":{"token":"\#(android)","notification":{"title":"T","body":"B"},"data":{"k":"v"},"android":{"priority":"high","data":{"k":"android"},"notification":{"title":"Android title","channel_id":"news"}}}}"#)
+        let m = try #require(h.inbox("d2").first?["android"] as? [String: Any])
+        #expect(m["data"] as? [String: String] == ["k": "android"])
+        #expect(m["notification"] as? [String: String] == ["title": "Android title", "body": "B", "channel_id": "news"])
+        #expect(m["priority"] as? String == "high")
+    }
+
+    @Test("bearer auth: missing, unknown, and another project's token")
+    func auth() {
+        let h = Harness()
+        let missing = v1(h, #"{"message":{"topic":"t"}}"#)
+        #expect(missing.status == 401 && error(missing).1 == "UNAUTHENTICATED" && error(missing).2 == nil)
+        #expect(error(missing).3?.hasPrefix("Request is missing required authentication credential.") == true)
+        let bad = v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer nope")
+        #expect(bad.status == 401 && bad.headers.contains { $0.name == "WWW-Authenticate" && $0.value.contains("invalid_token") })
+        h.gateway.accessTokens["ya29.test"] = AccessToken(projectID: "other", email: "x", expires: Harness.start + 60_000_000)
+        let other = v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer ya29.test")
+        #expect(other.status == 403 && error(other).1 == "PERMISSION_DENIED")
+        h.gateway.accessTokens["ya29.mine"] = AccessToken(projectID: "demo-pushmock", email: "x", expires: Harness.start + 60_000_000)
+        #expect(v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer ya29.mine").status == 200)
+        let number = String(h.project.number)
+        #expect(h.call("POST", "/v1/projects/\(number)/messages:send", body: #"{"message":{"topic":"t"}}"#,
+                       headers: [("Authorization", "Bearer ya29.mine")]).status == 200)
+        h.advance(61)
+        #expect(v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer ya29.mine").status == 401)
+    }
+
+    @Test("quota: beyond the per-minute limit, 429 QUOTA_EXCEEDED with Retry-After, until the minute passes")
+    func quota() {
+        let h = Harness { $0.acceptAnyToken = true; $0.quotaPerMinute = 3 }
+        for _ in 0..<3 { #expect(v1(h, #"{"message":{"topic":"t"}}"#).status == 200) }
+        let r = v1(h, #"{"message":{"topic":"t"}}"#)
+        #expect(r.status == 429 && error(r).2 == "QUOTA_EXCEEDED" && error(r).1 == "RESOURCE_EXHAUSTED")
+        #expect(r.headers.first { $0.name == "Retry-After" }?.value == "60")
+        #expect(h.eventNames().last == "QUOTA_EXCEEDED")
+        h.advance(60)
+        #expect(v1(h, #"{"message":{"topic":"t"}}"#).status == 200)
+    }
+
+    @Test("an Android device takes 240 messages a minute")
+    func deviceRate() {
+        let h = Harness { $0.acceptAnyToken = true }
+        let t = h.device("android")["token"] as! String
+        for _ in 0..<240 { _ = v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}}}"#) }
+        let r = v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}}}"#)
+        #expect(r.status == 429 && error(r).3 == "Device message rate exceeded.")
+    }
+
+    @Test("OAuth token endpoint: grant type, missing assertion, malformed JWT, unknown account")
+    func oauthErrors() {
+        let h = Harness()
+        let form = "application/x-www-form-urlencoded"
+        func token(_ body: String) -> [String: Any] { json(h.call("POST", "/token", body: body, contentType: form)) }
+        #expect(token("grant_type=password")["error"] as? String == "unsupported_grant_type")
+        #expect(token("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer")["error_description"] as? String ==
+                "Missing required parameter: assertion")
+        #expect(token("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=abc")["error"] as? String == "invalid_grant")
+        let header = Data(#"{"alg":"RS256","typ":"JWT"}"#.utf8).base64EncodedString()
+        let claims = Data(#"{"iss":"nobody@x.iam.gserviceaccount.com","iat":1,"exp":2}"#.utf8).base64EncodedString()
+        let jwt = header + "." + claims + ".c2ln"
+        #expect(token("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(jwt)")["error_description"] as? String ==
+                "Invalid grant: account not found")
+    }
+
+    @Test("v1 topic subscriptions: subscribe, ALREADY_EXISTS, allow_missing, bad tokens")
+    func topicSubscriptions() {
+        let h = Harness { $0.acceptAnyToken = true }
+        let t = h.device("android")["token"] as! String
+        let escaped = t.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let base = "/v1/projects/demo-pushmock/registrations/\(escaped)/topicSubscriptions"
+        #expect(h.call("POST", base + "?topic_name=news", body: "{}").status == 200)
+        #expect(h.call("POST", base + "?topic_name=news", body: "{}").status == 409)
+        #expect(h.project.topics["news"]?.count == 1)
+        #expect(h.call("POST", base + "?topic_name=bad%20name", body: "{}").status == 400)
+        #expect(h.call("DELETE", base + "/news?allow_missing=true").status == 200)
+        #expect(h.call("DELETE", base + "/news").status == 404)
+        #expect(h.call("DELETE", base + "/news?allow_missing=true").status == 200)
+        #expect(h.call("POST", "/v1/projects/demo-pushmock/registrations/junk/topicSubscriptions?topic_name=a", body: "{}").status == 400)
+    }
+}
