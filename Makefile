@@ -62,7 +62,7 @@ test: test-deps venv
 	swift test --skip-build
 
 ## bench: pushmock against a bare libevent server, same request, same run
-bench: bench-deps
+bench: bench-deps venv
 	bench/run.sh
 
 clean:

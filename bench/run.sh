@@ -29,7 +29,7 @@ start() { # name, command...: starts a server, waits for its URL line, sets $sta
 }
 
 start floor taskset -c 0 bench/floor 0; floor=$started
-start pushmock taskset -c 0 "$bin" --port 0; pm=$started
+start pushmock taskset -c 0 "$bin" --port 0 --device-rate-limit 0; pm=$started
 token=$(curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
   -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 cat >"$work/send.lua" <<LUA
@@ -38,32 +38,48 @@ wrk.body = '{"to":"$token","priority":"high","notification":{"title":"Bench","bo
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "key=$KEY"
 LUA
+# HTTP v1 with a real bearer token: a service account from pushmock, exchanged by google-auth.
+curl -sf "$pm/emulator/v1/projects/demo-pushmock/serviceAccount" >"$work/sa.json"
+bearer=$(.venv/bin/python -c 'import sys; from google.oauth2 import service_account; from google.auth.transport.requests import Request
+c = service_account.Credentials.from_service_account_file(sys.argv[1], scopes=["https://www.googleapis.com/auth/firebase.messaging"]); c.refresh(Request()); print(c.token)' "$work/sa.json")
+cat >"$work/v1.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"message":{"token":"$token","notification":{"title":"Bench","body":"hello"},"data":{"k":"v"}}}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $bearer"
+LUA
 
-run() { # url → "req/s p99"
-  taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" --latency -s "$work/send.lua" "$1/fcm/send" >"$work/wrk.out"
+run() { # url [script] [path] → "req/s p99"
+  taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" --latency -s "$work/${2:-send}.lua" "$1${3:-/fcm/send}" >"$work/wrk.out"
   local rps p99
   rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.out")
   p99=$(awk '$1 == "99%" {print $2}' "$work/wrk.out")
   echo "$rps $p99"
 }
 
-# Check the body pushmock answers is a success before timing it.
+# Check that both requests succeed before timing them.
 curl -sf -H "Authorization: key=$KEY" -H 'Content-Type: application/json' \
   -d "{\"to\":\"$token\",\"data\":{\"k\":\"v\"}}" "$pm/fcm/send" | grep -q '"success":1'
+curl -sf -H "Authorization: Bearer $bearer" -H 'Content-Type: application/json' \
+  -d "{\"message\":{\"token\":\"$token\",\"data\":{\"k\":\"v\"}}}" "$pm/v1/projects/demo-pushmock/messages:send" | grep -q '"name"'
 
 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$floor/fcm/send" >/dev/null
 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$pm/fcm/send" >/dev/null
-floor_total=0; pm_total=0
+floor_total=0; pm_total=0; v1_total=0
 for r in $(seq "$ROUNDS"); do
   read -r f fp99 <<<"$(run "$floor")"
   read -r p pp99 <<<"$(run "$pm")"
-  printf 'round %d: floor %10.0f req/s (p99 %s)   pushmock %10.0f req/s (p99 %s)\n' "$r" "$f" "$fp99" "$p" "$pp99"
+  read -r v vp99 <<<"$(run "$pm" v1 /v1/projects/demo-pushmock/messages:send)"
+  printf 'round %d: floor %8.0f req/s (p99 %s)  /fcm/send %8.0f req/s (p99 %s)  v1 %8.0f req/s (p99 %s)\n' \
+    "$r" "$f" "$fp99" "$p" "$pp99" "$v" "$vp99"
   floor_total=$(python3 -c "print($floor_total + $f)"); pm_total=$(python3 -c "print($pm_total + $p)")
+  v1_total=$(python3 -c "print($v1_total + $v)")
 done
-python3 - "$floor_total" "$pm_total" "$ROUNDS" <<'PY'
+python3 - "$floor_total" "$pm_total" "$v1_total" "$ROUNDS" <<'PY'
 import sys
-f, p, n = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+f, p, v, n = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 print(f"/fcm/send to one token: floor {f/n:.0f} req/s, pushmock {p/n:.0f} req/s, ratio {p/f:.3f}")
+print(f"v1 messages:send to one token: floor {f/n:.0f} req/s, pushmock {v/n:.0f} req/s, ratio {v/f:.3f}")
 PY
 
 # Topic fan-out: SUBSCRIBERS devices on one topic, one send.

@@ -10,8 +10,32 @@ func say(_ line: String, fd: Int32 = 1) {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
-    say(Configuration.usage)
+    say(Configuration.usage + """
+
+        Commands:
+          pushmock service-account [--host H] [--port P] [--project ID]
+              print a new service-account JSON from the pushmock running at H:P for the project;
+              its token_uri points at that pushmock, so google-auth and the Admin SDKs accept it
+
+        """)
     exit(0)
+}
+
+if arguments.first == "service-account" {
+    do {
+        let c = try Configuration.load(arguments: Array(arguments.dropFirst()), environment: ProcessInfoEnvironment.current)
+        let host = c.host == "0.0.0.0" ? "127.0.0.1" : c.host
+        let answer = try ControlClient.get(host: host, port: c.port, path: "/emulator/v1/projects/\(c.project)/serviceAccount")
+        guard answer.status == 200 else {
+            say("pushmock: service-account: \(answer.status) \(answer.body)", fd: 2)
+            exit(1)
+        }
+        say(answer.body)
+        exit(0)
+    } catch {
+        say("pushmock: service-account: \(error)", fd: 2)
+        exit(1)
+    }
 }
 
 do {

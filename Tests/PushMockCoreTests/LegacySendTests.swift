@@ -176,6 +176,22 @@ struct LegacySendTests {
         #expect(found["notification_key"] as? String == key)
     }
 
+    @Test("an Android device takes 240 messages a minute; then DeviceMessageRateExceeded until the minute passes")
+    func deviceRate() {
+        let h = Harness()
+        let t = h.device("android")["token"] as! String
+        for _ in 0..<240 { _ = h.send(#"{"to":"\#(t)","data":{"a":"b"}}"#) }
+        let r = json(h.send(#"{"to":"\#(t)","data":{"a":"b"}}"#))
+        #expect((r["results"] as? [[String: Any]])?.first?["error"] as? String == "DeviceMessageRateExceeded")
+        #expect(h.eventNames().last == "QUOTA_EXCEEDED")
+        h.advance(60)
+        #expect(json(h.send(#"{"to":"\#(t)","data":{"a":"b"}}"#))["success"] as? Int == 1)
+        let off = Harness { $0.deviceRateLimit = 0 }
+        let u = off.device("android")["token"] as! String
+        for _ in 0..<300 { _ = off.send(#"{"to":"\#(u)","data":{"a":"b"}}"#) }
+        #expect(off.eventNames("&event=QUOTA_EXCEEDED").isEmpty)
+    }
+
     @Test("plain-text (form) requests answer id= and Error= lines")
     func formRequests() {
         let h = Harness()

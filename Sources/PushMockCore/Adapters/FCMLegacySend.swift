@@ -91,6 +91,9 @@ extension Gateway {
         for token in tokens {
             var outcome = check(token: token, send.content.options, project: project)
             if let messageError, case .success = outcome { outcome = .failure(messageError) }
+            if case .success(let device) = outcome, !send.dryRun, (try? consumeDeviceRate(device)) == nil {
+                outcome = .failure(.deviceMessageRateExceeded)
+            }
             results.beginObject()
             switch outcome {
             case .failure(let error):

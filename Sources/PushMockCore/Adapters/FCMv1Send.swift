@@ -97,6 +97,8 @@ extension Gateway {
             e.details.append("{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.ApnsError\",\"statusCode\":403,\"reason\":\"InvalidProviderToken\"}")
         case .invalidPackageName:
             e = .invalid("The restricted package name does not match the registration token's app.")
+        case .deviceMessageRateExceeded:
+            return quotaExceeded("Device message rate exceeded.", retryAfter: 60_000_000)
         case .messageTooBig, .invalidDataKey, .invalidTTL:
             e = .invalid("Request contains an invalid argument.")
         }

@@ -15,11 +15,11 @@ extension Gateway {
     }
 
     func consumeDeviceRate(_ device: Device) throws(V1Error) {
-        guard device.platform == .android else { return }
+        guard device.platform == .android, configuration.deviceRateLimit > 0 else { return }
         let now = clock.now()
         if now - device.rate.minuteStart >= 60_000_000 { device.rate.minuteStart = now; device.rate.minute = 0 }
         if now - device.rate.hourStart >= 3_600_000_000 { device.rate.hourStart = now; device.rate.hour = 0 }
-        if device.rate.minute >= 240 {
+        if device.rate.minute >= configuration.deviceRateLimit {
             throw Self.quotaExceeded("Device message rate exceeded.", retryAfter: device.rate.minuteStart + 60_000_000 - now)
         }
         if device.rate.hour >= 5000 {

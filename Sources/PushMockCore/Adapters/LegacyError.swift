@@ -10,6 +10,7 @@ enum LegacyError: String, Error {
     case invalidDataKey = "InvalidDataKey"
     case invalidTTL = "InvalidTtl"
     case invalidAPNsCredential = "InvalidApnsCredential"
+    case deviceMessageRateExceeded = "DeviceMessageRateExceeded"
 
     var event: EventKind {
         switch self {
@@ -21,6 +22,7 @@ enum LegacyError: String, Error {
         case .invalidDataKey: .invalidParameters
         case .invalidTTL: .invalidTTL
         case .invalidAPNsCredential: .invalidAPNsCredential
+        case .deviceMessageRateExceeded: .quotaExceeded
         }
     }
 

@@ -15,6 +15,8 @@ public struct Configuration: Sendable, Equatable {
     public var backgroundBudget = 3
     /// HTTP v1 messages per minute per project (FCM's default quota).
     public var quotaPerMinute = 600_000
+    /// Messages per minute one Android device takes (FCM: 240, and 5,000 an hour); 0 = off.
+    public var deviceRateLimit = 240
     public var maxEvents = 1_000_000
     public var maxMessages = 100_000
     public var maxConnections = 4096
@@ -67,6 +69,8 @@ extension Configuration {
             c.backgroundBudget = try int(v, "--background-budget", 0...1_000_000) },
         Option(flag: "--quota-per-minute", help: "HTTP v1 messages per minute per project before 429 QUOTA_EXCEEDED (default 600000)", takesValue: true) { c, v throws(ConfigurationError) in
             c.quotaPerMinute = try int(v, "--quota-per-minute", 1...100_000_000) },
+        Option(flag: "--device-rate-limit", help: "messages per minute an Android device takes before DeviceMessageRateExceeded / QUOTA_EXCEEDED (default 240, with 5000 an hour; 0 turns both off)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.deviceRateLimit = try int(v, "--device-rate-limit", 0...1_000_000) },
         Option(flag: "--max-events", help: "events kept in memory; older ones are evicted and counted (default 1000000)", takesValue: true) { c, v throws(ConfigurationError) in
             c.maxEvents = try int(v, "--max-events", 1...100_000_000) },
         Option(flag: "--max-messages", help: "sends kept for GET .../messages (default 100000)", takesValue: true) { c, v throws(ConfigurationError) in
