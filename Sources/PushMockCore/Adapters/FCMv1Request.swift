@@ -59,19 +59,20 @@ struct V1Request {
         for key in m["data"]?.objectValue?.keys ?? [] where isReserved(key) {
             throw .invalid("Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.", field: "message.data", reason: "reserved_data_key")
         }
-        for path in ["fcm_options", "android.fcm_options", "apns.fcm_options", "webpush.fcm_options"] {
-            if let label = value(m, path + ".analytics_label")?.stringValue,
-               label.range(of: labelPattern, options: .regularExpression) == nil {
+        let labels = [("fcm_options", m["fcm_options"]), ("android.fcm_options", value(m, "android", "fcm_options")),
+                      ("apns.fcm_options", value(m, "apns", "fcm_options")), ("webpush.fcm_options", value(m, "webpush", "fcm_options"))]
+        for (path, options) in labels {
+            if let label = options?["analytics_label"]?.stringValue, !isAnalyticsLabel(label) {
                 throw .invalid("Analytics label must match \(labelPattern).", field: "message.\(path).analytics_label")
             }
         }
-        if let ttl = value(m, "android.ttl")?.stringValue, let s = Duration.seconds(ttl), s < 0 || s > Double(PushContent.maxTTL) {
+        if let ttl = value(m, "android", "ttl")?.stringValue, let s = Duration.seconds(ttl), s < 0 || s > Double(PushContent.maxTTL) {
             throw .invalid("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(ttl)\": TTL must be 0 to 2419200 seconds.", field: "message.android.ttl", reason: "invalid_ttl")
         }
-        if let link = value(m, "webpush.fcm_options.link")?.stringValue, !link.lowercased().hasPrefix("https://") {
+        if let link = value(m, "webpush", "fcm_options", "link")?.stringValue, !link.lowercased().hasPrefix("https://") {
             throw .invalid("The webpush link must be an HTTPS URL: \(link)", field: "message.webpush.fcm_options.link")
         }
-        if let p = value(m, "apns.headers")?.objectValue?["apns-priority"]?.stringValue, !["1", "5", "10"].contains(p) {
+        if let p = value(m, "apns", "headers")?.objectValue?["apns-priority"]?.stringValue, !["1", "5", "10"].contains(p) {
             throw .invalid("Invalid APNs priority \"\(p)\": use 10, 5 or 1.", field: "message.apns.headers")
         }
         let topicLike: Bool = switch target { case .topic, .condition: true; default: false }
@@ -94,44 +95,51 @@ struct V1Request {
         return n
     }
 
-    /// The member at a dotted path.
-    static func value(_ m: JSONObject, _ path: String) -> JSONValue? {
-        var current: JSONValue = .object(m)
-        for part in path.split(separator: ".") {
-            guard let next = current[String(part)] else { return nil }
-            current = next
+    /// The member at a path of keys, e.g. `value(m, "apns", "headers")`.
+    static func value(_ m: JSONObject, _ keys: String...) -> JSONValue? {
+        var object = m
+        for (i, key) in keys.enumerated() {
+            guard let v = object[key] else { return nil }
+            if i == keys.count - 1 { return v }
+            guard let next = v.objectValue else { return nil }
+            object = next
         }
-        return current
+        return nil
+    }
+
+    /// `^[a-zA-Z0-9-_.~%]{1,50}$`, without a regular-expression engine on the hot path.
+    static func isAnalyticsLabel(_ s: String) -> Bool {
+        s.utf8.count <= 50 && Topic.isValidName(s)
     }
 
     /// The options the device model and the log need, from the message and its overrides.
     static func content(of m: JSONObject) -> PushContent {
-        let aps = value(m, "apns.payload.aps")?.objectValue
-        let isNotification = m["notification"] != nil || value(m, "android.notification") != nil || aps?["alert"] != nil
+        let aps = value(m, "apns", "payload", "aps")?.objectValue
+        let isNotification = m["notification"] != nil || value(m, "android", "notification") != nil || aps?["alert"] != nil
         var priority: Priority?
-        switch value(m, "android.priority")?.stringValue?.lowercased() {
+        switch value(m, "android", "priority")?.stringValue?.lowercased() {
         case "high"?: priority = .high
         case "normal"?: priority = .normal
         default:
-            switch value(m, "apns.headers")?.objectValue?["apns-priority"]?.stringValue {
+            switch value(m, "apns", "headers")?.objectValue?["apns-priority"]?.stringValue {
             case "10"?: priority = .high
             case "5"?, "1"?: priority = .normal
             default: priority = nil
             }
         }
-        let ttl = value(m, "android.ttl")?.stringValue.flatMap(Duration.seconds).map { Int($0) } ?? PushContent.maxTTL
-        let label = value(m, "fcm_options.analytics_label")?.stringValue
-            ?? value(m, "android.fcm_options.analytics_label")?.stringValue
-            ?? value(m, "apns.fcm_options.analytics_label")?.stringValue
+        let ttl = value(m, "android", "ttl")?.stringValue.flatMap(Duration.seconds).map { Int($0) } ?? PushContent.maxTTL
+        let label = value(m, "fcm_options", "analytics_label")?.stringValue
+            ?? value(m, "android", "fcm_options", "analytics_label")?.stringValue
+            ?? value(m, "apns", "fcm_options", "analytics_label")?.stringValue
         var content = PushContent(notification: m["notification"]?.objectValue, data: m["data"]?.objectValue,
                                   priority: priority, contentAvailable: aps?["content-available"]?.numberValue?.int == 1,
                                   mutableContent: aps?["mutable-content"]?.numberValue?.int == 1,
-                                  collapseKey: value(m, "android.collapse_key")?.stringValue, ttl: ttl,
-                                  restrictedPackageName: value(m, "android.restricted_package_name")?.stringValue,
+                                  collapseKey: value(m, "android", "collapse_key")?.stringValue, ttl: ttl,
+                                  restrictedPackageName: value(m, "android", "restricted_package_name")?.stringValue,
                                   analyticsLabel: label)
         content.options.isNotification = isNotification
         if !isNotification, priority == nil { content.options.priority = .normal }
-        if let exp = value(m, "apns.headers")?.objectValue?["apns-expiration"]?.stringValue.flatMap({ Int64($0) }) {
+        if let exp = value(m, "apns", "headers")?.objectValue?["apns-expiration"]?.stringValue.flatMap({ Int64($0) }) {
             content.options.apnsExpiration = exp
         }
         content.v1 = m

@@ -41,7 +41,7 @@ extension Gateway {
             }
             if let error = deviceError(device, options, project: project) { throw Self.v1Error(error) }
             if device.platform == .ios, !options.isNotification,
-               V1Request.value(send.message, "apns.headers")?.objectValue?["apns-priority"]?.stringValue == "10" {
+               V1Request.value(send.message, "apns", "headers")?.objectValue?["apns-priority"]?.stringValue == "10" {
                 throw .invalid("Data messages to Apple devices must have apns-priority 5 (normal priority).", field: "message.apns.headers")
             }
             try consumeDeviceRate(device)

@@ -53,6 +53,8 @@ public struct Router<Handler> {
     }
 
     private static func bind(_ segments: [Segment], _ parts: [Substring]) -> [String: String]? {
+        // Literal segments first: most routes fail there, before any parameter is decoded.
+        for (seg, part) in zip(segments, parts) where seg.name == nil && part != seg.prefix { return nil }
         var params: [String: String] = [:]
         for (seg, part) in zip(segments, parts) {
             guard let name = seg.name else {
