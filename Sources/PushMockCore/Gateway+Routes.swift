@@ -41,6 +41,7 @@ extension Gateway {
         r.add("POST", project + "/devices/{id}:enableAutoInit") { g, req, p in g.enableAutoInit(req, p) }
         r.add("POST", project + "/devices/{id}:refreshToken") { g, req, p in g.refreshToken(req, p) }
         r.add("POST", project + "/devices/{id}:reinstall") { g, req, p in g.reinstall(req, p) }
+        r.add("POST", project + "/devices/{id}:scriptErrors") { g, req, p in g.scriptErrors(req, p) }
         r.add("POST", project + "/devices/{id}/notifications/{message_id}:open") { g, req, p in g.openNotification(req, p) }
         r.add("GET", project + "/devices/{id}") { g, req, p in g.getDevice(req, p) }
         r.add("PATCH", project + "/devices/{id}") { g, req, p in g.patchDevice(req, p) }

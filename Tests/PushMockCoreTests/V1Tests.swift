@@ -84,6 +84,27 @@ struct V1Tests {
         #expect(error(v1(h, #"{"message":{"fid":"cAAAAAAAAAAAAAAAAAAAAA","data":{"a":"b"}}}"#)).2 == "UNREGISTERED")
     }
 
+    @Test("scripted errors: UNAVAILABLE (503, Retry-After) and INTERNAL (500), then success; legacy answers Unavailable and InternalServerError")
+    func scripted() {
+        let h = Harness { $0.acceptAnyToken = true }
+        let t = h.device("android")["token"] as! String
+        let script = h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/d1:scriptErrors",
+                            body: #"{"errors":["UNAVAILABLE","INTERNAL","Unavailable","InternalServerError"]}"#)
+        #expect(json(script)["scripted"] as? Int == 4)
+        let unavailable = v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}}}"#)
+        #expect(unavailable.status == 503 && error(unavailable).1 == "UNAVAILABLE" && error(unavailable).2 == "UNAVAILABLE")
+        #expect(unavailable.headers.contains { $0.name == "Retry-After" })
+        let failure = v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}}}"#)
+        #expect(failure.status == 500 && error(failure).1 == "INTERNAL" && error(failure).2 == "INTERNAL")
+        let legacy = json(h.send(#"{"to":"\#(t)","data":{"a":"b"}}"#))
+        #expect((legacy["results"] as? [[String: Any]])?.first?["error"] as? String == "Unavailable")
+        let form = h.send("registration_id=\(t)&data.a=b", contentType: "application/x-www-form-urlencoded")
+        #expect(form.status == 500)
+        #expect(v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}}}"#).status == 200)
+        #expect(h.eventNames("&event=MESSAGE_RECEIVED_INTERNAL_ERROR").count == 4)
+        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/d1:scriptErrors", body: #"{"errors":["BOOM"]}"#).status == 400)
+    }
+
     @Test("a data-only message to iOS with apns-priority 10 is rejected at send time")
     func iosDataPriority() {
         let h = Harness { $0.acceptAnyToken = true }

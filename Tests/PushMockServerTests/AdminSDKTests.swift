@@ -18,6 +18,8 @@ struct AdminSDKTests {
         let ios = try server.device("ios", app: "com.example.shop")["token"] as! String
         let gone = try server.device("android", app: "com.example.shop")
         #expect(try c.request("DELETE", base + "/devices/\(gone["id"]!)").status == 200)
+        // The first send meets two 503s: the SDK retries (honouring Retry-After) and succeeds.
+        #expect(try c.request("POST", base + "/devices/d1:scriptErrors", body: #"{"errors":["UNAVAILABLE","UNAVAILABLE"]}"#).status == 200)
 
         let (status, out) = try runCommand(RealClientTests.python, [
             ServerProcess.packageRoot.appendingPathComponent("Tests/clients/admin_sdk.py").path,
@@ -36,6 +38,8 @@ struct AdminSDKTests {
         #expect(rejected["count"] as? Int == 3)   // the multicast's gone token, the send to it, the malformed one
         let invalid = try c.request("GET", base + "/events?event=INVALID_PARAMETERS&count=true").json
         #expect(invalid["count"] as? Int == 1)    // the high-priority data message to iOS
+        let retried = try c.request("GET", base + "/events?event=MESSAGE_RECEIVED_INTERNAL_ERROR&count=true").json
+        #expect(retried["count"] as? Int == 2)
         let report = try c.request("GET", base + "/reports?analytics_label=sale").json["total"] as? [String: Any]
         #expect(report?["sends"] as? Int == 1)
     }

@@ -67,6 +67,8 @@ extension Gateway {
         if let device = project.device(token: token) {
             // A token idle for 270 days is expired (§F.2).
             if device.idle(at: clock.now()) > DeviceModel.tokenExpiresAfter { return .failure(.notRegistered) }
+            // A test scripted this device's next answers (`:scriptErrors`).
+            if !device.scriptedErrors.isEmpty { return .failure(device.scriptedErrors.removeFirst()) }
             return .success(device)
         }
         if retiredTokens.contains(token) { return .failure(.notRegistered) }
@@ -99,6 +101,9 @@ extension Gateway {
             case .failure(let error):
                 logRejection(error, project: project, message: message, device: project.device(token: token),
                              token: token, type: message.options.messageType)
+                // Plain text signals these with the status, not a line (§A.5).
+                if send.isForm, error == .unavailable { return .text(503, "") }
+                if send.isForm, error == .internalServerError { return .text(500, "") }
                 failures += 1
                 results.member("error", error.rawValue)
                 formLine = "Error=" + error.rawValue

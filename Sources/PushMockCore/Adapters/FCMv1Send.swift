@@ -99,6 +99,11 @@ extension Gateway {
             e = .invalid("The restricted package name does not match the registration token's app.")
         case .deviceMessageRateExceeded:
             return quotaExceeded("Device message rate exceeded.", retryAfter: 60_000_000)
+        case .unavailable:
+            e = V1Error(status: 503, canonical: "UNAVAILABLE", message: "The service is currently unavailable.", fcmCode: "UNAVAILABLE")
+            e.retryAfter = 1
+        case .internalServerError:
+            e = V1Error(status: 500, canonical: "INTERNAL", message: "Internal error encountered.", fcmCode: "INTERNAL")
         case .messageTooBig, .invalidDataKey, .invalidTTL:
             e = .invalid("Request contains an invalid argument.")
         }

@@ -11,6 +11,8 @@ enum LegacyError: String, Error {
     case invalidTTL = "InvalidTtl"
     case invalidAPNsCredential = "InvalidApnsCredential"
     case deviceMessageRateExceeded = "DeviceMessageRateExceeded"
+    case unavailable = "Unavailable"
+    case internalServerError = "InternalServerError"
 
     var event: EventKind {
         switch self {
@@ -23,6 +25,21 @@ enum LegacyError: String, Error {
         case .invalidTTL: .invalidTTL
         case .invalidAPNsCredential: .invalidAPNsCredential
         case .deviceMessageRateExceeded: .quotaExceeded
+        case .unavailable, .internalServerError: .internalError
+        }
+    }
+
+    /// The code a device's script names, in legacy or HTTP v1 spelling.
+    static func scripted(_ name: String) -> LegacyError? {
+        switch name {
+        case "UNAVAILABLE", "Unavailable": .unavailable
+        case "INTERNAL", "InternalServerError": .internalServerError
+        case "QUOTA_EXCEEDED", "DeviceMessageRateExceeded": .deviceMessageRateExceeded
+        case "UNREGISTERED", "NotRegistered": .notRegistered
+        case "SENDER_ID_MISMATCH", "MismatchSenderId": .mismatchSenderID
+        case "INVALID_ARGUMENT", "InvalidRegistration": .invalidRegistration
+        case "THIRD_PARTY_AUTH_ERROR", "InvalidApnsCredential": .invalidAPNsCredential
+        default: nil
         }
     }
 

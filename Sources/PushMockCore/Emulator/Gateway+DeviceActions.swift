@@ -37,6 +37,25 @@ extension Gateway {
         }
     }
 
+    /// `POST .../devices/{id}:scriptErrors` with `{"errors": ["UNAVAILABLE", "UNAVAILABLE"]}`:
+    /// the next sends to this device fail with these codes, in order, then succeed again, so
+    /// a test can exercise its retries. Legacy and HTTP v1 spellings are both accepted.
+    func scriptErrors(_ request: Request, _ params: [String: String]) -> Reply {
+        withDevice(params) { (_, d) throws(ControlError) -> Reply in
+            let obj = try Control.body(request, allowed: ["errors"])
+            guard let items = obj["errors"]?.arrayValue else { throw Control.invalid("Field 'errors' must be a list of error codes.") }
+            var errors: [LegacyError] = []
+            for item in items {
+                guard let name = item.stringValue, let e = LegacyError.scripted(name) else {
+                    throw Control.invalid("Unknown error code \(JSONWriter.quotedJSON(item)): use UNAVAILABLE, INTERNAL, QUOTA_EXCEEDED, UNREGISTERED, SENDER_ID_MISMATCH, INVALID_ARGUMENT or THIRD_PARTY_AUTH_ERROR (or their legacy names).")
+                }
+                errors.append(e)
+            }
+            d.scriptedErrors = errors
+            return .response(.json(200, "{\"scripted\":\(errors.count)}"))
+        }
+    }
+
     /// `POST .../devices/{id}/notifications/{message_id}:open`: the user taps a displayed or
     /// presented notification (`didReceive`); the app comes to the foreground.
     func openNotification(_ request: Request, _ params: [String: String]) -> Reply {

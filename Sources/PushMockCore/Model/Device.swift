@@ -20,6 +20,8 @@ public final class Device {
     /// runs when it reconnects.
     public internal(set) var deletedMessages = false
     var rate = DeviceRate()
+    /// Errors the next sends to this device answer, in order (`:scriptErrors`).
+    var scriptedErrors: [LegacyError] = []
     /// The last time the device was seen by the service (registration, online, app use);
     /// tokens idle for 270 days are expired.
     public internal(set) var lastSeen: Timestamp
