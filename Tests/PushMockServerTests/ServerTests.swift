@@ -164,6 +164,19 @@ struct ServerTests {
         #expect(Date().timeIntervalSince(started) < 5)
     }
 
+    @Test("`pushmock service-account` prints a service-account JSON from the running server")
+    func serviceAccountCommand() throws {
+        let server = try ServerProcess()
+        let (status, out) = try runCommand(ServerProcess.binary.path, ["service-account", "--port", String(server.port)])
+        #expect(status == 0)
+        let account = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any]
+        #expect(account?["type"] as? String == "service_account")
+        #expect(account?["token_uri"] as? String == "http://127.0.0.1:\(server.port)/token")
+        #expect((account?["private_key"] as? String)?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
+        let (down, _) = try runCommand(ServerProcess.binary.path, ["service-account", "--port", "1"])
+        #expect(down == 1)
+    }
+
     @Test("flags have matching PUSHMOCK_* variables")
     func environment() throws {
         let server = try ServerProcess([], environment: ["PUSHMOCK_PROJECT": "env-project", "PUSHMOCK_SERVER_KEY": "env-key"])
