@@ -14,7 +14,8 @@ struct AdminSDKTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-sa-\(server.port).json")
         try account.body.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let android = try server.device("android", app: "com.example.shop")["token"] as! String
+        let androidDevice = try server.device("android", app: "com.example.shop")
+        let android = androidDevice["token"] as! String
         let ios = try server.device("ios", app: "com.example.shop")["token"] as! String
         let gone = try server.device("android", app: "com.example.shop")
         #expect(try c.request("DELETE", base + "/devices/\(gone["id"]!)").status == 200)
@@ -23,7 +24,7 @@ struct AdminSDKTests {
 
         let (status, out) = try runCommand(RealClientTests.python, [
             ServerProcess.packageRoot.appendingPathComponent("Tests/clients/admin_sdk.py").path,
-            server.url, file.path, android, ios, gone["token"] as! String,
+            server.url, file.path, android, ios, gone["token"] as! String, androidDevice["fid"] as! String,
         ])
         #expect(status == 0, "\(out)")
         let result = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any]

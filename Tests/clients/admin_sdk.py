@@ -1,7 +1,7 @@
 """Drives pushmock with the official Python Admin SDK (firebase-admin 7.7.0), unmodified but
 for the URLs its messaging service holds (FCM has no emulator variable, clients.md).
 
-Usage: admin_sdk.py BASE_URL SERVICE_ACCOUNT_JSON ANDROID_TOKEN IOS_TOKEN GONE_TOKEN
+Usage: admin_sdk.py BASE_URL SERVICE_ACCOUNT_JSON ANDROID_TOKEN IOS_TOKEN GONE_TOKEN ANDROID_FID
 Prints one JSON object with what each call returned; exits non-zero on any surprise.
 """
 import json
@@ -12,7 +12,7 @@ import firebase_admin
 from firebase_admin import credentials, exceptions, messaging
 
 warnings.simplefilter("ignore", DeprecationWarning)
-base, account, android, ios, gone = sys.argv[1:6]
+base, account, android, ios, gone, fid = sys.argv[1:7]
 out = {}
 
 # The service-account OAuth flow: google-auth signs an RS256 JWT and posts it to token_uri.
@@ -38,6 +38,9 @@ silent = messaging.send(messaging.Message(
     apns=messaging.APNSConfig(headers={"apns-priority": "5"},
                               payload=messaging.APNSPayload(aps=messaging.Aps(content_available=True)))))
 out["silent"] = silent
+
+out["fid"] = messaging.send(messaging.Message(fid=fid, data={"via": "fid"}))
+assert out["fid"].startswith(f"projects/{project}/messages/0:"), out
 
 out["dry_run"] = messaging.send(messaging.Message(token=android, data={"a": "b"}), dry_run=True)
 assert out["dry_run"] == f"projects/{project}/messages/fake_message_id", out
