@@ -13,9 +13,9 @@ extension Gateway {
     func iidProject(_ request: Request) -> Project? {
         if let p = legacyProject(request) { return p }
         guard request.header("access_token_auth") == "true",
-              let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else { return nil }
+              let bearer = request.header("authorization").flatMap(Self.bearerToken) else { return nil }
         if configuration.acceptAnyToken { return projects[configuration.project] }
-        guard let token = accessTokens[String(header.dropFirst(7))], token.expires > clock.now() else { return nil }
+        guard let token = accessTokens[bearer], token.expires > clock.now() else { return nil }
         return projects[token.projectID]
     }
 

@@ -86,15 +86,20 @@ extension Gateway {
         guard let header = request.header("authorization") else {
             return Self.unauthenticated("Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.", invalidToken: false)
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", let token = accessTokens[String(parts[1])],
-              token.expires > clock.now() else {
+        guard let token = Self.bearerToken(header).flatMap({ accessTokens[$0] }), token.expires > clock.now() else {
             return Self.unauthenticated("Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.", invalidToken: true)
         }
         guard let project = apiProject(projectID), project.id == token.projectID else {
             return .googleError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(projectID)' (or it may not exist).")
         }
         return nil
+    }
+
+    /// The token of `Bearer <token>` (scheme in any case), read on bytes.
+    static func bearerToken(_ header: String) -> String? {
+        let u = header.utf8
+        guard u.count > 7, Request.equalsLowercased(String(Substring(u.prefix(7))), "bearer ") else { return nil }
+        return String(Substring(u.dropFirst(7)))
     }
 
     /// A project named in a Google API path, by id or by number; nil when there is none.

@@ -40,16 +40,35 @@ public struct Router<Handler> {
 
     public func match(method: String, path: String) -> Match {
         if let handler = literal[method + " " + path] { return .found(handler, [:]) }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let parts = Self.segments(path)
         var pathMatched = false
         for route in routes where route.segments.count == parts.count {
-            guard let params = Self.bind(route.segments, Array(parts)) else { continue }
+            guard let params = Self.bind(route.segments, parts) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") {
                 return .found(route.handler, params)
             }
             pathMatched = true
         }
         return pathMatched ? .methodNotAllowed : .notFound
+    }
+
+    /// The path's segments after the leading `/`, split on bytes: splitting a String by
+    /// Characters walks grapheme clusters and costs more than the whole route lookup.
+    static func segments(_ path: String) -> [Substring] {
+        let utf8 = path.utf8
+        var parts: [Substring] = []
+        var start = utf8.startIndex
+        if start < utf8.endIndex, utf8[start] == UInt8(ascii: "/") { start = utf8.index(after: start) }
+        var i = start
+        while i < utf8.endIndex {
+            if utf8[i] == UInt8(ascii: "/") {
+                parts.append(Substring(utf8[start..<i]))
+                start = utf8.index(after: i)
+            }
+            i = utf8.index(after: i)
+        }
+        parts.append(Substring(utf8[start..<utf8.endIndex]))
+        return parts
     }
 
     private static func bind(_ segments: [Segment], _ parts: [Substring]) -> [String: String]? {
@@ -61,9 +80,9 @@ public struct Router<Handler> {
                 if part != seg.prefix { return nil }
                 continue
             }
-            guard part.count > seg.prefix.count + seg.suffix.count,
+            guard part.utf8.count > seg.prefix.utf8.count + seg.suffix.utf8.count,
                   part.hasPrefix(seg.prefix), part.hasSuffix(seg.suffix) else { return nil }
-            let raw = part.dropFirst(seg.prefix.count).dropLast(seg.suffix.count)
+            let raw = Substring(part.utf8.dropFirst(seg.prefix.utf8.count).dropLast(seg.suffix.utf8.count))
             guard let value = URLCoding.percentDecode(raw) else { return nil }
             params[name] = value
         }
