@@ -29,25 +29,8 @@ struct V1Error: Error {
     }
 
     var response: Response {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("error")
-        w.beginObject()
-        w.member("code", status)
-        w.member("message", message)
-        w.member("status", canonical)
-        if fcmCode != nil || !details.isEmpty {
-            w.key("details")
-            w.beginArray()
-            if let fcmCode {
-                w.raw("{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.FcmError\",\"errorCode\":\"\(fcmCode)\"}")
-            }
-            for d in details { w.raw(d) }
-            w.endArray()
-        }
-        w.endObject()
-        w.endObject()
-        var r = Response.json(status, w)
+        let fcm = fcmCode.map { "{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.FcmError\",\"errorCode\":\"\($0)\"}" }
+        var r = Response.googleError(status, canonical, message, details: (fcm.map { [$0] } ?? []) + details)
         if let retryAfter { r.headers.append(("Retry-After", String(retryAfter))) }
         return r
     }

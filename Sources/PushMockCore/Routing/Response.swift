@@ -29,9 +29,10 @@ public struct Response: Sendable {
         Response(status: status, headers: [("Content-Type", "text/html; charset=UTF-8")], body: Array(text.utf8))
     }
 
-    /// Google's error shape, used by the control API and (later) HTTP v1:
-    /// `{"error": {"code", "message", "status"}}`.
-    public static func googleError(_ code: Int, _ status: String, _ message: String) -> Response {
+    /// Google's error shape (`google.rpc.Status`), used by the control API and the Google
+    /// APIs: `{"error": {"code", "message", "status", "details"}}`; `details` holds encoded
+    /// detail objects and is left out when empty.
+    public static func googleError(_ code: Int, _ status: String, _ message: String, details: [String] = []) -> Response {
         var w = JSONWriter()
         w.beginObject()
         w.key("error")
@@ -39,6 +40,12 @@ public struct Response: Sendable {
         w.member("code", code)
         w.member("message", message)
         w.member("status", status)
+        if !details.isEmpty {
+            w.key("details")
+            w.beginArray()
+            for d in details { w.raw(d) }
+            w.endArray()
+        }
         w.endObject()
         w.endObject()
         return json(code, w)
