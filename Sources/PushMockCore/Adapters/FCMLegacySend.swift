@@ -106,12 +106,12 @@ extension Gateway {
                 if send.isForm, error == .internalServerError { return .text(500, "") }
                 failures += 1
                 results.member("error", error.rawValue)
-                formLine = "Error=" + error.rawValue
+                if send.isForm { formLine = "Error=" + error.rawValue }
             case .success(let device) where send.dryRun:
                 log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
                            message: message, messageID: "fake_message_id", device: device, reason: "dry_run")
                 results.member("message_id", "fake_message_id")
-                formLine = "id=fake_message_id"
+                if send.isForm { formLine = "id=fake_message_id" }
             case .success(let device):
                 let id = single ? singleID : ids.recipient()
                 if !single {
@@ -120,7 +120,7 @@ extension Gateway {
                 }
                 deliver(message, messageID: id, to: device, project: project)
                 results.member("message_id", id)
-                formLine = "id=" + id
+                if send.isForm { formLine = "id=" + id }
             }
             results.endObject()
         }
