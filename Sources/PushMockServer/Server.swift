@@ -48,7 +48,7 @@ public final class Server {
         sigaddset(&unblock, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return ["pushmock: HTTP (FCM legacy, IID, control API) on http://\(host):\(port)"]
+        return ["pushmock: HTTP (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)"]
     }
 
     /// Serves until a signal's graceful shutdown completes.
