@@ -93,7 +93,7 @@ extension Gateway {
         for token in tokens {
             var outcome = check(token: token, send.content.options, project: project)
             if let messageError, case .success = outcome { outcome = .failure(messageError) }
-            if case .success(let device) = outcome, !send.dryRun, (try? consumeDeviceRate(device)) == nil {
+            if case .success(let device) = outcome, !send.dryRun, takeDeviceRate(device) != nil {
                 outcome = .failure(.deviceMessageRateExceeded)
             }
             results.beginObject()

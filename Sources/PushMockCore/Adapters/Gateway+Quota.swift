@@ -15,18 +15,20 @@ extension Gateway {
     }
 
     func consumeDeviceRate(_ device: Device) throws(V1Error) {
-        guard device.platform == .android, configuration.deviceRateLimit > 0 else { return }
+        if let wait = takeDeviceRate(device) { throw Self.quotaExceeded("Device message rate exceeded.", retryAfter: wait) }
+    }
+
+    /// Counts one message for the device; when it is over its limit, how long until it is not.
+    func takeDeviceRate(_ device: Device) -> Timestamp? {
+        guard device.platform == .android, configuration.deviceRateLimit > 0 else { return nil }
         let now = clock.now()
         if now - device.rate.minuteStart >= 60_000_000 { device.rate.minuteStart = now; device.rate.minute = 0 }
         if now - device.rate.hourStart >= 3_600_000_000 { device.rate.hourStart = now; device.rate.hour = 0 }
-        if device.rate.minute >= configuration.deviceRateLimit {
-            throw Self.quotaExceeded("Device message rate exceeded.", retryAfter: device.rate.minuteStart + 60_000_000 - now)
-        }
-        if device.rate.hour >= 5000 {
-            throw Self.quotaExceeded("Device message rate exceeded.", retryAfter: device.rate.hourStart + 3_600_000_000 - now)
-        }
+        if device.rate.minute >= configuration.deviceRateLimit { return device.rate.minuteStart + 60_000_000 - now }
+        if device.rate.hour >= 5000 { return device.rate.hourStart + 3_600_000_000 - now }
         device.rate.minute += 1
         device.rate.hour += 1
+        return nil
     }
 
     static func quotaExceeded(_ message: String, retryAfter: Timestamp) -> V1Error {
