@@ -35,23 +35,8 @@ extension Gateway {
 
     private func record(_ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
                         id: String, bulkID: Int64?) -> Message {
-        let message = Message(id: id, projectID: project.id, projectNumber: project.number, api: "legacy",
-                              target: target, options: send.content.options, format: send.isForm ? .legacyForm : .legacyJSON,
-                              requestBytes: request.body,
-                              requestContentType: Self.interned(request.header("content-type")), receivedAt: clock.now(),
-                              bulkID: bulkID, dryRun: send.dryRun)
-        project.messages.add(message)
-        return message
-    }
-
-    /// Shares the storage of the content types nearly every request carries.
-    static func interned(_ contentType: String?) -> String? {
-        switch contentType {
-        case "application/json"?: "application/json"
-        case "application/json; charset=UTF-8"?: "application/json; charset=UTF-8"
-        case "application/x-www-form-urlencoded;charset=UTF-8"?: "application/x-www-form-urlencoded;charset=UTF-8"
-        default: contentType
-        }
+        accept(api: "legacy", format: send.isForm ? .legacyForm : .legacyJSON, options: send.content.options,
+               target: target, request: request, project: project, id: id, bulkID: bulkID, dryRun: send.dryRun)
     }
 
     /// The outcome for one addressed token: a device to deliver to, or an error code.
@@ -114,10 +99,7 @@ extension Gateway {
                 if send.isForm { formLine = "id=fake_message_id" }
             case .success(let device):
                 let id = single ? singleID : ids.recipient()
-                if !single {
-                    message.recipientIDs.append(id)
-                    project.messages.index(id, message)
-                }
+                if !single { project.messages.addRecipient(id, of: message) }
                 deliver(message, messageID: id, to: device, project: project)
                 results.member("message_id", id)
                 if send.isForm { formLine = "id=" + id }
@@ -152,11 +134,10 @@ extension Gateway {
         let bulk = ids.bulk()
         let id = String(bulk)
         let message = record(send, target, request, project, id: id, bulkID: bulk)
-        logTopicAccepted(message, project)
         if let condition {
-            fanOut(message, messageID: id, project: project, devices: devices(matching: condition, in: project))
-        } else if case .topic(let name) = target, let subscribers = project.topics[name] {
-            fanOut(message, messageID: id, project: project, devices: subscribers.values)
+            broadcast(message, to: devices(matching: condition, in: project), project: project)
+        } else if case .topic(let name) = target {
+            broadcast(message, to: subscribers(name, in: project), project: project)
         }
         return .json(200, "{\"message_id\":\(id)}")
     }
@@ -176,8 +157,7 @@ extension Gateway {
                 failed.append(token)
             case .success(let device) where !send.dryRun:
                 let id = ids.recipient()
-                message.recipientIDs.append(id)
-                project.messages.index(id, message)
+                project.messages.addRecipient(id, of: message)
                 deliver(message, messageID: id, to: device, project: project)
             case .success: break
             }

@@ -51,19 +51,20 @@ extension Gateway {
             return name(id)
         case .topic(let topic):
             if send.validateOnly { return name("fake_message_id") }
-            let bulk = ids.bulk()
-            let message = record(send, .topic(topic), request, project, id: String(bulk), bulkID: bulk)
-            logTopicAccepted(message, project)
-            fanOut(message, messageID: message.id, project: project, devices: project.topics[topic]?.values ?? [:].values)
-            return name(message.id)
+            return name(v1Broadcast(send, .topic(topic), subscribers(topic, in: project), request, project))
         case .condition(let text, let condition):
             if send.validateOnly { return name("fake_message_id") }
-            let bulk = ids.bulk()
-            let message = record(send, .condition(text), request, project, id: String(bulk), bulkID: bulk)
-            logTopicAccepted(message, project)
-            fanOut(message, messageID: message.id, project: project, devices: devices(matching: condition, in: project))
-            return name(message.id)
+            return name(v1Broadcast(send, .condition(text), devices(matching: condition, in: project), request, project))
         }
+    }
+
+    /// A topic or condition send; returns the topic message id.
+    private func v1Broadcast(_ send: V1Request, _ target: Message.Target, _ devices: [Device], _ request: Request,
+                             _ project: Project) -> String {
+        let bulk = ids.bulk()
+        let message = record(send, target, request, project, id: String(bulk), bulkID: bulk)
+        broadcast(message, to: devices, project: project)
+        return message.id
     }
 
     /// The device a token or FID send addresses, or FCM's error for it.
@@ -114,16 +115,7 @@ extension Gateway {
 
     private func record(_ send: V1Request, _ target: Message.Target, _ request: Request, _ project: Project,
                         id: String, bulkID: Int64?) -> Message {
-        let message = Message(id: id, projectID: project.id, projectNumber: project.number, api: "v1", target: target,
-                              options: send.content.options, format: .v1, requestBytes: request.body,
-                              requestContentType: Self.interned(request.header("content-type")), receivedAt: clock.now(),
-                              bulkID: bulkID, dryRun: false)
-        project.messages.add(message)
-        return message
-    }
-
-    func logTopicAccepted(_ message: Message, _ project: Project) {
-        log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                   message: message, messageID: message.id, messageType: .topic)
+        accept(api: "v1", format: .v1, options: send.content.options, target: target, request: request,
+               project: project, id: id, bulkID: bulkID)
     }
 }

@@ -1,6 +1,39 @@
 /// Fan-out and delivery: what becomes of an accepted message on each device. FCM and APNs
 /// store messages for offline devices; the device model decides what an online phone does.
 extension Gateway {
+    /// Records an accepted send, whichever API it came through, so `GET .../messages` finds it.
+    func accept(api: String, format: Message.Format, options: PushOptions, target: Message.Target,
+                request: Request, project: Project, id: String, bulkID: Int64?, dryRun: Bool = false) -> Message {
+        let message = Message(id: id, projectID: project.id, projectNumber: project.number, api: api, target: target,
+                              options: options, format: format, requestBytes: request.body,
+                              requestContentType: Self.interned(request.header("content-type")), receivedAt: clock.now(),
+                              bulkID: bulkID, dryRun: dryRun)
+        project.messages.add(message)
+        return message
+    }
+
+    /// A topic or condition send: the fan-out row, then each device in turn.
+    func broadcast(_ message: Message, to devices: some Sequence<Device>, project: Project) {
+        log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                   message: message, messageID: message.id, messageType: .topic)
+        fanOut(message, messageID: message.id, project: project, devices: devices)
+    }
+
+    /// The devices subscribed to a topic.
+    func subscribers(_ topic: String, in project: Project) -> [Device] {
+        project.topics[topic].map { Array($0.values) } ?? []
+    }
+
+    /// Shares the storage of the content types nearly every request carries.
+    static func interned(_ contentType: String?) -> String? {
+        switch contentType {
+        case "application/json"?: "application/json"
+        case "application/json; charset=UTF-8"?: "application/json; charset=UTF-8"
+        case "application/x-www-form-urlencoded;charset=UTF-8"?: "application/x-www-form-urlencoded;charset=UTF-8"
+        default: contentType
+        }
+    }
+
     /// Logs acceptance for one device, then stores or delivers the message.
     func deliver(_ message: Message, messageID: String, to device: Device, project: Project) {
         let now = clock.now()
@@ -94,10 +127,10 @@ extension Gateway {
         return nil
     }
 
-    /// Sends to every device subscribed to `topic`, or matching `condition`; devices that
-    /// cannot take the message get an error event each. Returns how many accepted it.
+    /// Sends to each device; devices that cannot take the message get an error event each.
+    /// Returns how many accepted it.
     @discardableResult
-    func fanOut(_ message: Message, messageID: String, project: Project, devices: some Sequence<Device>) -> Int {
+    private func fanOut(_ message: Message, messageID: String, project: Project, devices: some Sequence<Device>) -> Int {
         var accepted = 0
         let now = clock.now()
         for device in devices where device.token != nil {

@@ -28,8 +28,11 @@ public final class MessageStore {
         byID[message.id] = message
     }
 
-    /// Makes a recipient's message id find its send.
-    func index(_ messageID: String, _ message: Message) { byID[messageID] = message }
+    /// Notes a recipient's message id on its send and makes the id find the send.
+    func addRecipient(_ messageID: String, of message: Message) {
+        message.recipientIDs.append(messageID)
+        byID[messageID] = message
+    }
 
     private func forget(_ message: Message) {
         byID[message.id] = nil
