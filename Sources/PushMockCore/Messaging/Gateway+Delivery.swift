@@ -74,7 +74,7 @@ extension Gateway {
                 record(.messageDropped, old, device, project, reason: DropReason.backgroundBudgetExhausted.rawValue)
             }
             device.held = item
-            waiting[device.id + "@" + project.id] = device
+            waiting[Self.waitingKey(device)] = device
             record(.messageStored, item, device, project, reason: DropReason.backgroundBudgetExhausted.rawValue)
         case .dropped(let reason):
             record(.messageDropped, item, device, project, reason: reason.rawValue)

@@ -35,7 +35,6 @@ extension Gateway {
                     record(.messageDropped, old, device, project, reason: DropReason.tooManyPending.rawValue)
                 }
                 device.pending.removeAll()
-                device.deletedMessages = true
                 return
             }
             device.pending.append(item)

@@ -16,9 +16,6 @@ public final class Device {
     public internal(set) var held: Pending?
     /// iOS: when recent background pushes were handed to the app, for the hourly budget.
     var backgroundDeliveries: [Timestamp] = []
-    /// Android: FCM dropped everything stored (over 100); the app's `onDeletedMessages()`
-    /// runs when it reconnects.
-    public internal(set) var deletedMessages = false
     var rate = DeviceRate()
     /// Errors the next sends to this device answer, in order (`:scriptErrors`).
     var scriptedErrors: [LegacyError] = []
