@@ -46,6 +46,13 @@ extension Gateway {
 
     static let maxBatchCreate = 1_000_000
 
+    static func apnsEnvironment(_ s: String) throws(ControlError) -> APNsEnvironment {
+        guard let env = APNsEnvironment(rawValue: s) else {
+            throw Control.invalid("Invalid value at 'apns_environment': \"\(s)\" is not sandbox or production.")
+        }
+        return env
+    }
+
     /// Validates the registration fields and registers one device.
     private func makeDevice(_ fields: [String: String], state: DeviceState = DeviceState(),
                             in project: Project) throws(ControlError) -> Device {
@@ -56,11 +63,7 @@ extension Gateway {
         }
         var environment: APNsEnvironment? = nil
         if platform == .ios {
-            let e = fields["apns_environment"] ?? APNsEnvironment.sandbox.rawValue
-            guard let env = APNsEnvironment(rawValue: e) else {
-                throw Control.invalid("Invalid value at 'apns_environment': \"\(e)\" is not sandbox or production.")
-            }
-            environment = env
+            environment = try Self.apnsEnvironment(fields["apns_environment"] ?? APNsEnvironment.sandbox.rawValue)
         } else if fields["apns_environment"] != nil || fields["apns_token"] != nil {
             throw Control.invalid("'apns_environment' and 'apns_token' apply to iOS devices only.")
         }
@@ -96,15 +99,15 @@ extension Gateway {
 
     func listDevices(_ request: Request, _ params: [String: String]) -> Reply {
         Control.run { () throws(ControlError) -> Reply in
-        let project = try controlProject(params)
-        var w = JSONWriter(capacity: 64 + project.deviceOrder.count * 400)
-        w.beginObject()
-        w.key("devices")
-        w.beginArray()
-        for d in project.deviceOrder { w.raw(Self.deviceJSON(d)) }
-        w.endArray()
-        w.endObject()
-        return .response(.json(200, w))
+            let project = try controlProject(params)
+            var w = JSONWriter(capacity: 64 + project.deviceOrder.count * 400)
+            w.beginObject()
+            w.key("devices")
+            w.beginArray()
+            for d in project.deviceOrder { w.raw(Self.deviceJSON(d)) }
+            w.endArray()
+            w.endObject()
+            return .response(.json(200, w))
         }
     }
 
@@ -126,15 +129,15 @@ extension Gateway {
     func patchDevice(_ request: Request, _ params: [String: String]) -> Reply {
         withDevice(params) { (project, d) throws(ControlError) -> Reply in
             let obj = try Control.body(request, allowed: DeviceStateFields.names.union(["apns_environment"]))
-            if let e = try Control.string(obj, "apns_environment") {
-                guard d.platform == .ios else { throw Control.invalid("'apns_environment' applies to iOS devices only.") }
-                guard let env = APNsEnvironment(rawValue: e) else {
-                    throw Control.invalid("Invalid value at 'apns_environment': \"\(e)\" is not sandbox or production.")
-                }
-                d.apnsEnvironment = env
-            }
+            // Everything is validated before anything changes.
             var state = d.state
             try DeviceStateFields.apply(obj, to: &state)
+            var environment = d.apnsEnvironment
+            if let e = try Control.string(obj, "apns_environment") {
+                guard d.platform == .ios else { throw Control.invalid("'apns_environment' applies to iOS devices only.") }
+                environment = try Self.apnsEnvironment(e)
+            }
+            d.apnsEnvironment = environment
             change(d, to: state, project: project)
             return .response(.json(200, Self.deviceJSON(d)))
         }
