@@ -10,9 +10,7 @@ extension Gateway {
             }
             return .response(failure)
         }
-        guard let project = apiProject(projectID) ?? (configuration.acceptAnyToken ? self.project(projectID) : nil) else {
-            return .response(.googleError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(projectID)' (or it may not exist)."))
-        }
+        guard let project = googleAPIProject(projectID) else { return .response(Self.permissionDenied(projectID)) }
         do {
             let send = try V1Request.decode(request.body)
             try consumeQuota(project)

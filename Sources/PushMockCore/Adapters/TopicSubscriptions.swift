@@ -35,7 +35,7 @@ extension Gateway {
     private func registration(_ request: Request, _ params: [String: String]) throws(ControlError) -> (Project, Device) {
         let projectID = params["project"]!
         if let failure = bearerFailure(request, projectID: projectID) { throw ControlError(response: failure) }
-        guard let project = apiProject(projectID) ?? (configuration.acceptAnyToken ? project(projectID) : nil) else {
+        guard let project = googleAPIProject(projectID) else {
             throw Control.notFound("Requested entity was not found.")
         }
         let token = params["token"]!

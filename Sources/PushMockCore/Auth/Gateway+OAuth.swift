@@ -90,7 +90,7 @@ extension Gateway {
             return Self.unauthenticated("Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.", invalidToken: true)
         }
         guard let project = apiProject(projectID), project.id == token.projectID else {
-            return .googleError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(projectID)' (or it may not exist).")
+            return Self.permissionDenied(projectID)
         }
         return nil
     }
@@ -105,6 +105,16 @@ extension Gateway {
     /// A project named in a Google API path, by id or by number; nil when there is none.
     func apiProject(_ idOrNumber: String) -> Project? {
         projects[idOrNumber] ?? projects.values.first { String($0.number) == idOrNumber }
+    }
+
+    /// The project a Google API path names once its bearer passed: an existing one, or with
+    /// `--accept-any-token` any valid id (created on first use, as the control API does).
+    func googleAPIProject(_ idOrNumber: String) -> Project? {
+        apiProject(idOrNumber) ?? (configuration.acceptAnyToken ? project(idOrNumber) : nil)
+    }
+
+    static func permissionDenied(_ projectID: String) -> Response {
+        .googleError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(projectID)' (or it may not exist).")
     }
 
     static func unauthenticated(_ message: String, invalidToken: Bool) -> Response {
