@@ -10,8 +10,6 @@ public final class Gateway {
     /// All mutable state below is guarded by the loop thread.
     public private(set) var projects: [String: Project] = [:]
     var projectsByKey: [String: Project] = [:]
-    /// Tokens of devices that were uninstalled or replaced: they answer NotRegistered.
-    var retiredTokens: Set<String> = []
     /// Devices with stored or held messages, for expiry; keyed by project and device id.
     var waiting: [String: Device] = [:]
     /// Service accounts pushmock issued, by client email; access tokens it handed out.

@@ -49,7 +49,7 @@ extension Gateway {
     /// Adds or removes one subscription; the per-token error code, or nil on success.
     private func relate(_ token: String, _ topic: String, add: Bool, project: Project) -> String? {
         guard let device = project.device(token: token) else {
-            if retiredTokens.contains(token) || Identifiers.looksLikeRegistrationToken(token) { return "NOT_FOUND" }
+            if Identifiers.looksLikeRegistrationToken(token) { return "NOT_FOUND" }
             return "INVALID_ARGUMENT"
         }
         if add {
@@ -64,7 +64,7 @@ extension Gateway {
         guard let project = iidProject(request) else { return unauthorized(request) }
         let token = params["token"]!
         guard let device = project.device(token: token) else {
-            if retiredTokens.contains(token) || Identifiers.looksLikeRegistrationToken(token) || owner(ofToken: token) != nil {
+            if Identifiers.looksLikeRegistrationToken(token) {
                 return Self.iidError(404, "No information found about this instance id.")
             }
             return Self.iidError(400, "InvalidToken")

@@ -40,7 +40,7 @@ extension Gateway {
         }
         let token = params["token"]!
         guard let device = project.device(token: token) else {
-            if retiredTokens.contains(token) || Identifiers.looksLikeRegistrationToken(token) {
+            if Identifiers.looksLikeRegistrationToken(token) {
                 throw Control.notFound("Requested entity was not found.")
             }
             throw Control.invalid("The registration token is not a valid FCM registration token")

@@ -16,8 +16,7 @@ extension Gateway {
     /// same installation; the old one now answers as a stale token (NotRegistered).
     func refreshToken(_ request: Request, _ params: [String: String]) -> Reply {
         withDevice(params) { (project, d) throws(ControlError) -> Reply in
-            guard let old = d.token else { throw Control.failedPrecondition("The device has no token yet (auto-init is off).") }
-            retiredTokens.insert(old)
+            guard d.token != nil else { throw Control.failedPrecondition("The device has no token yet (auto-init is off).") }
             project.reassign(d, token: Identifiers.registrationToken(fid: d.fid, &random))
             return .response(.json(200, Self.deviceJSON(d)))
         }
@@ -28,7 +27,6 @@ extension Gateway {
     func reinstall(_ request: Request, _ params: [String: String]) -> Reply {
         withDevice(params) { (project, d) throws(ControlError) -> Reply in
             dropWaiting(d, project: project)
-            if let old = d.token { retiredTokens.insert(old) }
             for topic in Array(d.topics.keys) { project.unsubscribe(d, from: topic) }
             let fid = Identifiers.fid(&random)
             project.reassign(d, token: d.state.autoInitEnabled ? Identifiers.registrationToken(fid: fid, &random) : nil, fid: fid)

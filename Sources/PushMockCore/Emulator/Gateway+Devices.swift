@@ -164,7 +164,6 @@ extension Gateway {
         withDevice(params) { (project, d) throws(ControlError) -> Reply in
             dropWaiting(d, project: project)
             project.remove(d)
-            if let token = d.token { retiredTokens.insert(token) }
             return .response(.json(200, "{}"))
         }
     }

@@ -43,10 +43,7 @@ extension Gateway {
     /// Back to the start state: no devices, topics, groups, apps, sends or events.
     func resetProject(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
         let old = try controlProject(params)
-        for d in old.deviceOrder {
-            if let token = d.token { retiredTokens.insert(token) }
-            waiting[Self.waitingKey(d)] = nil
-        }
+        for d in old.deviceOrder { waiting[Self.waitingKey(d)] = nil }
         log.removeAll(projectID: old.id)
         addProject(old.id, serverKeys: old.serverKeys)
         return .response(.json(200, "{}"))
