@@ -152,6 +152,9 @@ extension Gateway {
         for token in group.tokens {
             var outcome = check(token: token, send.content.options, project: project)
             if let messageError, case .success = outcome { outcome = .failure(messageError) }
+            if case .success(let device) = outcome, !send.dryRun, takeDeviceRate(device) != nil {
+                outcome = .failure(.deviceMessageRateExceeded)
+            }
             switch outcome {
             case .failure(let error):
                 logRejection(error, project: project, message: message, device: project.device(token: token), token: token)
