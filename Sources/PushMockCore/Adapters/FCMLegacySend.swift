@@ -46,6 +46,17 @@ extension Gateway {
         }
     }
 
+    /// What a send does for one token: the device, or the error its result shows, with the
+    /// message-wide error and the device's rate limit applied.
+    private func outcome(of token: String, _ send: LegacyRequest, _ messageError: LegacyError?,
+                         _ project: Project) -> Result<Device, LegacyError> {
+        let found = check(token: token, send.content.options, project: project)
+        guard case .success(let device) = found else { return found }
+        if let messageError { return .failure(messageError) }
+        if !send.dryRun, takeDeviceRate(device) != nil { return .failure(.deviceMessageRateExceeded) }
+        return found
+    }
+
     /// The live device a token names in this project, or why there is none.
     func lookup(token: String, project: Project) -> Result<Device, LegacyError> {
         if token.isEmpty { return .failure(.missingRegistration) }
@@ -77,11 +88,7 @@ extension Gateway {
         var failures = 0
         var formLine = ""
         for token in tokens {
-            var outcome = check(token: token, send.content.options, project: project)
-            if let messageError, case .success = outcome { outcome = .failure(messageError) }
-            if case .success(let device) = outcome, !send.dryRun, takeDeviceRate(device) != nil {
-                outcome = .failure(.deviceMessageRateExceeded)
-            }
+            let outcome = outcome(of: token, send, messageError, project)
             results.beginObject()
             switch outcome {
             case .failure(let error):
@@ -150,11 +157,7 @@ extension Gateway {
         let message = record(send, .group(group.name), request, project, id: String(multicastID), bulkID: multicastID)
         var failed: [String] = []
         for token in group.tokens {
-            var outcome = check(token: token, send.content.options, project: project)
-            if let messageError, case .success = outcome { outcome = .failure(messageError) }
-            if case .success(let device) = outcome, !send.dryRun, takeDeviceRate(device) != nil {
-                outcome = .failure(.deviceMessageRateExceeded)
-            }
+            let outcome = outcome(of: token, send, messageError, project)
             switch outcome {
             case .failure(let error):
                 logRejection(error, project: project, message: message, device: project.device(token: token), token: token)
