@@ -23,17 +23,24 @@ extension Gateway {
         r.add("POST", "/v1/projects/{project}/registrations/{token}/topicSubscriptions") { g, req, p in g.subscribeTopic(req, p) }
         r.add("DELETE", "/v1/projects/{project}/registrations/{token}/topicSubscriptions/{topic}") { g, req, p in g.unsubscribeTopic(req, p) }
 
+        // APNs provider API (§E), over HTTP/2 on the TLS port
+        r.add("POST", "/3/device/{token}") { g, req, p in g.apnsSend(req, p) }
+
         // Google's OAuth 2 token endpoint
         r.add("POST", "/token") { g, req, _ in g.token(req) }
 
         // Control API
         let project = "/emulator/v1/projects/{project}"
+        r.add("GET", "/emulator/v1/ca.pem") { g, req, _ in g.caCertificate(req) }
         r.add("GET", "/emulator/v1/clock") { g, req, p in Control.run { () throws(ControlError) in try g.clockInfo(req, p) } }
         r.add("POST", "/emulator/v1/clock:advance") { g, req, p in Control.run { () throws(ControlError) in try g.advanceClock(req, p) } }
         r.add("GET", project) { g, req, p in Control.run { () throws(ControlError) in try g.projectInfo(req, p) } }
         r.add("DELETE", project) { g, req, p in Control.run { () throws(ControlError) in try g.resetProject(req, p) } }
         r.add("GET", project + "/apps") { g, req, p in Control.run { () throws(ControlError) in try g.listApps(req, p) } }
         r.add("GET", project + "/serviceAccount") { g, req, p in Control.run { () throws(ControlError) in try g.serviceAccount(req, p) } }
+        r.add("POST", project + "/apnsKeys") { g, req, p in Control.run { () throws(ControlError) in try g.addAPNsKey(req, p) } }
+        r.add("GET", project + "/apnsKeys") { g, req, p in Control.run { () throws(ControlError) in try g.listAPNsKeys(req, p) } }
+        r.add("POST", project + "/apnsCertificates") { g, req, p in Control.run { () throws(ControlError) in try g.issueAPNsCertificate(req, p) } }
         r.add("POST", project + "/apps") { g, req, p in Control.run { () throws(ControlError) in try g.putApp(req, p) } }
         r.add("POST", project + "/devices") { g, req, p in g.createDevice(req, p) }
         r.add("POST", project + "/devices:batchCreate") { g, req, p in Control.run { () throws(ControlError) in try g.batchCreateDevices(req, p) } }

@@ -15,6 +15,10 @@ public final class Gateway {
     /// Service accounts pushmock issued, by client email; access tokens it handed out.
     var serviceAccounts: [String: ServiceAccount] = [:]
     var accessTokens: [String: AccessToken] = [:]
+    /// APNs auth keys registered in any project, by key id.
+    var apnsKeys: [String: APNsKey] = [:]
+    /// Set when the server starts shutting down: APNs then answers 503 Shutdown.
+    public var shuttingDown = false
     /// RSA for service accounts and OAuth; the server provides OpenSSL's.
     let keys: (any KeyService)?
     var random: RandomSource
@@ -38,10 +42,12 @@ public final class Gateway {
         case .found(let handler, let params):
             return handler(self, request, params)
         case .methodNotAllowed:
+            if request.path.hasPrefix("/3/") { return .response(apnsUnrouted(request, methodNotAllowed: true)) }
             return .response(request.path.hasPrefix("/emulator/")
                 ? .googleError(405, "METHOD_NOT_ALLOWED", "Method \(request.method) is not allowed on \(request.path).")
                 : GoogleFrontEnd.methodNotAllowed(request.method, request.path))
         case .notFound:
+            if request.path.hasPrefix("/3/") { return .response(apnsUnrouted(request, methodNotAllowed: false)) }
             return .response(request.path.hasPrefix("/emulator/")
                 ? .googleError(404, "NOT_FOUND", "No route for \(request.method) \(request.path).")
                 : GoogleFrontEnd.notFound(request.path))

@@ -13,14 +13,16 @@ final class HTTPFrontDoor {
     private let limiter: ConnectionLimiter
     /// Loop thread only.
     private var bound: OpaquePointer?
-    private var lastSeenSeq: Int64 = 0
+    /// Whether requests arrive over TLS (through `TLSConnection`'s HTTP/1.1 bridge).
+    private let secure: Bool
 
-    init(base: EventBase, gateway: Gateway, polls: LongPolls, configuration: Configuration) throws(ServerError) {
+    init(base: EventBase, gateway: Gateway, polls: LongPolls, configuration: Configuration, secure: Bool = false) throws(ServerError) {
         guard let http = evhttp_new(base.pointer) else { throw ServerError("evhttp_new failed") }
         self.http = http
         self.base = base
         self.gateway = gateway
         self.polls = polls
+        self.secure = secure
         self.limiter = ConnectionLimiter(cap: configuration.maxConnections)
         evhttp_set_max_body_size(http, configuration.maxBodyBytes)
         evhttp_set_max_headers_size(http, 64 * 1024)
@@ -46,17 +48,27 @@ final class HTTPFrontDoor {
         }
         bound = handle
         try limiter.install(on: http, base: base, listener: evhttp_bound_socket_get_listener(handle))
-        var addr = sockaddr_storage()
-        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let fd = evhttp_bound_socket_get_fd(handle)
-        let rc = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        return try SocketPort.bound(evhttp_bound_socket_get_fd(handle))
+    }
+
+    /// Listens on a fresh abstract Unix socket that only `HTTP1Bridge` connects to, and
+    /// returns its address (name bytes after the leading NUL).
+    func bindInternal() throws(ServerError) -> [UInt8] {
+        var random = [UInt8](repeating: 0, count: 8)
+        for i in random.indices { random[i] = UInt8.random(in: 0...255) }
+        let name = Array("pushmock-\(getpid())-".utf8) + random.map { UInt8(ascii: "a") + $0 % 26 }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ServerError("socket(AF_UNIX) failed") }
+        var addr = HTTP1Bridge.address(name)
+        let rc = withUnsafePointer(to: &addr.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, addr.length) }
         }
-        guard rc == 0 else { throw ServerError("getsockname failed") }
-        let raw = addr.ss_family == sa_family_t(AF_INET6)
-            ? withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port } }
-            : withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port } }
-        return Int(UInt16(bigEndian: raw))
+        guard rc == 0, listen(fd, 128) == 0, let handle = evhttp_accept_socket_with_handle(http, fd) else {
+            close(fd)
+            throw ServerError("cannot listen on the internal socket: \(String(cString: strerror(errno)))")
+        }
+        bound = handle
+        return name
     }
 
     /// Stops accepting new connections; open ones carry on.
@@ -66,22 +78,15 @@ final class HTTPFrontDoor {
     }
 
     fileprivate func handle(_ req: OpaquePointer) {
-        let request = Self.request(from: req)
+        var request = Self.request(from: req)
+        request.secure = secure
         switch gateway.handle(request) {
         case .response(let response):
             Self.send(response, to: req)
         case .waitForEvents(let wait):
-            polls.park(req, wait)
+            polls.park(EvhttpResponder(req), wait)
         }
-        noteChanges()
-    }
-
-    /// Re-checks parked long-polls when the log has grown.
-    func noteChanges() {
-        if gateway.log.lastSeq != lastSeenSeq {
-            lastSeenSeq = gateway.log.lastSeq
-            polls.recheck()
-        }
+        polls.noteChanges()
     }
 
     static func request(from req: OpaquePointer) -> Request {
@@ -128,6 +133,14 @@ final class HTTPFrontDoor {
         }
         evhttp_send_reply(req, Int32(response.status), HTTPStatus.reason(response.status), nil)
     }
+}
+
+/// A parked evhttp request.
+final class EvhttpResponder: Responder {
+    /// evhttp's; valid until answered.
+    let request: OpaquePointer
+    init(_ request: OpaquePointer) { self.request = request }
+    func respond(_ response: Response) { HTTPFrontDoor.send(response, to: request) }
 }
 
 private func frontDoorRequest(_ req: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {

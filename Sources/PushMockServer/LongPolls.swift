@@ -1,17 +1,22 @@
 internal import CLibevent
 import PushMockCore
 
+/// Something that can answer one request later: an evhttp request or an HTTP/2 stream.
+protocol Responder: AnyObject {
+    func respond(_ response: Response)
+}
+
 /// Requests parked on `GET .../events?wait=`: answered as soon as the log has enough
 /// matching events, or when their wait runs out, or at shutdown.
 final class LongPolls {
     fileprivate final class Parked {
         unowned let owner: LongPolls
-        let request: OpaquePointer
+        let request: any Responder
         var wait: EventWait
         /// The deadline timer; freed when the request is answered.
         var timer: LoopEvent?
 
-        init(owner: LongPolls, request: OpaquePointer, wait: EventWait) {
+        init(owner: LongPolls, request: any Responder, wait: EventWait) {
             self.owner = owner
             self.request = request
             self.wait = wait
@@ -22,6 +27,7 @@ final class LongPolls {
     private let gateway: Gateway
     /// Loop thread only.
     private var parked: [ObjectIdentifier: Parked] = [:]
+    private var lastSeenSeq: Int64 = 0
 
     init(base: EventBase, gateway: Gateway) {
         self.base = base
@@ -30,17 +36,25 @@ final class LongPolls {
 
     var count: Int { parked.count }
 
-    func park(_ request: OpaquePointer, _ wait: EventWait) {
+    func park(_ request: any Responder, _ wait: EventWait) {
         let p = Parked(owner: self, request: request, wait: wait)
         // The timer's argument is the Parked object, kept alive by `parked` until answered.
         guard let timer = try? LoopEvent(base: base, fd: -1, what: 0, callback: longPollExpired,
                                          argument: Unmanaged.passUnretained(p).toOpaque()) else {
-            HTTPFrontDoor.send(gateway.finish(wait), to: request)
+            request.respond(gateway.finish(wait))
             return
         }
         p.timer = timer
         parked[ObjectIdentifier(p)] = p
         timer.add(seconds: wait.seconds)
+    }
+
+    /// Re-checks parked long-polls when the log has grown.
+    func noteChanges() {
+        if gateway.log.lastSeq != lastSeenSeq {
+            lastSeenSeq = gateway.log.lastSeq
+            recheck()
+        }
     }
 
     /// Answers every parked request whose condition now holds.
@@ -56,7 +70,7 @@ final class LongPolls {
     fileprivate func answer(_ p: Parked) {
         guard parked.removeValue(forKey: ObjectIdentifier(p)) != nil else { return }
         p.timer?.remove()
-        HTTPFrontDoor.send(gateway.finish(p.wait), to: p.request)
+        p.request.respond(gateway.finish(p.wait))
         p.timer = nil
     }
 }

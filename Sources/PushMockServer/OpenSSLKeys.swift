@@ -2,30 +2,59 @@ internal import COpenSSL
 import PushMockCore
 
 /// `KeyService` on OpenSSL 3's EVP API. Every OpenSSL object is freed before the function
-/// that made it returns.
+/// that made it returns; certificates come from the server's `CertificateStore`.
 struct OpenSSLKeys: KeyService {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
+    let certificates: CertificateStore
 
     func generateRSAKey() throws -> (privatePEM: String, publicPEM: String) {
-        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw Failure(description: "EVP_PKEY_CTX_new_id failed") }
+        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw ServerError("EVP_PKEY_CTX_new_id failed") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_keygen_init(ctx) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, 2048) == 1 else {
-            throw Failure(description: "RSA key generation setup failed")
+            throw ServerError("RSA key generation setup failed")
         }
         var key: OpaquePointer?
-        guard EVP_PKEY_keygen(ctx, &key) == 1, let pkey = key else { throw Failure(description: "EVP_PKEY_keygen failed") }
-        defer { EVP_PKEY_free(pkey) }
-        let privatePEM = try Self.pem { PEM_write_bio_PrivateKey($0, pkey, nil, nil, 0, nil, nil) }
-        let publicPEM = try Self.pem { PEM_write_bio_PUBKEY($0, pkey) }
-        return (privatePEM, publicPEM)
+        guard EVP_PKEY_keygen(ctx, &key) == 1, let key else { throw ServerError("EVP_PKEY_keygen failed") }
+        let pkey = PrivateKey(owning: key)
+        return (try pkey.pem(), try pkey.publicPEM())
+    }
+
+    func generateP256Key() throws -> (privatePEM: String, publicPEM: String) {
+        let key = try PrivateKey.generateP256()
+        return (try key.pem(), try key.publicPEM())
     }
 
     func verifyRS256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool {
-        guard let bio = publicKeyPEM.withCString({ BIO_new_mem_buf($0, -1) }) else { return false }
-        defer { BIO_free(bio) }
-        guard let pkey = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else { return false }
+        Self.verify(message: message, signature: signature, publicKeyPEM: publicKeyPEM)
+    }
+
+    /// JWS carries ES256 signatures as r ‖ s (32 bytes each); OpenSSL wants DER.
+    func verifyES256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool {
+        guard signature.count == 64, let sig = ECDSA_SIG_new() else { return false }
+        defer { ECDSA_SIG_free(sig) }
+        guard let r = BN_bin2bn(signature, 32, nil) else { return false }
+        guard let s = signature.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress! + 32, 32, nil) }) else {
+            BN_free(r)
+            return false
+        }
+        // Ownership of r and s passes to sig here.
+        guard ECDSA_SIG_set0(sig, r, s) == 1 else { BN_free(r); BN_free(s); return false }
+        var der: UnsafeMutablePointer<UInt8>?
+        let n = i2d_ECDSA_SIG(sig, &der)
+        guard n > 0, let der else { return false }
+        defer { CRYPTO_free(der, #fileID, #line) }
+        return Self.verify(message: message, signature: Array(UnsafeBufferPointer(start: der, count: Int(n))), publicKeyPEM: publicKeyPEM)
+    }
+
+    func issueAPNsCertificate(bundleID: String, teamID: String, environment: APNsEnvironment?) throws
+        -> (certificatePEM: String, privateKeyPEM: String) {
+        try certificates.issueAPNsCertificate(bundleID: bundleID, teamID: teamID, environment: environment)
+    }
+
+    var certificateAuthorityPEM: String? { certificates.authorityPEM }
+
+    /// SHA-256 signature check with whatever key type the PEM holds.
+    private static func verify(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool {
+        guard let pkey = PEMBuffer.read(publicKeyPEM, { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) else { return false }
         defer { EVP_PKEY_free(pkey) }
         guard let ctx = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(ctx) }
@@ -34,19 +63,6 @@ struct OpenSSLKeys: KeyService {
             message.withUnsafeBufferPointer { msg in
                 EVP_DigestVerify(ctx, sig.baseAddress, sig.count, msg.baseAddress, msg.count) == 1
             }
-        }
-    }
-
-    /// Runs a PEM writer into a memory BIO and returns what it wrote.
-    private static func pem(_ write: (OpaquePointer) -> Int32) throws -> String {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw Failure(description: "BIO_new failed") }
-        defer { BIO_free(bio) }
-        guard write(bio) == 1 else { throw Failure(description: "PEM write failed") }
-        var data: UnsafeMutablePointer<CChar>?
-        let n = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &data)
-        guard n > 0, let data else { throw Failure(description: "empty PEM") }
-        return data.withMemoryRebound(to: UInt8.self, capacity: n) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self)
         }
     }
 }

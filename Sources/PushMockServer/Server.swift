@@ -11,6 +11,8 @@ public final class Server {
     private let base: EventBase
     private let polls: LongPolls
     private let frontDoor: HTTPFrontDoor
+    private let certificates: CertificateStore
+    private let tls: TLSListener?
     private var signals: [LoopEvent] = []
     /// Expires stored messages on time, once a second.
     private var expiryTimer: LoopEvent?
@@ -22,15 +24,26 @@ public final class Server {
 
     public init(configuration: Configuration) throws(ServerError) {
         self.configuration = configuration
-        gateway = Gateway(configuration: configuration, keys: OpenSSLKeys())
+        let certificates = try CertificateStore(directory: configuration.certDirectory)
+        self.certificates = certificates
+        gateway = Gateway(configuration: configuration, keys: OpenSSLKeys(certificates: certificates))
         base = try EventBase()
         polls = LongPolls(base: base, gateway: gateway)
         frontDoor = try HTTPFrontDoor(base: base, gateway: gateway, polls: polls, configuration: configuration)
+        if configuration.tlsPort != nil {
+            let (cert, key) = try certificates.issueServerCertificate(extraNames: configuration.tlsSANs)
+            let context = try TLSContext(certificate: cert, key: key, chainFile: configuration.tlsCertificate,
+                                         keyFile: configuration.tlsKey, clientAuthority: certificates.authority)
+            tls = try TLSListener(base: base, gateway: gateway, polls: polls, context: context, configuration: configuration)
+        } else {
+            tls = nil
+        }
     }
 
     /// Binds the listeners; returns one line per listener with its URL.
     public func start() throws(ServerError) -> [String] {
         let port = try frontDoor.bind(host: configuration.host, port: configuration.port)
+        let tlsPort = try configuration.tlsPort.map { p throws(ServerError) in try tls!.bind(host: configuration.host, port: p) }
         let me = Unmanaged.passUnretained(self).toOpaque()
         for sig in [SIGINT, SIGTERM] {
             let ev = try LoopEvent(base: base, fd: sig, what: Int16(EV_SIGNAL | EV_PERSIST), callback: serverSignal, argument: me)
@@ -48,7 +61,12 @@ public final class Server {
         sigaddset(&unblock, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return ["pushmock: HTTP (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)"]
+        var lines = ["pushmock: HTTP (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)"]
+        if let tlsPort {
+            lines.insert("pushmock: local CA certificate \(certificates.authorityPath) (also GET /emulator/v1/ca.pem)", at: 0)
+            lines.append("pushmock: TLS (HTTP/2 and HTTP/1.1: FCM, OAuth, APNs /3/device) on https://\(host):\(tlsPort)")
+        }
+        return lines
     }
 
     /// Serves until a signal's graceful shutdown completes.
@@ -61,7 +79,10 @@ public final class Server {
     fileprivate func shutdown() {
         guard drainTimer == nil else { return }
         frontDoor.stopAccepting()
+        tls?.stopAccepting()
+        gateway.shuttingDown = true
         polls.answerAll()
+        tls?.goAwayAll()
         for ev in signals { ev.remove() }
         expiryTimer?.remove()
         drainDeadline = Clock.wallNow() + Timestamp(Self.shutdownGrace * 1_000_000)
@@ -73,11 +94,11 @@ public final class Server {
 
     fileprivate func tick() {
         gateway.expireDue()
-        frontDoor.noteChanges()
+        polls.noteChanges()
     }
 
     fileprivate func drain() {
-        if frontDoor.openConnections == 0 || Clock.wallNow() >= drainDeadline {
+        if frontDoor.openConnections + (tls?.openConnections ?? 0) == 0 || Clock.wallNow() >= drainDeadline {
             drainTimer?.remove()
             base.exit(after: 0)
         }

@@ -5,12 +5,18 @@ final class ServerProcess {
     let process = Process()
     let url: String
     let port: Int
+    /// The TLS port, when the server was started with one (the default).
+    let tlsPort: Int?
     private let output = Pipe()
     private let printed = PrintedText()
 
     static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
+
+    /// One CA for the whole test run, shared by every server the tests start.
+    static let certDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-test-certs").path
+    static var caFile: String { certDirectory + "/ca.pem" }
 
     static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["PUSHMOCK_BIN"] { return URL(fileURLWithPath: path) }
@@ -21,17 +27,19 @@ final class ServerProcess {
 
     init(_ arguments: [String] = [], environment: [String: String] = [:]) throws {
         process.executableURL = Self.binary
-        process.arguments = ["--port", "0"] + arguments
+        let tls = arguments.contains("--tls-port") ? [] : ["--tls-port", "0"]
+        process.arguments = ["--port", "0", "--cert-dir", Self.certDirectory] + tls + arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHMOCK_") }
         env.merge(environment) { $1 }
         process.environment = env
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        // The first line names the URL; an empty read means the process ended first.
+        // The listener lines come last; an empty read means the process ended first.
         var found: String?
         var seen = ""
-        while found == nil {
+        let wantsTLS = !(arguments.contains("off") && arguments.contains("--tls-port"))
+        while found == nil || (wantsTLS && !seen.contains("https://")) {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             seen += String(decoding: chunk, as: UTF8.self)
@@ -44,6 +52,8 @@ final class ServerProcess {
         }
         url = found
         self.port = port
+        tlsPort = seen.range(of: #"https://127\.0\.0\.1:\d+"#, options: .regularExpression)
+            .flatMap { Int(seen[$0].split(separator: ":").last!) }
         let handle = output.fileHandleForReading
         let sink = printed
         DispatchQueue.global().async {

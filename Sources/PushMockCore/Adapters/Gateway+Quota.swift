@@ -19,8 +19,10 @@ extension Gateway {
     }
 
     /// Counts one message for the device; when it is over its limit, how long until it is not.
-    func takeDeviceRate(_ device: Device) -> Timestamp? {
-        guard device.platform == .android, configuration.deviceRateLimit > 0 else { return nil }
+    /// FCM limits Android devices; `anyPlatform` applies the same limit to an iOS device
+    /// pushed through the APNs provider API (TooManyRequests).
+    func takeDeviceRate(_ device: Device, anyPlatform: Bool = false) -> Timestamp? {
+        guard device.platform == .android || anyPlatform, configuration.deviceRateLimit > 0 else { return nil }
         let now = clock.now()
         if now - device.rate.minuteStart >= 60_000_000 { device.rate.minuteStart = now; device.rate.minute = 0 }
         if now - device.rate.hourStart >= 3_600_000_000 { device.rate.hourStart = now; device.rate.hour = 0 }

@@ -31,7 +31,7 @@ extension Gateway {
         w.member("client_email", email)
         w.member("client_id", clientID)
         w.member("auth_uri", "https://accounts.google.com/o/oauth2/auth")
-        w.member("token_uri", "http://\(host)/token")
+        w.member("token_uri", (request.secure ? "https://" : "http://") + host + "/token")
         w.member("auth_provider_x509_cert_url", "https://www.googleapis.com/oauth2/v1/certs")
         w.member("client_x509_cert_url", "https://www.googleapis.com/robot/v1/metadata/x509/" + email.replacingOccurrences(of: "@", with: "%40"))
         w.member("universe_domain", "googleapis.com")

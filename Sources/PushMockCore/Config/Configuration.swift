@@ -24,8 +24,20 @@ public struct Configuration: Sendable, Equatable {
     /// How long a connection may stay silent, mid-request or idle between keep-alive
     /// requests: libevent 2.1's evhttp has one read timer per connection for both.
     public var timeoutSeconds = 30
+    /// The TLS port (HTTP/2 and HTTP/1.1, APNs); nil when off.
+    public var tlsPort: Int? = Configuration.defaultTLSPort
+    /// A certificate chain and key to serve instead of the one pushmock issues.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    /// Names and addresses the issued server certificate carries besides the built-in ones.
+    public var tlsSANs: [String] = []
+    /// Where the local CA and the server certificate live (`Configuration.defaultCertDirectory`).
+    public var certDirectory = "pushmock-certs"
+    /// The APNs environment of requests to a host that is not one of Apple's.
+    public var apnsEnvironment = APNsEnvironment.sandbox
 
     public static let defaultPort = 4010
+    public static let defaultTLSPort = 4443
     public static let defaultServerKey = "pushmock-dev-server-key"
 
     public init() {}
@@ -79,11 +91,34 @@ extension Configuration {
             c.maxConnections = try int(v, "--max-connections", 1...1_000_000) },
         Option(flag: "--timeout", help: "seconds a connection may stay silent, mid-request (headers, body) or idle between keep-alive requests (default 30)", takesValue: true) { c, v throws(ConfigurationError) in
             c.timeoutSeconds = try int(v, "--timeout", 1...86_400) },
+        Option(flag: "--tls-port", help: "TLS port for HTTP/2 and HTTP/1.1 (FCM, OAuth, APNs); 0 picks a free one, off turns TLS off (default \(defaultTLSPort))", takesValue: true) { c, v throws(ConfigurationError) in
+            c.tlsPort = v == "off" ? nil : try int(v, "--tls-port", 0...65535) },
+        Option(flag: "--tls-cert", help: "PEM certificate chain to serve instead of the one pushmock issues (with --tls-key)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.tlsCertificate = v },
+        Option(flag: "--tls-key", help: "PEM private key of --tls-cert", takesValue: true) { c, v throws(ConfigurationError) in
+            c.tlsKey = v },
+        Option(flag: "--tls-san", help: "an extra DNS name or IP address for the issued server certificate; repeatable, comma-separated in the variable", takesValue: true) { c, v throws(ConfigurationError) in
+            c.tlsSANs += v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
+        Option(flag: "--cert-dir", help: "where the local CA and server certificate are kept (default $XDG_DATA_HOME/pushmock/certs, else ~/.local/share/pushmock/certs)", takesValue: true) { c, v throws(ConfigurationError) in
+            guard !v.isEmpty else { throw ConfigurationError(description: "--cert-dir: empty path") }
+            c.certDirectory = v },
+        Option(flag: "--apns-environment", help: "sandbox or production: the APNs environment of requests whose host is not api.push.apple.com or api.sandbox.push.apple.com (default sandbox)", takesValue: true) { c, v throws(ConfigurationError) in
+            guard let env = APNsEnvironment(rawValue: v) else { throw ConfigurationError(description: "--apns-environment: '\(v)' is not sandbox or production") }
+            c.apnsEnvironment = env },
     ]
+
+    /// `$XDG_DATA_HOME/pushmock/certs`, else `~/.local/share/pushmock/certs`, else a folder
+    /// under /tmp when there is no home.
+    public static func defaultCertDirectory(_ environment: [String: String]) -> String {
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/pushmock/certs" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.local/share/pushmock/certs" }
+        return "/tmp/pushmock/certs"
+    }
 
     /// Builds the configuration: variables first, then flags in order.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Configuration {
         var c = Configuration()
+        c.certDirectory = defaultCertDirectory(environment)
         for option in options {
             if let v = environment[option.variable] {
                 try option.apply(&c, option.takesValue ? v : v.lowercased())
@@ -108,6 +143,9 @@ extension Configuration {
                 try option.apply(&c, parts.count == 2 ? parts[1] : "true")
             }
             i += 1
+        }
+        guard (c.tlsCertificate == nil) == (c.tlsKey == nil) else {
+            throw ConfigurationError(description: "--tls-cert and --tls-key go together")
         }
         return c
     }

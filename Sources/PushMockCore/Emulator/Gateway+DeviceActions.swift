@@ -30,17 +30,30 @@ extension Gateway {
             for topic in Array(d.topics.keys) { project.unsubscribe(d, from: topic) }
             let fid = Identifiers.fid(&random)
             project.reassign(d, token: d.state.autoInitEnabled ? Identifiers.registrationToken(fid: fid, &random) : nil, fid: fid)
-            if d.platform == .ios { d.apnsToken = Identifiers.apnsToken(&random) }
+            if d.platform == .ios { project.reassignAPNs(d, token: Identifiers.apnsToken(&random), at: clock.now()) }
             return .response(.json(200, Self.deviceJSON(d)))
         }
     }
 
     /// `POST .../devices/{id}:scriptErrors` with `{"errors": ["UNAVAILABLE", "UNAVAILABLE"]}`:
     /// the next sends to this device fail with these codes, in order, then succeed again, so
-    /// a test can exercise its retries. Legacy and HTTP v1 spellings are both accepted.
+    /// a test can exercise its retries. Legacy and HTTP v1 spellings are both accepted;
+    /// `"apns_errors": ["ServiceUnavailable"]` does the same for APNs provider API pushes.
     func scriptErrors(_ request: Request, _ params: [String: String]) -> Reply {
         withDevice(params) { (_, d) throws(ControlError) -> Reply in
-            let obj = try Control.body(request, allowed: ["errors"])
+            let obj = try Control.body(request, allowed: ["errors", "apns_errors"])
+            var apns: [APNsReason] = []
+            for item in obj["apns_errors"]?.arrayValue ?? [] {
+                guard let name = item.stringValue, let reason = APNsReason(rawValue: name) else {
+                    throw Control.invalid("Unknown APNs reason \(JSONWriter.quotedJSON(item)).")
+                }
+                apns.append(reason)
+            }
+            if obj["apns_errors"] != nil {
+                guard d.platform == .ios else { throw Control.invalid("'apns_errors' applies to iOS devices only.") }
+                d.scriptedAPNsErrors = apns
+            }
+            if obj["errors"] == nil, obj["apns_errors"] != nil { return .response(.json(200, "{\"scripted\":\(apns.count)}")) }
             guard let items = obj["errors"]?.arrayValue else { throw Control.invalid("Field 'errors' must be a list of error codes.") }
             var errors: [LegacyError] = []
             for item in items {

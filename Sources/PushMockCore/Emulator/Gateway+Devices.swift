@@ -163,7 +163,7 @@ extension Gateway {
     func deleteDevice(_ request: Request, _ params: [String: String]) -> Reply {
         withDevice(params) { (project, d) throws(ControlError) -> Reply in
             dropWaiting(d, project: project)
-            project.remove(d)
+            project.remove(d, at: clock.now())
             return .response(.json(200, "{}"))
         }
     }

@@ -6,6 +6,7 @@ extension Gateway {
         w.beginObject()
         w.member("id", p.id)
         w.member("number", String(p.number))
+        w.member("apple_team_id", p.teamID)
         w.key("server_keys")
         w.beginArray()
         for k in p.serverKeys { w.string(k) }

@@ -65,7 +65,7 @@ public enum MessageType: String, Sendable {
 /// from the request when first needed, so the log's many messages stay small.
 public final class Message {
     /// How `requestBytes` is decoded back into content.
-    public enum Format { case legacyJSON, legacyForm, v1 }
+    public enum Format { case legacyJSON, legacyForm, v1, apns }
 
     public enum Target {
         case token, multicast, topic(String), condition(String), group(String)
@@ -96,6 +96,8 @@ public final class Message {
     public let dryRun: Bool
     /// Message ids of the recipients that were accepted (token and multicast sends).
     public internal(set) var recipientIDs: [String] = []
+    /// APNs provider API pushes: the request's `apns-*` headers as resolved.
+    public internal(set) var apns: APNsHeaders?
     /// Guarded by the loop thread.
     public internal(set) var accepted = 0
     public internal(set) var failed = 0
@@ -124,6 +126,10 @@ public final class Message {
         case .legacyJSON: return (try? LegacyRequest.decodeJSON(requestBytes))?.content ?? PushContent()
         case .legacyForm: return (try? LegacyRequest.decodeForm(requestBytes))?.content ?? PushContent()
         case .v1: return (try? V1Request.decode(requestBytes))?.content ?? PushContent()
+        case .apns:
+            // The payload's own keys beside `aps` are what the app reads as data.
+            let payload = (try? JSONParser.parse(requestBytes))?.objectValue ?? JSONObject()
+            return PushContent(data: JSONObject(payload.entries.filter { $0.key != "aps" }))
         }
     }()
 
@@ -133,7 +139,7 @@ public final class Message {
     public func expiry(on platform: Platform) -> Timestamp {
         if platform == .ios {
             if let exp = options.apnsExpiration { return exp == 0 ? receivedAt : exp * 1_000_000 }
-            if format == .v1 { return receivedAt + 30 * 86_400 * 1_000_000 }
+            if format == .v1 || format == .apns { return receivedAt + 30 * 86_400 * 1_000_000 }
         }
         return receivedAt + Timestamp(options.ttl) * 1_000_000
     }

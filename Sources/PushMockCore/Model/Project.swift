@@ -10,6 +10,12 @@ public final class Project {
     public internal(set) var deviceOrder: [Device] = []
     var byToken: [String: Device] = [:]
     var byFID: [String: Device] = [:]
+    /// iOS devices by APNs device token, and tokens of uninstalled or reinstalled apps with
+    /// when they stopped being valid (APNs answers those 410 Unregistered).
+    var byAPNsToken: [String: Device] = [:]
+    var retiredAPNsTokens: [String: Timestamp] = [:]
+    /// The Apple team the project's apps, APNs keys and certificates belong to.
+    public let teamID: String
     /// Topic → subscribed devices by id.
     public internal(set) var topics: [String: [String: Device]] = [:]
     public internal(set) var groupsByKey: [String: DeviceGroup] = [:]
@@ -23,6 +29,7 @@ public final class Project {
     init(id: String, serverKeys: [String], maxMessages: Int) {
         self.id = id
         self.number = Identifiers.projectNumber(for: id)
+        self.teamID = Identifiers.teamID(for: id)
         self.serverKeys = serverKeys
         self.messages = MessageStore(capacity: maxMessages)
     }
@@ -48,7 +55,18 @@ public final class Project {
         devices[device.id] = device
         deviceOrder.append(device)
         if let token = device.token { byToken[token] = device }
+        if let apns = device.apnsToken { byAPNsToken[apns] = device }
         byFID[device.fid] = device
+    }
+
+    /// Gives an iOS device a new APNs token (a reinstall); the old one is retired.
+    func reassignAPNs(_ device: Device, token: String, at time: Timestamp) {
+        if let old = device.apnsToken {
+            byAPNsToken[old] = nil
+            retiredAPNsTokens[old] = time
+        }
+        device.apnsToken = token
+        byAPNsToken[token] = device
     }
 
     /// Gives the device a new token (nil: none) and FID, keeping the indexes in step.
@@ -63,7 +81,12 @@ public final class Project {
         if let token { byToken[token] = device }
     }
 
-    func remove(_ device: Device) {
+    /// Removes an uninstalled app's device; its APNs token is retired at `time`.
+    func remove(_ device: Device, at time: Timestamp) {
+        if let apns = device.apnsToken {
+            byAPNsToken[apns] = nil
+            retiredAPNsTokens[apns] = time
+        }
         for topic in device.topics.keys { unsubscribe(device, from: topic) }
         devices[device.id] = nil
         if let i = deviceOrder.firstIndex(where: { $0 === device }) { deviceOrder.remove(at: i) }

@@ -8,6 +8,10 @@ public struct Request {
     /// Header names as received; look them up with `header(_:)`.
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// Whether it came over TLS.
+    public var secure = false
+    /// The connection it came on, when the transport keeps per-connection state (HTTP/2).
+    public var connection: ConnectionContext?
 
     public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method

@@ -16,6 +16,30 @@ public enum Identifiers {
     /// An APNs device token: 32 bytes as 64 hex digits.
     public static func apnsToken(_ random: inout RandomSource) -> String { random.hex(64) }
 
+    /// A lower-case version-4 UUID, the form of `apns-id` and `apns-unique-id`.
+    public static func uuid(_ random: inout RandomSource) -> String {
+        let h = Array(random.hex(32).utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(36)
+        for (i, c) in h.enumerated() {
+            if i == 8 || i == 12 || i == 16 || i == 20 { out.append(UInt8(ascii: "-")) }
+            out.append(i == 12 ? UInt8(ascii: "4") : i == 16 ? Array("89ab".utf8)[Int(c) % 4] : c)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A stable 10-character Apple team id for a project (upper-case letters and digits).
+    public static func teamID(for projectID: String) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        var h = stableHash("team:" + projectID)
+        var out = [UInt8]()
+        for _ in 0..<10 {
+            out.append(alphabet[Int(h % 36)])
+            h /= 36
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Whether `token` has the shape of a registration token (current `<fid>:APA91b…` form or
     /// the older bare `APA91b…` form). Tokens of that shape that pushmock never issued answer
     /// NotRegistered; anything else is InvalidRegistration (docs/fcm-legacy.md).

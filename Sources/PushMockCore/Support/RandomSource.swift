@@ -25,6 +25,12 @@ public struct RandomSource: RandomNumberGenerator {
     /// `count` lower-case hex digits.
     public mutating func hex(_ count: Int) -> String { characters(count, from: Self.hexDigits, bits: 4) }
 
+    /// Upper-case letters and digits, the shape of Apple key and team ids.
+    public mutating func upperAlphanumeric(_ count: Int) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        return String(decoding: (0..<count).map { _ in alphabet[Int(next() % 36)] }, as: UTF8.self)
+    }
+
     /// `count` characters drawn from an alphabet of 2^`bits` symbols, `bits` random bits each.
     private mutating func characters(_ count: Int, from alphabet: [UInt8], bits: Int) -> String {
         var out = [UInt8]()

@@ -1,0 +1,2 @@
+#include <sys/types.h>
+#include <nghttp2/nghttp2.h>

@@ -1,0 +1,20 @@
+/// An APNs token-signing key (.p8) registered in a project: its 10-character key id, the
+/// team it belongs to, its public key, and where it may be used (protocol.md §E.3).
+public struct APNsKey: Sendable {
+    public let keyID: String
+    public let teamID: String
+    public let projectID: String
+    public let publicKeyPEM: String
+    /// Nil: both environments (a team key); else only this one.
+    public let environment: APNsEnvironment?
+    /// Nil: every topic of the team; else only these bundle ids (a topic-specific key).
+    public let topics: [String]?
+}
+
+/// What an APNs server remembers about one connection (§E.1, §E.3): the team and key the
+/// first authenticated push bound it to, and the provider token in use and since when.
+struct APNsConnectionState {
+    var teamID: String?
+    var token: String?
+    var tokenSince: Timestamp = 0
+}

@@ -1,0 +1,114 @@
+/// The APNs provider API, `POST /3/device/{token}` over HTTP/2 (protocol.md §E): checks the
+/// push as APNs does, then hands it to the same device model, inbox and log as an FCM push.
+extension Gateway {
+    /// VoIP payloads may be larger than the others.
+    static let apnsMaxPayload = 4096
+    static let apnsMaxVoIPPayload = 5120
+
+    func apnsSend(_ request: Request, _ params: [String: String]) -> Reply {
+        let environment = apnsEnvironment(of: request)
+        let requested = request.header("apns-id").flatMap { APNsHeaders.isUUID($0) ? $0 : nil }
+        let apnsID = requested ?? Identifiers.uuid(&random)
+        guard request.connection?.isHTTP2 == true else {
+            return .response(.text(505, "APNs accepts HTTP/2 only (RFC 9113); use the TLS port with ALPN h2."))
+        }
+        do throws(APNsFailure) {
+            let (device, project, headers) = try checkAPNs(request, token: params["token"] ?? "", environment: environment)
+            let message = acceptAPNs(request, headers, apnsID: apnsID, project: project)
+            deliver(message, messageID: apnsID, to: device, project: project)
+            var response = Response(status: 200, headers: [("apns-id", apnsID)])
+            if environment == .sandbox { response.headers.append(("apns-unique-id", Identifiers.uuid(&random))) }
+            return .response(response)
+        } catch {
+            if let device = error.device, let project = projects[device.projectID] {
+                log.append(kind: error.reason.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                           messageID: apnsID, device: device, reason: error.reason.rawValue)
+            }
+            return .response(Self.apnsError(error, apnsID: apnsID))
+        }
+    }
+
+    /// The checks of §E.4 in Pushy's order; returns the device, the sender's project and
+    /// the headers.
+    private func checkAPNs(_ request: Request, token: String, environment: APNsEnvironment) throws(APNsFailure)
+        -> (Device, Project, APNsHeaders) {
+        if shuttingDown { throw APNsFailure(.shutdown) }
+        let headers = try APNsHeaders(request, certificateTopic: request.connection?.clientCertificate?.userID)
+        guard APNsHeaders.isDeviceToken(token) else { throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken) }
+        let key = token.lowercased()
+        guard let device = projects.values.lazy.compactMap({ $0.byAPNsToken[key] }).first else {
+            if let retired = projects.values.lazy.compactMap({ $0.retiredAPNsTokens[key] }).first {
+                throw APNsFailure(.unregistered, timestamp: retired)
+            }
+            throw APNsFailure(.badDeviceToken)
+        }
+        guard device.apnsEnvironment == environment else { throw APNsFailure(.badDeviceToken, device: device) }
+        let now = clock.now()
+        if device.idle(at: now) > DeviceModel.tokenExpiresAfter { throw APNsFailure(.expiredToken, device: device) }
+        guard device.app == headers.bundleID else { throw APNsFailure(.deviceTokenNotForTopic, device: device) }
+        let project: Project
+        do throws(APNsFailure) { project = try authenticateAPNs(request, headers, environment: environment) } catch {
+            throw APNsFailure(error.reason, device: device)
+        }
+        guard project.id == device.projectID else { throw APNsFailure(.topicDisallowed, device: device) }
+        guard !request.body.isEmpty else { throw APNsFailure(.payloadEmpty, device: device) }
+        let limit = headers.pushType == "voip" ? Self.apnsMaxVoIPPayload : Self.apnsMaxPayload
+        guard request.body.count <= limit else { throw APNsFailure(.payloadTooLarge, device: device) }
+        if !device.scriptedAPNsErrors.isEmpty { throw APNsFailure(device.scriptedAPNsErrors.removeFirst(), device: device) }
+        if takeDeviceRate(device, anyPlatform: true) != nil { throw APNsFailure(.tooManyRequests, device: device) }
+        return (device, project, headers)
+    }
+
+    /// Records the push with the options the device model needs, read from the headers
+    /// and the `aps` dictionary.
+    private func acceptAPNs(_ request: Request, _ headers: APNsHeaders, apnsID: String, project: Project) -> Message {
+        let aps = (try? JSONParser.parse(request.body))?.objectValue?["aps"]?.objectValue
+        let hasAlert = aps?["alert"] != nil || aps?["sound"] != nil || aps?["badge"] != nil
+        let pushType = headers.pushType ?? (hasAlert ? "alert" : "background")
+        var content = PushContent(priority: (headers.priority ?? 10) == 10 ? .high : .normal,
+                                  contentAvailable: aps?["content-available"]?.numberValue?.int == 1,
+                                  mutableContent: aps?["mutable-content"]?.numberValue?.int == 1,
+                                  collapseKey: headers.collapseID)
+        content.options.isNotification = pushType == "alert" && hasAlert
+        content.options.apnsExpiration = headers.expiration
+        var resolved = headers
+        resolved.apnsID = apnsID
+        resolved.pushType = pushType
+        resolved.authorization = nil
+        let message = accept(api: "apns", format: .apns, options: content.options, target: .token, request: request,
+                             project: project, id: apnsID, bulkID: nil)
+        message.apns = resolved
+        return message
+    }
+
+    /// The environment the client addressed: Apple's host names decide; any other host
+    /// (localhost, an IP) gets `--apns-environment`.
+    func apnsEnvironment(of request: Request) -> APNsEnvironment {
+        var host = (request.header("host") ?? "").lowercased()
+        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { host = String(host[..<colon]) }
+        switch host {
+        case "api.push.apple.com": return .production
+        case "api.sandbox.push.apple.com", "api.development.push.apple.com": return .sandbox
+        default: return configuration.apnsEnvironment
+        }
+    }
+
+    /// An APNs error: `{"reason"}` (+ `timestamp` in ms for 410), with `apns-id`.
+    static func apnsError(_ failure: APNsFailure, apnsID: String) -> Response {
+        var w = JSONWriter(capacity: 64)
+        w.beginObject()
+        w.member("reason", failure.reason.rawValue)
+        if let t = failure.timestamp { w.member("timestamp", Int(t / 1000)) }
+        w.endObject()
+        return Response(status: failure.reason.status, headers: [("apns-id", apnsID), ("content-type", "application/json")],
+                        body: w.bytes)
+    }
+
+    /// Requests under `/3/` that no route took: a missing token, another method, a bad path.
+    func apnsUnrouted(_ request: Request, methodNotAllowed: Bool) -> Response {
+        let id = request.header("apns-id").flatMap { APNsHeaders.isUUID($0) ? $0 : nil } ?? Identifiers.uuid(&random)
+        let reason: APNsReason = methodNotAllowed ? .methodNotAllowed
+            : (request.path == "/3/device" || request.path == "/3/device/") ? .missingDeviceToken : .badPath
+        return Self.apnsError(APNsFailure(reason), apnsID: id)
+    }
+}

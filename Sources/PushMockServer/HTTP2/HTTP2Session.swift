@@ -1,0 +1,262 @@
+internal import CLibevent
+internal import CNghttp2
+import PushMockCore
+
+/// One HTTP/2 connection (nghttp2 server session) over a TLS bufferevent the owning
+/// `TLSConnection` holds. Streams become `Request`s when their last frame arrives; replies
+/// go out as HEADERS (+ one DATA frame for a body). Memory is bounded: at most
+/// `maxConcurrentStreams` streams, `maxHeaderBytes` of headers each, `maxBufferedBytes` of
+/// unanswered request data in all, and reading pauses while `maxPendingOutput` waits to be sent.
+final class HTTP2Session {
+    static let maxConcurrentStreams: UInt32 = 1000
+    static let maxHeaderBytes = 64 * 1024
+    static let maxBufferedBytes = 8 << 20
+    static let maxPendingOutput = 1 << 20
+
+    /// Freed in deinit.
+    private var session: OpaquePointer?
+    /// Owned by the `TLSConnection`, which outlives this session.
+    private let bev: OpaquePointer
+    private let gateway: Gateway
+    private let polls: LongPolls
+    let context: ConnectionContext
+    private let maxBodyBytes: Int
+    /// Open streams by id; loop thread only.
+    private var streams: [Int32: HTTP2Stream] = [:]
+    private var bufferedBytes = 0
+    private(set) var goingAway = false
+
+    init(bev: OpaquePointer, gateway: Gateway, polls: LongPolls,
+         context: ConnectionContext, maxBodyBytes: Int) throws(ServerError) {
+        self.bev = bev
+        self.gateway = gateway
+        self.polls = polls
+        self.context = context
+        self.maxBodyBytes = maxBodyBytes
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw ServerError("nghttp2_session_callbacks_new failed") }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, h2BeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, h2Header)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, h2DataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, h2FrameReceived)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, h2StreamClosed)
+        var option: OpaquePointer?
+        guard nghttp2_option_new(&option) == 0, let option else { throw ServerError("nghttp2_option_new failed") }
+        defer { nghttp2_option_del(option) }
+        // Floods of SETTINGS or PING whose ACKs the peer never reads, and rapid resets,
+        // end the connection (nghttp2's limits, stated here so they are visible).
+        nghttp2_option_set_max_outbound_ack(option, 1000)
+        nghttp2_option_set_max_settings(option, 32)
+        nghttp2_option_set_stream_reset_rate_limit(option, 1000, 33)
+        nghttp2_option_set_max_continuations(option, 8)
+        var s: OpaquePointer?
+        guard nghttp2_session_server_new2(&s, callbacks, Unmanaged.passUnretained(self).toOpaque(), option) == 0 else {
+            throw ServerError("nghttp2_session_server_new2 failed")
+        }
+        session = s
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: Self.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(Self.maxHeaderBytes)),
+        ]
+        guard nghttp2_submit_settings(s, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
+            throw ServerError("nghttp2_submit_settings failed")
+        }
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    /// Feeds what arrived; returns false when the connection must close.
+    func receive(_ input: OpaquePointer) -> Bool {
+        while true {
+            let n = evbuffer_get_contiguous_space(input)
+            guard n > 0, let bytes = evbuffer_pullup(input, n) else { break }
+            let used = nghttp2_session_mem_recv(session, bytes, n)
+            guard used >= 0 else { return false }
+            evbuffer_drain(input, n)
+        }
+        return flush()
+    }
+
+    /// Writes what nghttp2 has queued, up to the output bound; returns false when the
+    /// session is over (an error, or GOAWAY sent and no stream left) and the connection
+    /// should close once the output is sent.
+    @discardableResult
+    func flush() -> Bool {
+        guard let output = bufferevent_get_output(bev) else { return false }
+        while evbuffer_get_length(output) < Self.maxPendingOutput {
+            var data: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &data)
+            guard n >= 0 else { return false }
+            guard n > 0, let data else { break }
+            guard evbuffer_add(output, data, n) == 0 else { return false }
+        }
+        // Back-pressure: stop reading while the peer is not reading what we send.
+        if evbuffer_get_length(output) >= Self.maxPendingOutput {
+            bufferevent_disable(bev, Int16(EV_READ))
+        } else {
+            bufferevent_enable(bev, Int16(EV_READ))
+        }
+        if goingAway, streams.isEmpty { return false }
+        return nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
+    }
+
+    /// Announces shutdown: no new streams; open ones finish. Returns `flush()`'s answer.
+    @discardableResult
+    func goAway(reason: String? = nil, error: nghttp2_error_code = NGHTTP2_NO_ERROR) -> Bool {
+        guard !goingAway else { return flush() }
+        goingAway = true
+        let last = nghttp2_session_get_last_proc_stream_id(session)
+        let debug = reason.map { Array("{\"reason\":\"\($0)\"}".utf8) } ?? []
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, error.rawValue, debug, debug.count)
+        return flush()
+    }
+
+    // MARK: nghttp2 callbacks (through the free functions below)
+
+    fileprivate func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+        streams[frame.pointee.hd.stream_id] = HTTP2Stream(id: frame.pointee.hd.stream_id, session: self)
+        return 0
+    }
+
+    fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: UnsafeBufferPointer<UInt8>,
+                            _ value: UnsafeBufferPointer<UInt8>) -> Int32 {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              let stream = streams[frame.pointee.hd.stream_id] else { return 0 }
+        let size = name.count + value.count + 32
+        stream.headerBytes += size
+        bufferedBytes += size
+        guard stream.headerBytes <= Self.maxHeaderBytes, bufferedBytes <= Self.maxBufferedBytes else {
+            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+        }
+        stream.add(name: name, value: value)
+        return 0
+    }
+
+    fileprivate func dataChunk(_ streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
+        guard let stream = streams[streamID] else { return 0 }
+        let room = maxBodyBytes + 1 - stream.body.count
+        if room > 0 {
+            let taken = min(room, data.count)
+            bufferedBytes += taken
+            guard bufferedBytes <= Self.maxBufferedBytes else {
+                return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+            }
+            stream.body.append(contentsOf: data.prefix(taken))
+        }
+        return 0
+    }
+
+    fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let type = frame.pointee.hd.type
+        guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
+              frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+              let stream = streams[frame.pointee.hd.stream_id], !stream.dispatched else { return 0 }
+        stream.dispatched = true
+        bufferedBytes -= stream.headerBytes + stream.body.count
+        if stream.body.count > maxBodyBytes {
+            respond(stream, Response(status: 413, headers: [("content-type", "text/plain")], body: Array("Payload Too Large".utf8)))
+            return 0
+        }
+        var request = stream.request()
+        request.secure = true
+        request.connection = context
+        switch gateway.handle(request) {
+        case .response(let response): respond(stream, response)
+        case .waitForEvents(let wait): polls.park(stream, wait)
+        }
+        polls.noteChanges()
+        return 0
+    }
+
+    fileprivate func streamClosed(_ streamID: Int32) -> Int32 {
+        if let stream = streams.removeValue(forKey: streamID) {
+            if !stream.dispatched { bufferedBytes -= stream.headerBytes + stream.body.count }
+            stream.closed = true
+        }
+        return 0
+    }
+
+    /// Sends `response` on `stream`: HEADERS, then the body as DATA if there is one.
+    func respond(_ stream: HTTP2Stream, _ response: Response) {
+        guard !stream.closed, session != nil else { return }
+        stream.responseBody = stream.method == "HEAD" ? [] : response.body
+        var text: [UInt8] = []
+        var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        func add(_ name: String, _ value: String) {
+            let n0 = text.count
+            for c in name.utf8 { text.append(c >= 0x41 && c <= 0x5A ? c | 0x20 : c) }
+            let v0 = text.count
+            text.append(contentsOf: value.utf8)
+            spans.append((n0..<v0, v0..<text.count))
+        }
+        add(":status", String(response.status))
+        for (name, value) in response.headers where !HTTP2Stream.isConnectionHeader(name) { add(name, value) }
+        if !stream.responseBody.isEmpty { add("content-length", String(stream.responseBody.count)) }
+        text.withUnsafeMutableBufferPointer { buffer in
+            var nva = spans.map { span in
+                nghttp2_nv(name: buffer.baseAddress! + span.name.lowerBound, value: buffer.baseAddress! + span.value.lowerBound,
+                           namelen: span.name.count, valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            if stream.responseBody.isEmpty {
+                nghttp2_submit_response(session, stream.id, &nva, nva.count, nil)
+            } else {
+                var provider = nghttp2_data_provider()
+                provider.read_callback = h2ReadBody
+                nghttp2_submit_response(session, stream.id, &nva, nva.count, &provider)
+            }
+        }
+    }
+
+    fileprivate func readBody(_ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ length: Int,
+                              _ flags: UnsafeMutablePointer<UInt32>) -> Int {
+        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        let n = min(length, stream.responseBody.count - stream.responseOffset)
+        stream.responseBody.withUnsafeBufferPointer {
+            buffer.update(from: $0.baseAddress! + stream.responseOffset, count: n)
+        }
+        stream.responseOffset += n
+        if stream.responseOffset == stream.responseBody.count { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        return n
+    }
+}
+
+private func h2Session(_ user: UnsafeMutableRawPointer?) -> HTTP2Session? {
+    user.map { Unmanaged<HTTP2Session>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private func h2BeginHeaders(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, let session = h2Session(user) else { return 0 }
+    return session.beginHeaders(frame)
+}
+
+private func h2Header(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ namelen: Int,
+                      _ value: UnsafePointer<UInt8>?, _ valuelen: Int, _ flags: UInt8, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, let name, let value, let session = h2Session(user) else { return 0 }
+    return session.header(frame, UnsafeBufferPointer(start: name, count: namelen), UnsafeBufferPointer(start: value, count: valuelen))
+}
+
+private func h2DataChunk(_ s: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ len: Int,
+                         _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let data, let session = h2Session(user) else { return 0 }
+    return session.dataChunk(streamID, UnsafeBufferPointer(start: data, count: len))
+}
+
+private func h2FrameReceived(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, let session = h2Session(user) else { return 0 }
+    return session.frameReceived(frame)
+}
+
+private func h2StreamClosed(_ s: OpaquePointer?, _ streamID: Int32, _ error: UInt32, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let session = h2Session(user) else { return 0 }
+    return session.streamClosed(streamID)
+}
+
+private func h2ReadBody(_ s: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
+                        _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
+                        _ user: UnsafeMutableRawPointer?) -> Int {
+    guard let buffer, let flags, let session = h2Session(user) else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    return session.readBody(streamID, buffer, length, flags)
+}

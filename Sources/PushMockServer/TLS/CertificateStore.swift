@@ -1,0 +1,108 @@
+internal import COpenSSL
+import Foundation
+import PushMockCore
+
+/// pushmock's local certificate authority and what it signs (certs/README.md): kept in the
+/// certificate directory, created on first start. The CA persists, so tests trust it once;
+/// the server certificate is issued afresh at every start with the SANs asked for.
+final class CertificateStore {
+    let directory: String
+    let authority: Certificate
+    let authorityKey: PrivateKey
+    let authorityPEM: String
+    var authorityPath: String { directory + "/ca.pem" }
+
+    /// The names every issued server certificate carries: loopback and the hosts the official
+    /// SDKs and APNs clients hard-code.
+    static let builtInNames = [
+        "localhost", "127.0.0.1", "::1", "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com",
+        "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
+    ]
+
+    /// Loads the CA from `directory`, creating both when missing. A lock file keeps two
+    /// pushmocks starting at once from each making a different CA.
+    init(directory: String) throws(ServerError) {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch { throw ServerError("cannot create the certificate directory \(directory): \(error.localizedDescription)") }
+        let lock = open(directory + "/.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw ServerError("cannot open \(directory)/.lock: \(String(cString: strerror(errno)))") }
+        defer { close(lock) }
+        flock(lock, LOCK_EX)
+        defer { flock(lock, LOCK_UN) }
+        let certPath = directory + "/ca.pem", keyPath = directory + "/ca-key.pem"
+        if let certText = try? String(contentsOfFile: certPath, encoding: .utf8),
+           let keyText = try? String(contentsOfFile: keyPath, encoding: .utf8) {
+            authority = try Certificate.read(pem: certText)
+            authorityKey = try PrivateKey.read(pem: keyText)
+            authorityPEM = certText
+            return
+        }
+        authorityKey = try PrivateKey.generateP256()
+        let builder = X509Builder(
+            subject: [("O", "pushmock"), ("CN", "pushmock local CA (\(Self.hostName()))")],
+            days: 3650,
+            extensions: [(NID_basic_constraints, "critical,CA:TRUE"), (NID_key_usage, "critical,keyCertSign,cRLSign"),
+                         (NID_subject_key_identifier, "hash")])
+        authority = try builder.sign(authorityKey, issuer: nil)
+        authorityPEM = try authority.pem()
+        try Self.write(try authorityKey.pem(), to: keyPath, mode: 0o600)
+        try Self.write(authorityPEM, to: certPath, mode: 0o644)
+    }
+
+    /// A server certificate for the built-in names and `extraNames`, also written to
+    /// `server.pem` and `server-key.pem` for other tools (the benchmark's nghttpd).
+    func issueServerCertificate(extraNames: [String]) throws(ServerError) -> (Certificate, PrivateKey) {
+        let key = try PrivateKey.generateP256()
+        let names = (Self.builtInNames + extraNames).map { Self.isIPAddress($0) ? "IP:" + $0 : "DNS:" + $0 }
+        let builder = X509Builder(
+            subject: [("O", "pushmock"), ("CN", "localhost")],
+            days: 365,
+            extensions: [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
+                         (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, names.joined(separator: ",")),
+                         (NID_authority_key_identifier, "keyid:always")])
+        let cert = try builder.sign(key, issuer: (authority, authorityKey))
+        try Self.write(try cert.pem() + authorityPEM, to: directory + "/server.pem", mode: 0o644)
+        try Self.write(try key.pem(), to: directory + "/server-key.pem", mode: 0o600)
+        return (cert, key)
+    }
+
+    /// An APNs provider certificate as Apple issues them: subject UID = bundle id, OU = team
+    /// id, and a common name that names the environment (development certificates work in
+    /// the sandbox only).
+    func issueAPNsCertificate(bundleID: String, teamID: String, environment: APNsEnvironment?) throws(ServerError)
+        -> (certificatePEM: String, privateKeyPEM: String) {
+        let key = try PrivateKey.generateP256()
+        let prefix = environment == .sandbox ? "Apple Development IOS Push Services: " : "Apple Push Services: "
+        let builder = X509Builder(
+            subject: [("UID", bundleID), ("CN", prefix + bundleID), ("OU", teamID), ("O", "pushmock"), ("C", "US")],
+            days: 365,
+            extensions: [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
+                         (NID_ext_key_usage, "clientAuth"), (NID_authority_key_identifier, "keyid:always")])
+        let cert = try builder.sign(key, issuer: (authority, authorityKey))
+        return (try cert.pem(), try key.pem())
+    }
+
+    static func isIPAddress(_ s: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, s, &v4) == 1 || inet_pton(AF_INET6, s, &v6) == 1
+    }
+
+    private static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "local" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Writes through a temporary file and a rename, so a reader never sees half a file.
+    private static func write(_ text: String, to path: String, mode: Int) throws(ServerError) {
+        let temporary = path + ".tmp"
+        do {
+            try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+            chmod(temporary, mode_t(mode))
+            guard rename(temporary, path) == 0 else { throw ServerError(String(cString: strerror(errno))) }
+        } catch { throw ServerError("cannot write \(path): \(error)") }
+    }
+}

@@ -1,0 +1,142 @@
+internal import CLibevent
+internal import COpenSSL
+import PushMockCore
+
+/// One TLS connection on the TLS port: the handshake, then HTTP/2 (ALPN `h2`, or no ALPN and
+/// the HTTP/2 preface) or HTTP/1.1 (ALPN `http/1.1`, or no ALPN and anything else).
+final class TLSConnection {
+    /// The first bytes of every HTTP/2 connection (RFC 9113 §3.4).
+    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+    /// APNs closes connections idle this long (reason IdleTimeout); so does pushmock.
+    static let http2IdleSeconds = 3600.0
+
+    private enum Stage {
+        case handshake, sniffing, done
+        case http2(HTTP2Session)
+        case bridged(HTTP1Bridge)
+    }
+
+    private unowned let listener: TLSListener
+    /// Freed in `finish()`; it owns the `SSL` and the socket (BEV_OPT_CLOSE_ON_FREE).
+    let bev: OpaquePointer
+    private let ssl: OpaquePointer
+    private var stage = Stage.handshake
+    private var closing = false
+
+    init(listener: TLSListener, fd: Int32, base: EventBase, context: TLSContext, handshakeSeconds: Double) throws(ServerError) {
+        guard let ssl = context.makeSSL() else { throw ServerError("SSL_new failed") }
+        // Ownership of `ssl` and `fd` passes to the bufferevent here.
+        guard let bev = bufferevent_openssl_socket_new(base.pointer, fd, ssl, BUFFEREVENT_SSL_ACCEPTING,
+                                                        Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            SSL_free(ssl)
+            throw ServerError("bufferevent_openssl_socket_new failed")
+        }
+        self.listener = listener
+        self.bev = bev
+        self.ssl = ssl
+        bufferevent_setcb(bev, tlsRead, tlsWrite, tlsEvent, Unmanaged.passUnretained(self).toOpaque())
+        setReadTimeout(handshakeSeconds)
+        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+    }
+
+    fileprivate func readable() {
+        switch stage {
+        case .sniffing: sniff()
+        case .http2(let session): if !session.receive(bufferevent_get_input(bev)) { closeWhenFlushed() }
+        case .bridged(let bridge): bridge.outerReadable()
+        case .handshake, .done: break
+        }
+    }
+
+    fileprivate func writable() {
+        if closing { return finish() }
+        switch stage {
+        case .http2(let session): if !session.flush() { closeWhenFlushed() }
+        case .bridged(let bridge): bridge.outerWritable()
+        default: break
+        }
+    }
+
+    fileprivate func event(_ what: Int16) {
+        if what & Int16(BEV_EVENT_CONNECTED) != 0 { return handshakeDone() }
+        if case .http2(let session) = stage, what & Int16(BEV_EVENT_TIMEOUT) != 0 {
+            session.goAway(reason: "IdleTimeout")
+            return closeWhenFlushed()
+        }
+        finish()
+    }
+
+    private func handshakeDone() {
+        switch TLSContext.negotiatedProtocol(ssl) {
+        case "h2"?: startHTTP2()
+        case "http/1.1"?: startBridge()
+        default:
+            stage = .sniffing
+            sniff()
+        }
+    }
+
+    /// No ALPN: HTTP/2 if the first bytes are the preface, else HTTP/1.1.
+    private func sniff() {
+        guard let input = bufferevent_get_input(bev) else { return }
+        let n = min(evbuffer_get_length(input), Self.preface.count)
+        guard n > 0, let head = evbuffer_pullup(input, n) else { return }
+        if !Self.preface.prefix(n).elementsEqual(UnsafeBufferPointer(start: head, count: n)) { return startBridge() }
+        if n == Self.preface.count { startHTTP2() }
+    }
+
+    private func startHTTP2() {
+        let context = ConnectionContext(isHTTP2: true, clientCertificate: TLSContext.clientCertificate(ssl))
+        guard let session = try? listener.makeSession(bev: bev, context: context) else { return finish() }
+        stage = .http2(session)
+        setReadTimeout(Self.http2IdleSeconds)
+        if evbuffer_get_length(bufferevent_get_input(bev)) > 0 { readable() } else if !session.flush() { closeWhenFlushed() }
+    }
+
+    private func startBridge() {
+        guard let bridge = try? listener.makeBridge(outer: bev, connection: self) else { return finish() }
+        stage = .bridged(bridge)
+        // evhttp times the connection from here on.
+        bufferevent_set_timeouts(bev, nil, nil)
+        bridge.outerReadable()
+    }
+
+    /// Server shutdown: HTTP/2 peers get GOAWAY and finish their streams; connections that
+    /// have not started a protocol close now.
+    func goAway() {
+        switch stage {
+        case .http2(let session):
+            if !session.goAway() { closeWhenFlushed() }
+        case .handshake, .sniffing: finish()
+        case .bridged, .done: break
+        }
+    }
+
+    /// Closes once what is queued has been written.
+    func closeWhenFlushed() {
+        closing = true
+        bufferevent_disable(bev, Int16(EV_READ))
+        if evbuffer_get_length(bufferevent_get_output(bev)) == 0 { finish() }
+    }
+
+    private func finish() {
+        if case .done = stage { return }
+        stage = .done
+        bufferevent_setcb(bev, nil, nil, nil, nil)
+        bufferevent_free(bev)
+        listener.closed(self)
+    }
+
+    private func setReadTimeout(_ seconds: Double) {
+        var tv = timeval(seconds: seconds)
+        bufferevent_set_timeouts(bev, &tv, nil)
+    }
+}
+
+private func tlsConnection(_ arg: UnsafeMutableRawPointer?) -> TLSConnection? {
+    arg.map { Unmanaged<TLSConnection>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private func tlsRead(_ bev: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) { tlsConnection(arg)?.readable() }
+private func tlsWrite(_ bev: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) { tlsConnection(arg)?.writable() }
+private func tlsEvent(_ bev: OpaquePointer?, _ what: Int16, _ arg: UnsafeMutableRawPointer?) { tlsConnection(arg)?.event(what) }
