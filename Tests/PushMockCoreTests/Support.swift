@@ -6,19 +6,20 @@ final class Harness {
     let gateway: Gateway
     static let start: Timestamp = 1_800_000_000_000_000
 
-    init(_ configure: (inout Configuration) -> Void = { _ in }) {
+    init(keys: (any KeyService)? = nil, _ configure: (inout Configuration) -> Void = { _ in }) {
         var c = Configuration()
         configure(&c)
-        gateway = Gateway(configuration: c, clock: Clock(mode: .manual, start: Self.start), seed: 7)
+        gateway = Gateway(configuration: c, clock: Clock(mode: .manual, start: Self.start), seed: 7, keys: keys)
     }
 
     var project: Project { gateway.projects[gateway.configuration.project]! }
 
     func call(_ method: String, _ target: String, body: String? = nil, contentType: String? = "application/json",
-              headers: [(name: String, value: String)] = []) -> Response {
+              headers: [(name: String, value: String)] = [], connection: ConnectionContext? = nil) -> Response {
         var h = headers
         if let contentType, body != nil { h.append(("Content-Type", contentType)) }
-        let request = Request(method: method, target: target, headers: h, body: Array((body ?? "").utf8))
+        var request = Request(method: method, target: target, headers: h, body: Array((body ?? "").utf8))
+        request.connection = connection
         switch gateway.handle(request) {
         case .response(let r): return r
         case .waitForEvents(let w): return gateway.finish(w)

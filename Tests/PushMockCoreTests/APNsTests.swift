@@ -1,0 +1,256 @@
+import Foundation
+import Testing
+@testable import PushMockCore
+
+/// Signature checks without OpenSSL: a signature of 64 sevens is valid, anything else is
+/// not. The server tests sign with real keys.
+struct FakeKeys: KeyService {
+    static let good = [UInt8](repeating: 7, count: 64)
+    func generateRSAKey() throws -> (privatePEM: String, publicPEM: String) { ("", "") }
+    func generateP256Key() throws -> (privatePEM: String, publicPEM: String) { ("PRIVATE", "-----BEGIN PUBLIC KEY-----") }
+    func verifyRS256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool { false }
+    func verifyES256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool { signature == Self.good }
+    func issueAPNsCertificate(bundleID: String, teamID: String, environment: APNsEnvironment?) throws
+        -> (certificatePEM: String, privateKeyPEM: String) { ("CERT", "KEY") }
+    var certificateAuthorityPEM: String? { "CA" }
+}
+
+/// An APNs client in-process: HTTP/2 connections (contexts) and the headers APNs wants.
+extension Harness {
+    func h2(certificate: ClientCertificate? = nil) -> ConnectionContext {
+        ConnectionContext(isHTTP2: true, clientCertificate: certificate)
+    }
+
+    func certificate(_ bundle: String = "com.example.app", development: Bool = false, trusted: Bool = true) -> ClientCertificate {
+        ClientCertificate(userID: bundle, commonName: (development ? "Apple Development IOS Push Services: " : "Apple Push Services: ") + bundle,
+                          organizationalUnit: project.teamID, trusted: trusted)
+    }
+
+    func apns(_ token: String, _ body: String = #"{"aps":{"alert":"hi"}}"#, headers: [(String, String)] = [],
+              on connection: ConnectionContext? = nil, method: String = "POST") -> Response {
+        let h = headers.map { (name: $0.0, value: $0.1) }
+        return call(method, "/3/device/\(token)", body: body, contentType: nil, headers: h,
+                    connection: connection ?? h2(certificate: certificate()))
+    }
+
+    func reason(_ r: Response) -> String { (json(r)["reason"] as? String) ?? "status \(r.status)" }
+
+    /// A provider token as a client signs it; `valid: false` gives a bad signature.
+    func providerToken(kid: String, iss: String, iat: Double, valid: Bool = true, iatAsString: Bool = false) -> String {
+        func b64(_ bytes: [UInt8]) -> String {
+            Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let header = b64(Array(#"{"alg":"ES256","kid":"\#(kid)"}"#.utf8))
+        let iatJSON = iatAsString ? "\"\(Int(iat))\"" : "\(iat)"
+        let claims = b64(Array(#"{"iss":"\#(iss)","iat":\#(iatJSON)}"#.utf8))
+        return header + "." + claims + "." + b64(valid ? FakeKeys.good : [UInt8](repeating: 1, count: 64))
+    }
+
+    func addKey(_ body: String = "{}") -> (kid: String, team: String) {
+        let r = call("POST", "/emulator/v1/projects/demo-pushmock/apnsKeys", body: body)
+        precondition(r.status == 201, r.bodyText)
+        let k = json(r)
+        return (k["key_id"] as! String, k["team_id"] as! String)
+    }
+
+    var nowSeconds: Double { Double(gateway.clock.now()) / 1_000_000 }
+}
+
+@Suite("APNs provider API")
+struct APNsTests {
+    @Test("each bad header, path or payload gets its APNs reason and status, with apns-id")
+    func headerRules() {
+        let h = Harness()
+        let token = h.device("ios")["apns_token"] as! String
+        let id = "123e4567-e89b-12d3-a456-426614174000"
+        let cases: [(String, [(String, String)], String, String, Int)] = [
+            (token, [("apns-id", "nope")], "{}", "BadMessageId", 400),
+            (token, [("apns-collapse-id", String(repeating: "c", count: 65))], "{}", "BadCollapseId", 400),
+            (token, [("apns-priority", "7")], "{}", "BadPriority", 400),
+            (token, [("apns-priority", "10"), ("apns-push-type", "background")], "{}", "BadPriority", 400),
+            (token, [("apns-push-type", "banner")], "{}", "InvalidPushType", 400),
+            (token, [("apns-push-type", "voip")], "{}", "BadTopic", 400),
+            (token, [("apns-topic", "com.example.app.voip")], "{}", "BadTopic", 400),
+            (token, [("apns-expiration", "tomorrow")], "{}", "BadExpirationDate", 400),
+            (token, [("apns-priority", "10"), ("apns-priority", "5")], "{}", "DuplicateHeaders", 400),
+            ("abc", [], "{}", "BadDeviceToken", 400),
+            (String(repeating: "a", count: 64), [], "{}", "BadDeviceToken", 400),
+            (token, [("apns-topic", "com.other.app")], "{}", "DeviceTokenNotForTopic", 400),
+            (token, [], "", "PayloadEmpty", 400),
+            (token, [], "{\"x\":\"" + String(repeating: "x", count: 4090) + "\"}", "PayloadTooLarge", 413),
+        ]
+        for (t, headers, body, reason, status) in cases {
+            let r = h.apns(t, body, headers: headers)
+            #expect(r.status == status && h.reason(r) == reason, "\(headers) \(body.prefix(20)) → \(r.status) \(r.bodyText)")
+            #expect(r.headers.contains { $0.name == "apns-id" })
+        }
+        let echoed = h.apns(token, "", headers: [("apns-id", id)])
+        #expect(echoed.headers.first { $0.name == "apns-id" }?.value == id)
+        #expect(h.reason(h.apns("", "{}")) == "MissingDeviceToken")
+        #expect(h.reason(h.apns(token, method: "GET")) == "MethodNotAllowed")
+        #expect(h.apns(token, method: "GET").status == 405)
+        let badPath = h.call("POST", "/3/devices/\(token)", body: "{}", connection: h.h2())
+        #expect(badPath.status == 404 && h.reason(badPath) == "BadPath")
+        // VoIP payloads may be 5120 bytes.
+        let voip = h.apns(token, "{\"x\":\"" + String(repeating: "x", count: 5000) + "\"}",
+                          headers: [("apns-push-type", "voip"), ("apns-topic", "com.example.app.voip")])
+        #expect(voip.status == 200, "\(voip.bodyText)")
+        // Over HTTP/1.1 APNs does not answer at all; pushmock says why.
+        #expect(h.call("POST", "/3/device/\(token)", body: "{}").status == 505)
+    }
+
+    @Test("an accepted push answers 200 with apns-id and, in the sandbox, apns-unique-id, and reaches the device and the log")
+    func delivery() throws {
+        let h = Harness()
+        let d = h.device("ios")
+        let token = d["apns_token"] as! String
+        let r = h.apns(token, #"{"aps":{"alert":{"title":"Hi"},"badge":2},"order":"42"}"#,
+                       headers: [("apns-push-type", "alert"), ("apns-topic", "com.example.app"), ("apns-collapse-id", "c1")])
+        #expect(r.status == 200 && r.body.isEmpty)
+        let apnsID = try #require(r.headers.first { $0.name == "apns-id" }?.value)
+        #expect(r.headers.contains { $0.name == "apns-unique-id" })
+        #expect(h.story(d["id"] as! String) == ["ACCEPTED", "DELIVERED", "DISPLAYED"])
+        let entry = try #require(h.inbox(d["id"] as! String).first)
+        #expect(entry["message_id"] as? String == apnsID)
+        let apns = try #require(entry["apns"] as? [String: Any])
+        #expect((apns["headers"] as? [String: String])?["apns-collapse-id"] == "c1")
+        #expect(((apns["payload"] as? [String: Any])?["order"] as? String) == "42")
+        #expect(h.events().first?["message_type"] as? String == "DISPLAY_NOTIFICATION")
+        // Production devices answer only on production hosts.
+        let prod = h.device("ios", extra: #","apns_environment":"production""#)["apns_token"] as! String
+        #expect(h.reason(h.apns(prod)) == "BadDeviceToken")
+        let onProd = h.apns(prod, headers: [("host", "api.push.apple.com:443")])
+        #expect(onProd.status == 200 && !onProd.headers.contains { $0.name == "apns-unique-id" })
+    }
+
+    @Test("a silent push to a force-quit iPhone is accepted and dropped with its reason; an offline one is stored until apns-expiration")
+    func deviceModel() {
+        let h = Harness()
+        let d = h.device("ios")
+        let id = d["id"] as! String, token = d["apns_token"] as! String
+        h.patch(id, #"{"app_state":"terminated"}"#)
+        let silent = h.apns(token, #"{"aps":{"content-available":1}}"#, headers: [("apns-push-type", "background"), ("apns-priority", "5")])
+        #expect(silent.status == 200)
+        #expect(h.story(id).last == "DROPPED(app_terminated)")
+        h.patch(id, #"{"app_state":"background","online":false}"#)
+        let expires = Int(h.nowSeconds) + 60
+        #expect(h.apns(token, headers: [("apns-expiration", String(expires))]).status == 200)
+        #expect(h.story(id).last == "STORED(device_offline)")
+        h.advance(61)
+        h.gateway.expireDue()
+        #expect(h.story(id).last == "EXPIRED(ttl)")
+    }
+
+    @Test("certificates: the topic comes from the certificate; untrusted, wrong-environment and other-bundle certificates are refused")
+    func certificates() {
+        let h = Harness()
+        let token = h.device("ios")["apns_token"] as! String
+        let production = h.device("ios", extra: #","apns_environment":"production""#)["apns_token"] as! String
+        #expect(h.apns(token).status == 200)
+        #expect(h.reason(h.apns(token, on: h.h2(certificate: h.certificate(trusted: false)))) == "BadCertificate")
+        let dev = h.h2(certificate: h.certificate(development: true))
+        #expect(h.apns(token, on: dev).status == 200)
+        #expect(h.reason(h.apns(production, headers: [("host", "api.push.apple.com")], on: dev)) == "BadCertificateEnvironment")
+        #expect(h.apns(production, headers: [("host", "api.push.apple.com")]).status == 200)
+        let other = h.h2(certificate: h.certificate("com.other.app"))
+        #expect(h.reason(h.apns(token, headers: [("apns-topic", "com.example.app")], on: other)) == "TopicDisallowed")
+        // Without a certificate the topic is required.
+        #expect(h.reason(h.apns(token, on: h.h2())) == "MissingTopic")
+    }
+
+    @Test("provider tokens: missing, forged, unknown, expired after an hour, wrong environment or topic, unrelated, and refreshed too often")
+    func providerTokens() {
+        let h = Harness(keys: FakeKeys())
+        let token = h.device("ios")["apns_token"] as! String
+        let (kid, team) = h.addKey()
+        let topic = [("apns-topic", "com.example.app")]
+        func push(_ jwt: String?, on c: ConnectionContext? = nil, extra: [(String, String)] = []) -> String {
+            let auth = jwt.map { [("authorization", "bearer " + $0)] } ?? []
+            let r = h.apns(token, headers: topic + auth + extra, on: c ?? h.h2())
+            return r.status == 200 ? "ok" : h.reason(r)
+        }
+        #expect(push(nil) == "MissingProviderToken")
+        #expect(push("") == "MissingProviderToken")
+        #expect(push("not.a.jwt") == "InvalidProviderToken")
+        #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds, valid: false)) == "InvalidProviderToken")
+        #expect(push(h.providerToken(kid: "ZZZZZZZZZZ", iss: team, iat: h.nowSeconds)) == "InvalidProviderToken")
+        #expect(push(h.providerToken(kid: kid, iss: "WRONGTEAM0", iat: h.nowSeconds)) == "InvalidProviderToken")
+        #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds - 3601)) == "ExpiredProviderToken")
+        #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds)) == "ok")
+
+        let (prodKid, _) = h.addKey(#"{"environment":"production"}"#)
+        #expect(push(h.providerToken(kid: prodKid, iss: team, iat: h.nowSeconds)) == "BadEnvironmentKeyIdInToken")
+        let (topicKid, _) = h.addKey(#"{"topics":["com.other.app"]}"#)
+        #expect(push(h.providerToken(kid: topicKid, iss: team, iat: h.nowSeconds)) == "InvalidProviderToken")
+
+        // One connection: bound to its first team; a new token at most every 20 minutes.
+        let c = h.h2()
+        let first = h.providerToken(kid: kid, iss: team, iat: h.nowSeconds)
+        #expect(push(first, on: c) == "ok")
+        let (otherKid, otherTeam) = h.addKey(#"{"team_id":"OTHERTEAM1"}"#)
+        #expect(push(h.providerToken(kid: otherKid, iss: otherTeam, iat: h.nowSeconds), on: c) == "UnrelatedKeyIdInToken")
+        h.advance(60)
+        #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds), on: c) == "TooManyProviderTokenUpdates")
+        #expect(push(first, on: c) == "ok")
+        h.advance(20 * 60)
+        #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds), on: c) == "ok")
+        // The iat claim may be a float (as above) or a numeric string.
+        #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds, iatAsString: true)) == "ok")
+    }
+
+    @Test("uninstalled and reinstalled apps answer 410 Unregistered with when the token stopped; idle tokens 410 ExpiredToken")
+    func goneTokens() throws {
+        let h = Harness()
+        let a = h.device("ios"), b = h.device("ios")
+        let oldB = b["apns_token"] as! String
+        h.advance(10)
+        #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/\(a["id"] as! String)").status == 200)
+        let gone = h.apns(a["apns_token"] as! String)
+        #expect(gone.status == 410 && h.reason(gone) == "Unregistered")
+        #expect(json(gone)["timestamp"] as? Int == Int((Harness.start + 10_000_000) / 1000))
+        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(b["id"] as! String):reinstall").status == 200)
+        #expect(h.apns(oldB).status == 410)
+        let c = h.device("ios")
+        h.patch(c["id"] as! String, #"{"online":false}"#)
+        h.advance(271 * 86_400)
+        let expired = h.apns(c["apns_token"] as! String)
+        #expect(expired.status == 410 && h.reason(expired) == "ExpiredToken" && json(expired)["timestamp"] == nil)
+    }
+
+    @Test("scripted APNs errors answer in order, then pushes succeed; the device rate limit answers TooManyRequests; shutdown answers 503 Shutdown")
+    func scriptedAndLimits() {
+        let h = Harness { $0.deviceRateLimit = 3 }
+        let d = h.device("ios")
+        let id = d["id"] as! String, token = d["apns_token"] as! String
+        let script = h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
+                            body: #"{"apns_errors":["ServiceUnavailable","InternalServerError"]}"#)
+        #expect(script.status == 200)
+        #expect(h.apns(token).status == 503)
+        #expect(h.apns(token).status == 500)
+        #expect(h.apns(token).status == 200)
+        #expect(h.story(id).first == "RECEIVED_INTERNAL_ERROR(ServiceUnavailable)")
+        #expect(h.apns(token).status == 200 && h.apns(token).status == 200)
+        let limited = h.apns(token)
+        #expect(limited.status == 429 && h.reason(limited) == "TooManyRequests")
+        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
+                       body: #"{"apns_errors":["Nope"]}"#).status == 400)
+        h.gateway.shuttingDown = true
+        let down = h.apns(token)
+        #expect(down.status == 503 && h.reason(down) == "Shutdown")
+    }
+
+    @Test("APNs keys: registered with or without a public key, listed without private keys, checked")
+    func keys() {
+        let h = Harness(keys: FakeKeys())
+        let made = json(h.call("POST", "/emulator/v1/projects/demo-pushmock/apnsKeys", body: #"{"key_id":"ABCDE12345"}"#))
+        #expect(made["private_key"] as? String == "PRIVATE" && made["team_id"] as? String == h.project.teamID)
+        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/apnsKeys", body: #"{"key_id":"ABCDE12345"}"#).status == 409)
+        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/apnsKeys", body: #"{"key_id":"short"}"#).status == 400)
+        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/apnsKeys", body: #"{"public_key":"x"}"#).status == 400)
+        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/apnsKeys", body: #"{"environment":"moon"}"#).status == 400)
+        let list = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/apnsKeys"))["keys"] as? [[String: Any]]
+        #expect(list?.count == 1 && list?.first?["private_key"] == nil)
+        #expect(h.call("GET", "/emulator/v1/ca.pem").bodyText == "CA")
+    }
+}
