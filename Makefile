@@ -2,10 +2,11 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
-# Debian packages the build and the tests need (wrk only for `make bench`).
-BUILD_PACKAGES := libevent-dev libssl-dev pkg-config
-TEST_PACKAGES := curl python3-venv
-BENCH_PACKAGES := wrk
+# Debian packages the build and the tests need (wrk, h2load and nghttpd only for `make bench`).
+# The tests run the official SDKs in a private network namespace: `ip` and `unshare`.
+BUILD_PACKAGES := libevent-dev libssl-dev libnghttp2-dev pkg-config
+TEST_PACKAGES := curl iproute2 util-linux
+BENCH_PACKAGES := wrk nghttp2-client nghttp2-server
 VENV := .venv
 ARGS ?=
 
@@ -29,12 +30,14 @@ endef
 deps:
 	$(call install,$(BUILD_PACKAGES))
 
+# A python3 with venv is enough (Debian's python3-venv only when there is none).
 test-deps: deps
-	@if python3 -c "import ensurepip, venv" 2>/dev/null && command -v curl >/dev/null; then :; else $(MAKE) --no-print-directory test-packages; fi
-
-.PHONY: test-packages
-test-packages:
 	$(call install,$(TEST_PACKAGES))
+	@python3 -c "import ensurepip, venv" 2>/dev/null || $(MAKE) --no-print-directory python-venv
+
+.PHONY: python-venv
+python-venv:
+	$(call install,python3-venv)
 
 bench-deps: deps
 	$(call install,$(BENCH_PACKAGES))

@@ -31,9 +31,14 @@ public final class Server {
         polls = LongPolls(base: base, gateway: gateway)
         frontDoor = try HTTPFrontDoor(base: base, gateway: gateway, polls: polls, configuration: configuration)
         if configuration.tlsPort != nil {
-            let (cert, key) = try certificates.issueServerCertificate(extraNames: configuration.tlsSANs)
-            let context = try TLSContext(certificate: cert, key: key, chainFile: configuration.tlsCertificate,
-                                         keyFile: configuration.tlsKey, clientAuthority: certificates.authority)
+            let identity: TLSContext.Identity
+            if let chain = configuration.tlsCertificate, let key = configuration.tlsKey {
+                identity = .files(chain: chain, key: key)
+            } else {
+                let (cert, key) = try certificates.issueServerCertificate(extraNames: configuration.tlsSANs)
+                identity = .issued(cert, key)
+            }
+            let context = try TLSContext(identity: identity, clientAuthority: certificates.authority)
             tls = try TLSListener(base: base, gateway: gateway, polls: polls, context: context, configuration: configuration)
         } else {
             tls = nil

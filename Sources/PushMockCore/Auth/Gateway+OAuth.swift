@@ -8,7 +8,9 @@ extension Gateway {
     ]
 
     /// `GET /emulator/v1/projects/{p}/serviceAccount`: a service-account JSON with a fresh
-    /// RSA key, accepted as is by `credentials.Certificate`; `token_uri` points at pushmock.
+    /// RSA key, accepted as is by `credentials.Certificate`; `token_uri` points at pushmock:
+    /// Google's own token URI when asked as a Google host over TLS (pushmock answers there),
+    /// else the host and scheme the request used.
     func serviceAccount(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
         let project = try controlProject(params)
         guard let keys else { throw ControlError(response: .googleError(500, "INTERNAL", "No key service is configured.")) }
@@ -31,7 +33,9 @@ extension Gateway {
         w.member("client_email", email)
         w.member("client_id", clientID)
         w.member("auth_uri", "https://accounts.google.com/o/oauth2/auth")
-        w.member("token_uri", (request.secure ? "https://" : "http://") + host + "/token")
+        let googleHost = host.split(separator: ":").first.map { $0.hasSuffix(".googleapis.com") } ?? false
+        w.member("token_uri", request.secure && googleHost ? "https://oauth2.googleapis.com/token"
+            : (request.secure ? "https://" : "http://") + host + "/token")
         w.member("auth_provider_x509_cert_url", "https://www.googleapis.com/oauth2/v1/certs")
         w.member("client_x509_cert_url", "https://www.googleapis.com/robot/v1/metadata/x509/" + email.replacingOccurrences(of: "@", with: "%40"))
         w.member("universe_domain", "googleapis.com")

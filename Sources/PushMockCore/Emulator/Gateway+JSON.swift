@@ -97,6 +97,8 @@ extension Gateway {
         w.beginObject()
         w.member("message_id", m.id)
         w.member("api", m.api)
+        w.member("http_version", m.overHTTP2 ? "2" : "1.1")
+        w.member("tls", m.overTLS)
         w.member("target", m.target.name)
         switch m.target {
         case .topic(let t): w.member("topic", t)

@@ -94,6 +94,9 @@ public final class Message {
     public let receivedAt: Timestamp
     public let bulkID: Int64?
     public let dryRun: Bool
+    /// How the request arrived, so a test can tell its client used HTTP/2 or TLS.
+    public internal(set) var overHTTP2 = false
+    public internal(set) var overTLS = false
     /// Message ids of the recipients that were accepted (token and multicast sends).
     public internal(set) var recipientIDs: [String] = []
     /// APNs provider API pushes: the request's `apns-*` headers as resolved.

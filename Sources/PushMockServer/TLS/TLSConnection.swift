@@ -22,7 +22,10 @@ final class TLSConnection {
     private let ssl: OpaquePointer
     private var stage = Stage.handshake
     private var closing = false
+    /// How long a peer may leave what we send unread (or stall the handshake).
+    private let stallSeconds: Double
 
+    /// `handshakeSeconds` (`--timeout`) bounds the handshake and a peer that stops reading.
     init(listener: TLSListener, fd: Int32, base: EventBase, context: TLSContext, handshakeSeconds: Double) throws(ServerError) {
         guard let ssl = context.makeSSL() else { throw ServerError("SSL_new failed") }
         // Ownership of `ssl` and `fd` passes to the bufferevent here.
@@ -34,8 +37,9 @@ final class TLSConnection {
         self.listener = listener
         self.bev = bev
         self.ssl = ssl
+        stallSeconds = handshakeSeconds
         bufferevent_setcb(bev, tlsRead, tlsWrite, tlsEvent, Unmanaged.passUnretained(self).toOpaque())
-        setReadTimeout(handshakeSeconds)
+        setTimeouts(read: handshakeSeconds)
         bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
     }
 
@@ -59,7 +63,9 @@ final class TLSConnection {
 
     fileprivate func event(_ what: Int16) {
         if what & Int16(BEV_EVENT_CONNECTED) != 0 { return handshakeDone() }
-        if case .http2(let session) = stage, what & Int16(BEV_EVENT_TIMEOUT) != 0 {
+        // Idle (nothing read for an hour): GOAWAY as APNs does. A peer that stopped reading
+        // what we send, an error, or EOF: close at once.
+        if case .http2(let session) = stage, what & Int16(BEV_EVENT_TIMEOUT) != 0, what & Int16(BEV_EVENT_READING) != 0, !closing {
             session.goAway(reason: "IdleTimeout")
             return closeWhenFlushed()
         }
@@ -89,7 +95,7 @@ final class TLSConnection {
         let context = ConnectionContext(isHTTP2: true, clientCertificate: TLSContext.clientCertificate(ssl))
         guard let session = try? listener.makeSession(bev: bev, context: context) else { return finish() }
         stage = .http2(session)
-        setReadTimeout(Self.http2IdleSeconds)
+        setTimeouts(read: Self.http2IdleSeconds)
         if evbuffer_get_length(bufferevent_get_input(bev)) > 0 { readable() } else if !session.flush() { closeWhenFlushed() }
     }
 
@@ -127,9 +133,11 @@ final class TLSConnection {
         listener.closed(self)
     }
 
-    private func setReadTimeout(_ seconds: Double) {
-        var tv = timeval(seconds: seconds)
-        bufferevent_set_timeouts(bev, &tv, nil)
+    /// `read` bounds silence from the peer; a peer that does not read what we send is cut
+    /// off after `stallSeconds` (libevent only times writes while output is pending).
+    private func setTimeouts(read: Double) {
+        var r = timeval(seconds: read), w = timeval(seconds: stallSeconds)
+        bufferevent_set_timeouts(bev, &r, &w)
     }
 }
 

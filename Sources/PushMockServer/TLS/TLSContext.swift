@@ -7,17 +7,23 @@ final class TLSContext {
     /// Freed in deinit; every `SSL` made from it holds its own reference.
     let pointer: OpaquePointer
 
-    init(certificate: Certificate, key: PrivateKey, chainFile: String?, keyFile: String?,
-         clientAuthority: Certificate) throws(ServerError) {
+    /// The server's certificate: issued by pushmock's CA, or files the user brings.
+    enum Identity {
+        case issued(Certificate, PrivateKey)
+        case files(chain: String, key: String)
+    }
+
+    init(identity: Identity, clientAuthority: Certificate) throws(ServerError) {
         guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw ServerError("SSL_CTX_new failed") }
         pointer = ctx
         guard SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil) == 1 else {
             throw ServerError("cannot require TLS 1.2")
         }
-        if let chainFile, let keyFile {
+        switch identity {
+        case .files(let chainFile, let keyFile):
             guard SSL_CTX_use_certificate_chain_file(ctx, chainFile) == 1 else { throw ServerError("cannot read --tls-cert \(chainFile): \(Self.lastError())") }
             guard SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) == 1 else { throw ServerError("cannot read --tls-key \(keyFile): \(Self.lastError())") }
-        } else {
+        case .issued(let certificate, let key):
             guard SSL_CTX_use_certificate(ctx, certificate.pointer) == 1, SSL_CTX_use_PrivateKey(ctx, key.pointer) == 1 else {
                 throw ServerError("cannot use the server certificate: \(Self.lastError())")
             }

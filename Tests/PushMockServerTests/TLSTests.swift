@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+
+/// The last line of a command's output that is a JSON object (warnings may come first).
+func lastJSON(_ out: String) -> [String: Any] {
+    for line in out.split(separator: "\n").reversed() where line.hasPrefix("{") {
+        if let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] { return obj }
+    }
+    return [:]
+}
+
+@Suite("The TLS port: HTTP/2, HTTP/1.1, certificates and APNs with real clients", .timeLimit(.minutes(3)))
+struct TLSTests {
+    static let clients = ServerProcess.packageRoot.appendingPathComponent("Tests/clients").path
+
+    @Test("curl --http2 sends FCM v1 and APNs pushes (provider token and client certificate) and gets the services' answers")
+    func curl() throws {
+        let server = try ServerProcess(["--accept-any-token"])
+        let tls = try #require(server.tlsPort)
+        let c = try HTTPConnection(port: server.port)
+        let base = "/emulator/v1/projects/demo-pushmock"
+        let android = try server.device("android")
+        let iphone = try server.device("ios")
+        let apnsToken = iphone["apns_token"] as! String
+
+        let (s1, v1) = try runCommand("/usr/bin/curl", [
+            "-s", "--http2", "--cacert", ServerProcess.caFile, "-w", "\n%{http_version}",
+            "-H", "Authorization: Bearer any", "-H", "Content-Type: application/json",
+            "https://localhost:\(tls)/v1/projects/demo-pushmock/messages:send",
+            "-d", #"{"message":{"token":"\#(android["token"]!)","notification":{"title":"curl"}}}"#,
+        ])
+        #expect(s1 == 0 && v1.hasSuffix("\n2") && v1.contains(#""name":"projects/demo-pushmock/messages/"#), "\(v1)")
+
+        // A provider token signed with the .p8 key pushmock made, as a shell script would.
+        let key = try c.request("POST", base + "/apnsKeys", body: "{}").json
+        let (s2, jwt) = try runCommand(RealClientTests.python, ["-c", """
+            import jwt, sys, time
+            print(jwt.encode({"iss": sys.argv[2], "iat": int(time.time())}, sys.argv[3], algorithm="ES256", headers={"kid": sys.argv[1]}))
+            """, key["key_id"] as! String, key["team_id"] as! String, key["private_key"] as! String])
+        #expect(s2 == 0)
+        let (s3, pushed) = try runCommand("/usr/bin/curl", [
+            "-s", "-i", "--http2", "--cacert", ServerProcess.caFile,
+            "-H", "authorization: bearer \(jwt.trimmingCharacters(in: .whitespacesAndNewlines))",
+            "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
+            "-H", "apns-id: 0a1b2c3d-0000-4000-8000-00000000abcd",
+            "--data-binary", #"{"aps":{"alert":{"title":"curl","body":"APNs"}}}"#,
+            "https://localhost:\(tls)/3/device/\(apnsToken)",
+        ])
+        #expect(s3 == 0 && pushed.hasPrefix("HTTP/2 200"), "\(pushed)")
+        #expect(pushed.contains("apns-id: 0a1b2c3d-0000-4000-8000-00000000abcd") && pushed.contains("apns-unique-id: "))
+
+        // A provider certificate pushmock issued; curl sends no apns-topic, so it comes from the certificate.
+        let cert = try c.request("POST", base + "/apnsCertificates", body: #"{"bundle_id":"com.example.app"}"#).json
+        let pem = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-curl-\(server.port).pem")
+        try ((cert["certificate"] as! String) + (cert["private_key"] as! String)).write(to: pem, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: pem) }
+        let (s4, certPush) = try runCommand("/usr/bin/curl", [
+            "-s", "-i", "--http2", "--cacert", ServerProcess.caFile, "--cert", pem.path,
+            "--data-binary", #"{"aps":{"alert":"by certificate"}}"#, "https://localhost:\(tls)/3/device/\(apnsToken)",
+        ])
+        #expect(s4 == 0 && certPush.hasPrefix("HTTP/2 200"), "\(certPush)")
+        let (_, rejected) = try runCommand("/usr/bin/curl", [
+            "-s", "-i", "--http2", "--cacert", ServerProcess.caFile, "--cert", pem.path,
+            "--data-binary", "{}", "https://localhost:\(tls)/3/device/\(String(repeating: "0", count: 64))",
+        ])
+        #expect(rejected.hasPrefix("HTTP/2 400") && rejected.contains(#"{"reason":"BadDeviceToken"}"#), "\(rejected)")
+
+        // All three are in the log, and the messages say how they came.
+        let messages = try c.request("GET", base + "/messages").json["messages"] as? [[String: Any]] ?? []
+        #expect(messages.map { $0["api"] as! String }.sorted() == ["apns", "apns", "v1"])
+        #expect(messages.allSatisfy { $0["http_version"] as? String == "2" && $0["tls"] as? Bool == true })
+        let displayed = try c.request("GET", base + "/events?event=MESSAGE_DISPLAYED&device=\(iphone["id"]!)&count=true").json
+        #expect(displayed["count"] as? Int == 2)
+    }
+
+    @Test("httpx with http2=True: FCM v1 and APNs over HTTP/2 with a client certificate")
+    func httpx() throws {
+        let server = try ServerProcess(["--accept-any-token"])
+        let (status, out) = try runCommand(RealClientTests.python, [
+            Self.clients + "/h2_clients.py", "httpx", String(try #require(server.tlsPort)), ServerProcess.caFile, String(server.port),
+        ])
+        #expect(status == 0, "\(out)")
+        let r = lastJSON(out)
+        let v1 = r["v1"] as? [Any]
+        #expect(v1?[0] as? Int == 200 && v1?[1] as? String == "HTTP/2", "\(out)")
+        let apns = r["apns"] as? [Any]
+        #expect(apns?[0] as? Int == 200 && apns?[1] as? String == "HTTP/2" && (apns?[2] as? String)?.count == 36)
+        #expect((r["apns_error"] as? [Any])?.first as? Int == 400)
+    }
+
+    @Test("firebase-admin (send, send_each_async over HTTP/2, subscribe_to_topic) and aioapns run unmodified against Google's and Apple's host names")
+    func unmodifiedSDKs() throws {
+        let unshare = ["/usr/bin/unshare"] + (getuid() == 0 ? [] : ["--map-root-user"]) + ["--net", "--mount"]
+        let (status, out) = try runCommand(unshare[0], Array(unshare.dropFirst()) + [
+            "sh", Self.clients + "/in_namespace.sh", ServerProcess.binary.path, ServerProcess.certDirectory,
+            RealClientTests.python, Self.clients + "/unmodified_clients.py",
+        ])
+        #expect(status == 0, "\(out)")
+        let r = lastJSON(out)
+        #expect(r["token_uri"] as? String == "https://oauth2.googleapis.com/token")
+        #expect((r["send"] as? String)?.hasPrefix("projects/demo-pushmock/messages/") == true, "\(out)")
+        #expect(r["send_each_async"] as? [Bool] == [true, true, false])
+        #expect(r["subscribe"] as? [Int] == [2, 0])
+        #expect((r["topic_send"] as? String)?.hasPrefix("projects/demo-pushmock/messages/") == true)
+        let aioapns = r["aioapns"] as? [String: [Any]]
+        #expect(aioapns?["jwt"]?[0] as? Bool == true && aioapns?["jwt"]?[3] as? String == "BadDeviceToken")
+        #expect(aioapns?["certificate"]?[0] as? Bool == true)
+        // How each arrived: the SDK's sync sends over HTTP/1.1, its async ones and APNs over HTTP/2, all over TLS.
+        let messages = (r["messages"] as? [[Any]]) ?? []
+        #expect(messages.filter { $0[0] as? String == "v1" && $0[1] as? String == "2" }.count == 2)
+        #expect(messages.filter { $0[0] as? String == "apns" && $0[1] as? String == "2" }.count == 2)
+        #expect(messages.allSatisfy { $0[2] as? Bool == true })
+        // The log shows each push reaching its device.
+        let events = (r["events"] as? [[Any]]) ?? []
+        let apnsIDs = [aioapns?["jwt"]?[1], aioapns?["certificate"]?[1]].compactMap { $0 as? String }
+        for id in apnsIDs {
+            #expect(events.contains { $0[0] as? String == "MESSAGE_DISPLAYED" && $0[1] as? String == id })
+        }
+        #expect(events.filter { $0[0] as? String == "MESSAGE_ACCEPTED" }.count >= 6)
+    }
+
+    @Test("bad TLS handshakes and HTTP/2 abuse end the offending connection, never the server or other clients")
+    func abuse() throws {
+        let server = try ServerProcess(["--timeout", "2"])
+        let (status, out) = try runCommand(RealClientTests.python, [
+            Self.clients + "/h2_clients.py", "abuse", String(try #require(server.tlsPort)), ServerProcess.caFile,
+        ])
+        #expect(status == 0, "\(out)")
+        var cases: [String: [String: Any]] = [:]
+        for line in out.split(separator: "\n") where line.hasPrefix("{") {
+            if let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] {
+                cases[obj["case"] as! String] = obj
+            }
+        }
+        #expect(cases.count == 8, "\(out)")
+        for (name, result) in cases {
+            #expect(result["healthy"] as? Bool == true, "\(name): another client was not served: \(result)")
+        }
+        func seen(_ name: String) -> [String: Any] { cases[name]?["seen"] as? [String: Any] ?? [:] }
+        for name in ["garbage_handshake", "plain_http_on_tls_port", "bad_preface", "ping_flood"] {
+            #expect(seen(name)["closed"] as? Bool == true, "\(name): \(seen(name))")
+        }
+        #expect(seen("oversized_headers")["refused"] as? Bool == true)
+        #expect((seen("too_many_streams")["resets"] as? Int ?? 0) > 0 || seen("too_many_streams")["goaway"] != nil)
+        #expect(seen("rapid_reset")["goaway"] != nil || seen("rapid_reset")["closed"] as? Bool == true)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("shutdown sends GOAWAY to open HTTP/2 connections and exits cleanly")
+    func goAwayOnShutdown() throws {
+        let server = try ServerProcess()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: RealClientTests.python)
+        p.arguments = [Self.clients + "/h2_clients.py", "goaway", String(try #require(server.tlsPort)), ServerProcess.caFile]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        try p.run()
+        var text = ""
+        while !text.contains("ready") {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(server.stop() == 0)
+        text += String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        let seen = lastJSON(text)
+        #expect(seen["goaway"] as? Int == 0, "\(text)")   // NO_ERROR
+        #expect(seen["responses"] as? Int == 1)
+    }
+
+    @Test("the first start makes a CA that is served and trusted; --tls-san adds names; --tls-cert/--tls-key serve your own certificate")
+    func certificates() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-certs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(["--cert-dir", dir, "--tls-san", "push.test,10.9.8.7"])
+        let caFile = dir + "/ca.pem"
+        #expect(server.log.contains("local CA certificate \(caFile)"))
+        let c = try HTTPConnection(port: server.port)
+        let ca = try c.request("GET", "/emulator/v1/ca.pem")
+        let caText = try String(contentsOfFile: caFile, encoding: .utf8)
+        #expect(ca.status == 200 && ca.text == caText)
+        let tls = try #require(server.tlsPort)
+        let hosts = ["localhost", "127.0.0.1", "::1", "push.test", "10.9.8.7", "fcm.googleapis.com", "oauth2.googleapis.com",
+                     "iid.googleapis.com", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com"]
+        let (_, names) = try runCommand(RealClientTests.python, ["-c", """
+            import socket, ssl, sys
+            ctx = ssl.create_default_context(cafile=sys.argv[2])
+            for host in sys.argv[3:]:
+                s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))), server_hostname=host)
+                print(host, s.version())
+                s.close()
+            """, String(tls), caFile] + hosts)
+        for host in hosts { #expect(names.contains(host + " TLSv1.3"), "\(names)") }
+        // Keep a copy of the certificate this start wrote, to bring as "your own" below.
+        let own = dir + "-own"
+        try? FileManager.default.removeItem(atPath: own)
+        try FileManager.default.copyItem(atPath: dir, toPath: own)
+        defer { try? FileManager.default.removeItem(atPath: own) }
+        // A second start keeps the CA.
+        server.stop()
+        let again = try ServerProcess(["--cert-dir", dir])
+        let kept = try HTTPConnection(port: again.port).request("GET", "/emulator/v1/ca.pem").text
+        #expect(kept == caText)
+        again.stop()
+        // Bring your own: that copy, served by another pushmock.
+        let byo = try ServerProcess(["--cert-dir", dir, "--tls-cert", own + "/server.pem", "--tls-key", own + "/server-key.pem"])
+        let port = try #require(byo.tlsPort)
+        let (status, out) = try runCommand("/usr/bin/curl", ["-s", "--cacert", caFile, "--resolve", "push.test:\(port):127.0.0.1",
+                                                             "https://push.test:\(port)/healthz"])
+        #expect(status == 0 && out.contains("ok"), "\(out)")
+    }
+}

@@ -1,0 +1,221 @@
+"""HTTP/2 clients for pushmock's TLS port, driven by the Swift server tests.
+
+usage: h2_clients.py httpx PORT CA HTTP_PORT   httpx http2=True: FCM v1 and APNs; prints JSON
+       h2_clients.py abuse PORT CA             every abuse case; prints one JSON line per case
+       h2_clients.py goaway PORT CA            prints "ready", then waits for the server's GOAWAY
+"""
+import json
+import socket
+import ssl
+import sys
+import time
+
+import h2.config
+import h2.connection
+import h2.events
+import httpx
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+
+def tls(port, ca, alpn=("h2",)):
+    ctx = ssl.create_default_context(cafile=ca)
+    if alpn:
+        ctx.set_alpn_protocols(list(alpn))
+    raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+    return ctx.wrap_socket(raw, server_hostname="localhost")
+
+
+def healthy(port, ca):
+    """A fresh connection gets /healthz at once: the server is up and not stalled."""
+    start = time.monotonic()
+    with httpx.Client(http2=True, verify=ca, timeout=5) as c:
+        r = c.get(f"https://localhost:{port}/healthz")
+    return r.status_code == 200 and r.http_version == "HTTP/2", round(time.monotonic() - start, 3)
+
+
+def read_until_closed(sock, conn=None, limit=10.0):
+    """Reads until the server closes; returns what h2 events said (GOAWAY code, resets)."""
+    seen = {"goaway": None, "resets": 0, "responses": 0, "closed": False}
+    deadline = time.monotonic() + limit
+    sock.settimeout(0.5)
+    while time.monotonic() < deadline:
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            continue
+        except (ConnectionError, ssl.SSLError, OSError):
+            seen["closed"] = True
+            break
+        if not data:
+            seen["closed"] = True
+            break
+        if conn is None:
+            continue
+        try:
+            events = conn.receive_data(data)
+        except Exception:
+            continue
+        for e in events:
+            if isinstance(e, h2.events.ConnectionTerminated):
+                seen["goaway"] = int(e.error_code)
+            elif isinstance(e, h2.events.StreamReset):
+                seen["resets"] += 1
+            elif isinstance(e, h2.events.ResponseReceived):
+                seen["responses"] += 1
+        try:
+            sock.sendall(conn.data_to_send())
+        except OSError:
+            pass
+    return seen
+
+
+def client(port, ca, **settings):
+    sock = tls(port, ca)
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+    conn.initiate_connection()
+    sock.sendall(conn.data_to_send())
+    return sock, conn
+
+
+def headers(path="/healthz", method="GET", extra=()):
+    return [(":method", method), (":path", path), (":scheme", "https"), (":authority", "localhost")] + list(extra)
+
+
+def case_garbage_handshake(port, ca):
+    raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+    raw.sendall(b"\x16\x03\x01\x00\x05hello" + b"\x00" * 2000)
+    return read_until_closed(raw)
+
+
+def case_plain_http_on_tls_port(port, ca):
+    raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+    raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    return read_until_closed(raw)
+
+
+def case_bad_preface(port, ca):
+    sock = tls(port, ca)
+    sock.sendall(b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n" + b"\x00" * 64)
+    return read_until_closed(sock)
+
+
+def case_oversized_headers(port, ca):
+    sock, conn = client(port, ca)
+    big = [(f"x-big-{i}", "v" * 4000) for i in range(40)]  # 160 KB of headers
+    conn.send_headers(1, headers(extra=big), end_stream=True)
+    sock.sendall(conn.data_to_send())
+    seen = read_until_closed(sock, conn, limit=3)
+    seen["refused"] = seen["resets"] > 0 or seen["goaway"] is not None or seen["closed"]
+    return seen
+
+
+def case_too_many_streams(port, ca):
+    sock, conn = client(port, ca)
+    conn.local_settings.max_concurrent_streams = 100000
+    # Open 1,100 streams without ending them: more than the advertised 1,000.
+    for i in range(1100):
+        sid = conn.get_next_available_stream_id()
+        conn.send_headers(sid, headers(path="/healthz", method="POST"), end_stream=False)
+    conn.max_outbound_frame_size = 16384
+    sock.sendall(conn.data_to_send())
+    return read_until_closed(sock, conn, limit=3)
+
+
+def case_rapid_reset(port, ca):
+    sock, conn = client(port, ca)
+    for _ in range(3000):
+        sid = conn.get_next_available_stream_id()
+        conn.send_headers(sid, headers(), end_stream=False)
+        conn.reset_stream(sid)
+    sock.sendall(conn.data_to_send())
+    return read_until_closed(sock, conn, limit=5)
+
+
+def case_settings_flood(port, ca):
+    sock, conn = client(port, ca)
+    # SETTINGS frames whose ACKs we never read.
+    frame = b"\x00\x00\x06\x04\x00\x00\x00\x00\x00" + b"\x00\x03\x00\x00\x00\x64"
+    sock.settimeout(2)
+    try:
+        for _ in range(300):
+            sock.sendall(frame * 1000)
+    except OSError:
+        pass
+    # Never read the ACKs: the server stops reading from us, then cuts us off after its
+    # --timeout (the tests run it with 2 seconds).
+    time.sleep(3)
+    return read_until_closed(sock, None, limit=5)
+
+
+def case_ping_flood(port, ca):
+    sock, conn = client(port, ca)
+    frame = b"\x00\x00\x08\x06\x00\x00\x00\x00\x00" + b"pingpong"
+    sock.settimeout(2)
+    try:
+        for _ in range(300):
+            sock.sendall(frame * 1000)
+    except OSError:
+        pass
+    # Never read the ACKs: the server stops reading from us, then cuts us off after its
+    # --timeout (the tests run it with 2 seconds).
+    time.sleep(3)
+    return read_until_closed(sock, None, limit=5)
+
+
+def abuse(port, ca):
+    for name, fn in [("garbage_handshake", case_garbage_handshake), ("plain_http_on_tls_port", case_plain_http_on_tls_port),
+                     ("bad_preface", case_bad_preface), ("oversized_headers", case_oversized_headers),
+                     ("too_many_streams", case_too_many_streams), ("rapid_reset", case_rapid_reset),
+                     ("settings_flood", case_settings_flood), ("ping_flood", case_ping_flood)]:
+        try:
+            seen = fn(port, ca)
+        except Exception as e:  # the attack itself may be cut off mid-way; that is fine
+            seen = {"error": type(e).__name__}
+        ok, seconds = healthy(port, ca)
+        print(json.dumps({"case": name, "seen": seen, "healthy": ok, "seconds": seconds}), flush=True)
+
+
+def with_httpx(port, ca, http_port):
+    out = {}
+    control = f"http://127.0.0.1:{http_port}/emulator/v1/projects/demo-pushmock"
+    with httpx.Client(timeout=10) as c:
+        android = c.post(control + "/devices", json={"platform": "android", "app": "com.example.app"}).json()
+        iphone = c.post(control + "/devices", json={"platform": "ios", "app": "com.example.app"}).json()
+        cert = c.post(control + "/apnsCertificates", json={"bundle_id": "com.example.app"}).json()
+    with httpx.Client(http2=True, verify=ca, timeout=10) as c:
+        r = c.post(f"https://localhost:{port}/v1/projects/demo-pushmock/messages:send",
+                   json={"message": {"token": android["token"], "data": {"via": "httpx"}}})
+        out["v1"] = [r.status_code, r.http_version, r.json().get("name", "")]
+    pem = "/tmp/pushmock-httpx-cert.pem"
+    with open(pem, "w") as f:
+        f.write(cert["certificate"] + cert["private_key"])
+    ctx = ssl.create_default_context(cafile=ca)
+    ctx.load_cert_chain(pem)
+    with httpx.Client(http2=True, verify=ctx, timeout=10) as c:
+        r = c.post(f"https://localhost:{port}/3/device/{iphone['apns_token']}",
+                   headers={"apns-push-type": "alert"}, content=b'{"aps":{"alert":"httpx"}}')
+        out["apns"] = [r.status_code, r.http_version, r.headers.get("apns-id", ""), r.headers.get("apns-unique-id", "")]
+        r = c.post(f"https://localhost:{port}/3/device/{iphone['apns_token']}",
+                   headers={"apns-priority": "3"}, content=b'{"aps":{"alert":"httpx"}}')
+        out["apns_error"] = [r.status_code, r.json()]
+    print(json.dumps(out))
+
+
+def goaway(port, ca):
+    sock, conn = client(port, ca)
+    conn.send_headers(1, headers(), end_stream=True)
+    sock.sendall(conn.data_to_send())
+    print("ready", flush=True)
+    seen = read_until_closed(sock, conn, limit=10)
+    print(json.dumps(seen), flush=True)
+
+
+if __name__ == "__main__":
+    mode, port, ca = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    if mode == "abuse":
+        abuse(port, ca)
+    elif mode == "httpx":
+        with_httpx(port, ca, int(sys.argv[4]))
+    elif mode == "goaway":
+        goaway(port, ca)
