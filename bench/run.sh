@@ -2,7 +2,8 @@
 # make bench: pushmock against the bare libevent floor, same request, same machine, same run.
 # Rounds alternate floor and pushmock so drift hits both. Both servers are single-threaded and
 # pinned to core 0, wrk to core 1, so neither competes with the load generator for a core.
-# Prints req/s, p99 and the ratio, then the 100,000-subscriber topic case.
+# Prints req/s, p99 and the ratio; then APNs over HTTP/2 (h2load) against nghttpd serving a
+# static answer; then the 100,000-subscriber topic case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${BENCH_SECONDS:-10}
@@ -20,16 +21,17 @@ swift build -c release --product pushmock >/dev/null
 bin=$(swift build -c release --show-bin-path)/pushmock
 
 started=""
-start() { # name, command...: starts a server, waits for its URL line, sets $started
-  local name=$1; shift
+start() { # name, last-line pattern, command...: starts a server, waits for that line, sets $started
+  local name=$1 last=$2; shift 2
   "$@" >"$work/$name.out" 2>&1 &
   pids+=($!)
-  for _ in $(seq 100); do grep -q 'http://' "$work/$name.out" 2>/dev/null && break; sleep 0.05; done
+  for _ in $(seq 100); do grep -q "$last" "$work/$name.out" 2>/dev/null && break; sleep 0.05; done
   started=$(grep -o 'http://[0-9.:]*' "$work/$name.out" | head -n1)
 }
 
-start floor taskset -c 0 bench/floor 0; floor=$started
-start pushmock taskset -c 0 "$bin" --port 0 --device-rate-limit 0; pm=$started
+start floor 'http://' taskset -c 0 bench/floor 0; floor=$started
+start pushmock 'https://' taskset -c 0 "$bin" --port 0 --tls-port 0 --cert-dir "$work/certs" --device-rate-limit 0; pm=$started
+pmtls=$(grep -o 'https://[0-9.:]*' "$work/pushmock.out" | head -n1)
 token=$(curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
   -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 cat >"$work/send.lua" <<LUA
@@ -81,6 +83,38 @@ f, p, v, n = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys
 print(f"/fcm/send to one token: floor {f/n:.0f} req/s, pushmock {p/n:.0f} req/s, ratio {p/f:.3f}")
 print(f"v1 messages:send to one token: floor {f/n:.0f} req/s, pushmock {v/n:.0f} req/s, ratio {v/f:.3f}")
 PY
+
+# APNs over HTTP/2: h2load, many streams on a few connections, a provider token signed with a
+# key pushmock made, to one iPhone. The floor is nghttpd (one worker, same core, same
+# certificate) answering the same request from an empty file at the same path.
+curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/apnsKeys" -d '{}' >"$work/key.json"
+apns=$(curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
+  -d '{"platform":"ios","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["apns_token"])')
+jwt=$(.venv/bin/python -c 'import json, sys, time, jwt; k = json.load(open(sys.argv[1]))
+print(jwt.encode({"iss": k["team_id"], "iat": int(time.time())}, k["private_key"], algorithm="ES256", headers={"kid": k["key_id"]}))' "$work/key.json")
+echo '{"aps":{"alert":{"title":"Bench","body":"hello"}},"k":"v"}' >"$work/apns.json"
+mkdir -p "$work/htdocs/3/device" && : >"$work/htdocs/3/device/$apns"
+ngport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+taskset -c 0 nghttpd -n 1 -d "$work/htdocs" "$ngport" "$work/certs/server-key.pem" "$work/certs/server.pem" >/dev/null 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do curl -sf --cacert "$work/certs/ca.pem" -o /dev/null "https://localhost:$ngport/3/device/$apns" && break; sleep 0.05; done
+h2run() { # https url → req/s
+  taskset -c 1 h2load -D "$SECONDS_PER_RUN" -c "${BENCH_H2_CONNECTIONS:-4}" -m "${BENCH_H2_STREAMS:-100}" -t 1 -d "$work/apns.json" \
+    -H "authorization: bearer $jwt" -H 'apns-topic: com.example.bench' -H 'apns-push-type: alert' \
+    "$1/3/device/$apns" >"$work/h2load.out"
+  grep -q ' 0 failed, 0 errored' "$work/h2load.out" || { cat "$work/h2load.out" >&2; exit 1; }
+  awk '/^finished in/ {print $4}' "$work/h2load.out"
+}
+curl -sf --http2 --cacert "$work/certs/ca.pem" -o /dev/null -H "authorization: bearer $jwt" -H 'apns-topic: com.example.bench' \
+  --data-binary @"$work/apns.json" "$pmtls/3/device/$apns"
+ng_total=0; apns_total=0
+for r in $(seq "$ROUNDS"); do
+  n=$(h2run "https://127.0.0.1:$ngport"); a=$(h2run "$pmtls")
+  printf 'round %d: nghttpd %8.0f req/s  APNs /3/device %8.0f req/s\n' "$r" "$n" "$a"
+  ng_total=$(python3 -c "print($ng_total + $n)"); apns_total=$(python3 -c "print($apns_total + $a)")
+done
+python3 -c "import sys; n, a, r = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]); print(f'APNs over HTTP/2 to one token: nghttpd {n/r:.0f} req/s, pushmock {a/r:.0f} req/s, ratio {a/n:.3f}')" \
+  "$ng_total" "$apns_total" "$ROUNDS"
 
 # Topic fan-out: SUBSCRIBERS devices on one topic, one send.
 t0=$(date +%s.%N)

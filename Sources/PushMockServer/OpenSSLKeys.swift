@@ -1,10 +1,14 @@
 internal import COpenSSL
 import PushMockCore
 
-/// `KeyService` on OpenSSL 3's EVP API. Every OpenSSL object is freed before the function
-/// that made it returns; certificates come from the server's `CertificateStore`.
+/// `KeyService` on OpenSSL 3's EVP API. OpenSSL objects are freed before the function that
+/// made them returns, except parsed public keys, which `publicKeys` keeps (OpenSSL 3's PEM
+/// decoder costs about a millisecond a call). Certificates come from the `CertificateStore`.
 struct OpenSSLKeys: KeyService {
     let certificates: CertificateStore
+    private let publicKeys = PublicKeyCache()
+
+    init(certificates: CertificateStore) { self.certificates = certificates }
 
     func generateRSAKey() throws -> (privatePEM: String, publicPEM: String) {
         guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw ServerError("EVP_PKEY_CTX_new_id failed") }
@@ -24,7 +28,7 @@ struct OpenSSLKeys: KeyService {
     }
 
     func verifyRS256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool {
-        Self.verify(message: message, signature: signature, publicKeyPEM: publicKeyPEM)
+        verify(message: message, signature: signature, publicKeyPEM: publicKeyPEM)
     }
 
     /// JWS carries ES256 signatures as r ‖ s (32 bytes each); OpenSSL wants DER.
@@ -42,7 +46,7 @@ struct OpenSSLKeys: KeyService {
         let n = i2d_ECDSA_SIG(sig, &der)
         guard n > 0, let der else { return false }
         defer { CRYPTO_free(der, #fileID, #line) }
-        return Self.verify(message: message, signature: Array(UnsafeBufferPointer(start: der, count: Int(n))), publicKeyPEM: publicKeyPEM)
+        return verify(message: message, signature: Array(UnsafeBufferPointer(start: der, count: Int(n))), publicKeyPEM: publicKeyPEM)
     }
 
     func issueAPNsCertificate(bundleID: String, teamID: String, environment: APNsEnvironment?) throws
@@ -53,9 +57,8 @@ struct OpenSSLKeys: KeyService {
     var certificateAuthorityPEM: String? { certificates.authorityPEM }
 
     /// SHA-256 signature check with whatever key type the PEM holds.
-    private static func verify(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool {
-        guard let pkey = PEMBuffer.read(publicKeyPEM, { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) else { return false }
-        defer { EVP_PKEY_free(pkey) }
+    private func verify(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool {
+        guard let pkey = publicKeys.key(publicKeyPEM) else { return false }
         guard let ctx = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(ctx) }
         guard EVP_DigestVerifyInit(ctx, nil, EVP_sha256(), nil, pkey) == 1 else { return false }
@@ -64,5 +67,26 @@ struct OpenSSLKeys: KeyService {
                 EVP_DigestVerify(ctx, sig.baseAddress, sig.count, msg.baseAddress, msg.count) == 1
             }
         }
+    }
+}
+
+/// Parsed public keys by PEM text; loop thread only. Small: the keys of registered APNs
+/// keys and issued service accounts; emptied if it ever grows past `limit`.
+final class PublicKeyCache {
+    static let limit = 4096
+    /// Each freed in deinit (or when the cache is emptied).
+    private var keys: [String: OpaquePointer] = [:]
+
+    deinit { for key in keys.values { EVP_PKEY_free(key) } }
+
+    func key(_ pem: String) -> OpaquePointer? {
+        if let key = keys[pem] { return key }
+        guard let key = PEMBuffer.read(pem, { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) else { return nil }
+        if keys.count >= Self.limit {
+            for old in keys.values { EVP_PKEY_free(old) }
+            keys.removeAll()
+        }
+        keys[pem] = key
+        return key
     }
 }

@@ -16,9 +16,23 @@ if arguments.contains("--help") || arguments.contains("-h") {
           pushmock service-account [--host H] [--port P] [--project ID]
               print a new service-account JSON from the pushmock running at H:P for the project;
               its token_uri points at that pushmock, so google-auth and the Admin SDKs accept it
+          pushmock health [--host H] [--port P]
+              exit 0 when the pushmock at H:P answers GET /healthz (a container HEALTHCHECK)
 
         """)
     exit(0)
+}
+
+if arguments.first == "health" {
+    do {
+        let c = try Configuration.load(arguments: Array(arguments.dropFirst()), environment: ProcessInfoEnvironment.current)
+        let host = c.host == "0.0.0.0" ? "127.0.0.1" : c.host == "::" ? "::1" : c.host
+        let answer = try ControlClient.get(host: host, port: c.port, path: "/healthz")
+        exit(answer.status == 200 ? 0 : 1)
+    } catch {
+        say("pushmock: health: \(error)", fd: 2)
+        exit(1)
+    }
 }
 
 if arguments.first == "service-account" {

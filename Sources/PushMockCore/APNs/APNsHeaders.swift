@@ -24,7 +24,8 @@ public struct APNsHeaders: Sendable {
     init(_ request: Request, certificateTopic: String?) throws(APNsFailure) {
         var seen = Set<String>()
         for (rawName, value) in request.headers {
-            let name = rawName.lowercased()
+            // HTTP/2 names arrive lower-case; lower-case others only when needed.
+            let name = rawName.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? rawName.lowercased() : rawName
             guard Self.names.contains(name) else { continue }
             guard seen.insert(name).inserted else { throw APNsFailure(.duplicateHeaders) }
             switch name {

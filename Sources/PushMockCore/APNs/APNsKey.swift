@@ -17,4 +17,7 @@ struct APNsConnectionState {
     var teamID: String?
     var token: String?
     var tokenSince: Timestamp = 0
+    /// The last token whose signature was verified, its key and `iat`: APNs checks a
+    /// connection's token once, not on every push.
+    var verified: (token: String, keyID: String, iat: Double)?
 }

@@ -84,7 +84,8 @@ extension Gateway {
     /// The environment the client addressed: Apple's host names decide; any other host
     /// (localhost, an IP) gets `--apns-environment`.
     func apnsEnvironment(of request: Request) -> APNsEnvironment {
-        var host = (request.header("host") ?? "").lowercased()
+        var host = request.header("host") ?? ""
+        if host.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { host = host.lowercased() }
         if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { host = String(host[..<colon]) }
         switch host {
         case "api.push.apple.com": return .production

@@ -11,17 +11,18 @@ extension Gateway {
         if let certificate = request.connection?.clientCertificate {
             return try certificateProject(certificate, headers, environment: environment)
         }
-        guard let auth = headers.authorization, auth.utf8.count > 7, auth.prefix(7).lowercased() == "bearer " else {
+        guard let auth = headers.authorization, auth.utf8.count > 7,
+              Request.equalsLowercased(String(Substring(auth.utf8.prefix(7))), "bearer ") else {
             throw APNsFailure(.missingProviderToken)
         }
-        let text = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        // The token, without surrounding spaces (on bytes: this runs on every push).
+        let rest = auth.utf8.dropFirst(7)
+        var start = rest.startIndex, end = rest.endIndex
+        while start < end, rest[start] == 0x20 { start = rest.index(after: start) }
+        while end > start, rest[rest.index(before: end)] == 0x20 { end = rest.index(before: end) }
+        let text = String(Substring(rest[start..<end]))
         guard !text.isEmpty else { throw APNsFailure(.missingProviderToken) }
-        guard let jwt = JWT(text), jwt.header["alg"]?.stringValue == "ES256", let kid = jwt.header["kid"]?.stringValue,
-              let key = apnsKeys[kid], let iss = jwt.claims["iss"]?.stringValue, iss == key.teamID,
-              let iat = jwt.seconds("iat"), let keys,
-              keys.verifyES256(message: jwt.signedPart, signature: jwt.signature, publicKeyPEM: key.publicKeyPEM) else {
-            throw APNsFailure(.invalidProviderToken)
-        }
+        let (key, iat) = try verifiedProviderToken(text, on: request.connection)
         if let only = key.environment, only != environment { throw APNsFailure(.badEnvironmentKeyIdInToken) }
         if let topics = key.topics, !topics.contains(headers.bundleID) { throw APNsFailure(.invalidProviderToken) }
         let now = clock.now()
@@ -41,6 +42,20 @@ extension Gateway {
             context.apns.teamID = key.teamID
         }
         return project
+    }
+
+    /// The key that signed a provider token, and its `iat`; a token already verified on the
+    /// connection is not verified again.
+    private func verifiedProviderToken(_ text: String, on context: ConnectionContext?) throws(APNsFailure) -> (APNsKey, Double) {
+        if let v = context?.apns.verified, v.token == text, let key = apnsKeys[v.keyID] { return (key, v.iat) }
+        guard let jwt = JWT(text), jwt.header["alg"]?.stringValue == "ES256", let kid = jwt.header["kid"]?.stringValue,
+              let key = apnsKeys[kid], let iss = jwt.claims["iss"]?.stringValue, iss == key.teamID,
+              let iat = jwt.seconds("iat"), let keys,
+              keys.verifyES256(message: jwt.signedPart, signature: jwt.signature, publicKeyPEM: key.publicKeyPEM) else {
+            throw APNsFailure(.invalidProviderToken)
+        }
+        context?.apns.verified = (text, kid, iat)
+        return (key, iat)
     }
 
     /// Certificate auth: issued by pushmock's CA, for the other environment or not, and for
