@@ -154,6 +154,7 @@ struct TLSTests {
         p.arguments = [Self.clients + "/h2_clients.py", "goaway", String(try #require(server.tlsPort)), ServerProcess.caFile]
         let pipe = Pipe()
         p.standardOutput = pipe
+        p.standardError = pipe
         try p.run()
         var text = ""
         while !text.contains("ready") {

@@ -22,6 +22,11 @@ final class TLSConnection {
     private let ssl: OpaquePointer
     private var stage = Stage.handshake
     private var closing = false
+    /// Shutdown came during the handshake: GOAWAY once HTTP/2 starts.
+    private var goAwayWhenStarted = false
+    /// How long a closing connection waits for the peer's EOF after our last bytes: closing
+    /// with unread input would reset the connection and could destroy the GOAWAY in flight.
+    static let lingerSeconds = 1.0
     /// How long a peer may leave what we send unread (or stall the handshake).
     private let stallSeconds: Double
 
@@ -44,6 +49,11 @@ final class TLSConnection {
     }
 
     fileprivate func readable() {
+        if closing {
+            let input = bufferevent_get_input(bev)
+            evbuffer_drain(input, evbuffer_get_length(input))
+            return
+        }
         switch stage {
         case .sniffing: sniff()
         case .http2(let session): if !session.receive(bufferevent_get_input(bev)) { closeWhenFlushed() }
@@ -53,7 +63,7 @@ final class TLSConnection {
     }
 
     fileprivate func writable() {
-        if closing { return finish() }
+        if closing { return linger() }
         switch stage {
         case .http2(let session): if !session.flush() { closeWhenFlushed() }
         case .bridged(let bridge): bridge.outerWritable()
@@ -97,6 +107,7 @@ final class TLSConnection {
         stage = .http2(session)
         setTimeouts(read: Self.http2IdleSeconds)
         if evbuffer_get_length(bufferevent_get_input(bev)) > 0 { readable() } else if !session.flush() { closeWhenFlushed() }
+        if goAwayWhenStarted, !closing, !session.goAway() { closeWhenFlushed() }
     }
 
     private func startBridge() {
@@ -107,22 +118,29 @@ final class TLSConnection {
         bridge.outerReadable()
     }
 
-    /// Server shutdown: HTTP/2 peers get GOAWAY and finish their streams; connections that
-    /// have not started a protocol close now.
+    /// Server shutdown: HTTP/2 peers get GOAWAY and finish their streams; a connection still
+    /// in its handshake gets it once HTTP/2 starts (the drain period bounds the wait).
     func goAway() {
         switch stage {
         case .http2(let session):
             if !session.goAway() { closeWhenFlushed() }
-        case .handshake, .sniffing: finish()
+        case .handshake, .sniffing: goAwayWhenStarted = true
         case .bridged, .done: break
         }
     }
 
-    /// Closes once what is queued has been written.
+    /// Closes once what is queued has been written and the peer has had a moment to close
+    /// its side; input meanwhile is discarded.
     func closeWhenFlushed() {
+        guard !closing else { return }
         closing = true
-        bufferevent_disable(bev, Int16(EV_READ))
-        if evbuffer_get_length(bufferevent_get_output(bev)) == 0 { finish() }
+        if evbuffer_get_length(bufferevent_get_output(bev)) == 0 { linger() }
+    }
+
+    private func linger() {
+        var r = timeval(seconds: Self.lingerSeconds), w = timeval(seconds: stallSeconds)
+        bufferevent_set_timeouts(bev, &r, &w)
+        bufferevent_enable(bev, Int16(EV_READ))
     }
 
     private func finish() {
