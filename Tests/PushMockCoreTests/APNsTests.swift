@@ -240,6 +240,23 @@ struct APNsTests {
         #expect(down.status == 503 && h.reason(down) == "Shutdown")
     }
 
+    @Test("every APNs reason can be scripted and answers with its own status, JSON body and apns-id")
+    func everyReasonScripted() {
+        let h = Harness()
+        let d = h.device("ios")
+        let id = d["id"] as! String, token = d["apns_token"] as! String
+        let all = APNsReason.allCases
+        let body = "{\"apns_errors\":[" + all.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]}"
+        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors", body: body).status == 200)
+        for reason in all {
+            let r = h.apns(token)
+            #expect(r.status == reason.status && h.reason(r) == reason.rawValue, "\(reason) → \(r.status) \(r.bodyText)")
+            #expect(r.headers.contains { $0.name == "content-type" && $0.value == "application/json" })
+        }
+        #expect(APNsReason.forbidden.status == 403 && APNsReason.idleTimeout.status == 400 && APNsReason.shutdown.status == 503)
+        #expect(h.apns(token).status == 200)
+    }
+
     @Test("APNs keys: registered with or without a public key, listed without private keys, checked")
     func keys() {
         let h = Harness(keys: FakeKeys())

@@ -64,6 +64,19 @@ struct TLSTests {
             "--data-binary", "{}", "https://localhost:\(tls)/3/device/\(String(repeating: "0", count: 64))",
         ])
         #expect(rejected.hasPrefix("HTTP/2 400") && rejected.contains(#"{"reason":"BadDeviceToken"}"#), "\(rejected)")
+        // A certificate pushmock's CA did not sign: 403 BadCertificate.
+        let foreign = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-foreign-\(server.port).pem").path
+        defer { try? FileManager.default.removeItem(atPath: foreign) }
+        let (s5, made) = try runCommand("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                                                             "-nodes", "-days", "1", "-subj", "/UID=com.example.app/OU=X/CN=self",
+                                                             "-keyout", foreign, "-out", foreign + ".crt"])
+        #expect(s5 == 0, "\(made)")
+        let (_, forged) = try runCommand("/usr/bin/curl", [
+            "-s", "-i", "--http2", "--cacert", ServerProcess.caFile, "--cert", foreign + ".crt", "--key", foreign,
+            "--data-binary", #"{"aps":{"alert":"x"}}"#, "https://localhost:\(tls)/3/device/\(apnsToken)",
+        ])
+        try? FileManager.default.removeItem(atPath: foreign + ".crt")
+        #expect(forged.hasPrefix("HTTP/2 403") && forged.contains(#"{"reason":"BadCertificate"}"#), "\(forged)")
 
         // All three are in the log, and the messages say how they came.
         let messages = try c.request("GET", base + "/messages").json["messages"] as? [[String: Any]] ?? []
