@@ -10,6 +10,7 @@ final class HTTPFrontDoor {
     private let base: EventBase
     private let gateway: Gateway
     private let polls: LongPolls
+    /// Counts connections on the TCP port; the TLS listener caps its own.
     private let limiter: ConnectionLimiter
     /// Loop thread only.
     private var bound: OpaquePointer?

@@ -48,7 +48,8 @@ public final class Server {
     /// Binds the listeners; returns one line per listener with its URL.
     public func start() throws(ServerError) -> [String] {
         let port = try frontDoor.bind(host: configuration.host, port: configuration.port)
-        let tlsPort = try configuration.tlsPort.map { p throws(ServerError) in try tls!.bind(host: configuration.host, port: p) }
+        var tlsPort: Int?
+        if let tls, let requested = configuration.tlsPort { tlsPort = try tls.bind(host: configuration.host, port: requested) }
         let me = Unmanaged.passUnretained(self).toOpaque()
         for sig in [SIGINT, SIGTERM] {
             let ev = try LoopEvent(base: base, fd: sig, what: Int16(EV_SIGNAL | EV_PERSIST), callback: serverSignal, argument: me)
