@@ -99,6 +99,8 @@ struct TLSTests {
         let apns = r["apns"] as? [Any]
         #expect(apns?[0] as? Int == 200 && apns?[1] as? String == "HTTP/2" && (apns?[2] as? String)?.count == 36)
         #expect((r["apns_error"] as? [Any])?.first as? Int == 400)
+        let large = r["large_body"] as? [Any]
+        #expect(large?[0] as? String == "HTTP/2" && (large?[1] as? Int ?? 0) > 1_000_000 && large?[3] as? Bool == true, "\(large ?? [])")
     }
 
     @Test("firebase-admin (send, send_each_async over HTTP/2, subscribe_to_topic) and aioapns run unmodified against Google's and Apple's host names")

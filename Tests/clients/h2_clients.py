@@ -183,10 +183,15 @@ def with_httpx(port, ca, http_port):
         android = c.post(control + "/devices", json={"platform": "android", "app": "com.example.app"}).json()
         iphone = c.post(control + "/devices", json={"platform": "ios", "app": "com.example.app"}).json()
         cert = c.post(control + "/apnsCertificates", json={"bundle_id": "com.example.app"}).json()
+        c.post(control + "/devices:batchCreate", json={"platform": "android", "app": "com.example.many", "count": 3000})
     with httpx.Client(http2=True, verify=ca, timeout=10) as c:
         r = c.post(f"https://localhost:{port}/v1/projects/demo-pushmock/messages:send",
                    json={"message": {"token": android["token"], "data": {"via": "httpx"}}})
         out["v1"] = [r.status_code, r.http_version, r.json().get("name", "")]
+        # A body far larger than HTTP/2's initial 64 KiB window: flow control must carry it.
+        plain = httpx.get(control + "/devices", timeout=10).content
+        big = c.get(f"https://localhost:{port}/emulator/v1/projects/demo-pushmock/devices")
+        out["large_body"] = [big.http_version, len(big.content), len(plain), big.content == plain]
     pem = "/tmp/pushmock-httpx-cert.pem"
     with open(pem, "w") as f:
         f.write(cert["certificate"] + cert["private_key"])
