@@ -3,6 +3,11 @@ extension Gateway {
     static func routes() -> Router<Handler> {
         var r = Router<Handler>()
         r.add("GET", "/healthz") { _, _, _ in .response(.json(200, "{\"status\":\"ok\"}")) }
+        r.add("GET", "/metrics") { g, _, _ in g.metricsText() }
+
+        // The dashboard
+        r.add("GET", "/") { g, req, _ in g.asset(req) }
+        r.add("GET", "/ui/{file}") { g, req, _ in g.asset(req) }
 
         // FCM legacy HTTP (protocol.md §A)
         r.add("POST", "/fcm/send") { g, req, _ in g.legacySend(req) }
@@ -59,11 +64,14 @@ extension Gateway {
         r.add("GET", project + "/messages") { g, req, p in Control.run { () throws(ControlError) in try g.listMessages(req, p) } }
         r.add("DELETE", project + "/messages") { g, req, p in Control.run { () throws(ControlError) in try g.clearMessages(req, p) } }
         r.add("GET", project + "/messages/{id}") { g, req, p in Control.run { () throws(ControlError) in try g.getMessage(req, p) } }
+        r.add("GET", project + "/topics") { g, req, p in Control.run { () throws(ControlError) in try g.listTopics(req, p) } }
         r.add("GET", project + "/reports") { g, req, p in Control.run { () throws(ControlError) in try g.reports(req, p) } }
         // FCM Data API (§G.3)
         r.add("GET", "/v1beta1/projects/{project}/androidApps/{app}/deliveryData") { g, req, p in
             Control.run { () throws(ControlError) in try g.deliveryData(req, p) }
         }
+        r.add("GET", project + "/events:stream") { g, req, p in Control.run { () throws(ControlError) in try g.eventStream(req, p, format: .sse) } }
+        r.add("GET", project + "/events:export") { g, req, p in Control.run { () throws(ControlError) in try g.eventStream(req, p, format: .ndjson) } }
         r.add("GET", project + "/events") { g, req, p in Control.run { () throws(ControlError) in try g.events(req, p) } }
         return r
     }

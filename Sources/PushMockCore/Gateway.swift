@@ -19,11 +19,16 @@ public final class Gateway {
     var apnsKeys: [String: APNsKey] = [:]
     /// Set when the server starts shutting down: APNs then answers 503 Shutdown.
     public var shuttingDown = false
+    /// The dashboard's files by path (`/`, `/ui/app.js`, ...); the server provides them.
+    public var assets: [String: Response] = [:]
+    /// Counters for `GET /metrics`.
+    public internal(set) var metrics = Metrics()
     /// RSA for service accounts and OAuth; the server provides OpenSSL's.
     let keys: (any KeyService)?
     var random: RandomSource
     var ids: MessageIDs
     private var router = Router<Handler>()
+    var routeNames: [String] { router.names }
 
     public init(configuration: Configuration, clock: Clock? = nil, seed: UInt64? = nil, keys: (any KeyService)? = nil) {
         self.configuration = configuration
@@ -36,10 +41,33 @@ public final class Gateway {
         addProject(configuration.project, serverKeys: configuration.serverKeys)
     }
 
-    /// Answers one request. Each request gets exactly one reply.
+    /// Answers one request. Each request gets exactly one reply. Counted by route and status
+    /// and timed for `/metrics`.
     public func handle(_ request: Request) -> Reply {
+        let start = Metrics.monotonicNanos()
+        var index = -1
+        let reply = dispatch(request, &index)
+        let status: Int
+        switch reply {
+        case .response(let r): status = r.status
+        case .waitForEvents, .stream: status = 200
+        }
+        metrics.record(route: index, status: status, seconds: Double(Metrics.monotonicNanos() - start) / 1e9)
+        return reply
+    }
+
+    /// A dashboard file, or 404.
+    func asset(_ request: Request) -> Reply {
+        .response(assets[request.path] ?? GoogleFrontEnd.notFound(request.path))
+    }
+
+    /// The server reports how many event streams are open, for `/metrics`.
+    public func noteStreamClients(_ n: Int) { metrics.streamClients = n }
+
+    private func dispatch(_ request: Request, _ index: inout Int) -> Reply {
         switch router.match(method: request.method, path: request.path) {
-        case .found(let handler, let params):
+        case .found(let handler, let params, let route):
+            index = route
             return handler(self, request, params)
         case .methodNotAllowed:
             if request.path.hasPrefix("/3/") { return .response(apnsUnrouted(request, methodNotAllowed: true)) }

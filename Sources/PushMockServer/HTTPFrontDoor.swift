@@ -10,6 +10,7 @@ final class HTTPFrontDoor {
     private let base: EventBase
     private let gateway: Gateway
     private let polls: LongPolls
+    private let streams: EventStreams
     /// Counts connections on the TCP port; the TLS listener caps its own.
     private let limiter: ConnectionLimiter
     /// Loop thread only.
@@ -17,12 +18,14 @@ final class HTTPFrontDoor {
     /// Whether requests arrive over TLS (through `TLSConnection`'s HTTP/1.1 bridge).
     private let secure: Bool
 
-    init(base: EventBase, gateway: Gateway, polls: LongPolls, configuration: Configuration, secure: Bool = false) throws(ServerError) {
+    init(base: EventBase, gateway: Gateway, polls: LongPolls, streams: EventStreams, configuration: Configuration,
+         secure: Bool = false) throws(ServerError) {
         guard let http = evhttp_new(base.pointer) else { throw ServerError("evhttp_new failed") }
         self.http = http
         self.base = base
         self.gateway = gateway
         self.polls = polls
+        self.streams = streams
         self.secure = secure
         self.limiter = ConnectionLimiter(cap: configuration.maxConnections)
         evhttp_set_max_body_size(http, configuration.maxBodyBytes)
@@ -86,6 +89,8 @@ final class HTTPFrontDoor {
             Self.send(response, to: req)
         case .waitForEvents(let wait):
             polls.park(EvhttpResponder(req), wait)
+        case .stream(let stream):
+            streams.open(EvhttpStream(req), stream)
         }
         polls.noteChanges()
     }

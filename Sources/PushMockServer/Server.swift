@@ -10,6 +10,7 @@ public final class Server {
     /// Owned here and freed in reverse order of creation when the server goes away.
     private let base: EventBase
     private let polls: LongPolls
+    private let streams: EventStreams
     private let frontDoor: HTTPFrontDoor
     private let certificates: CertificateStore
     private let tls: TLSListener?
@@ -27,9 +28,11 @@ public final class Server {
         let certificates = try CertificateStore(directory: configuration.certDirectory)
         self.certificates = certificates
         gateway = Gateway(configuration: configuration, keys: OpenSSLKeys(certificates: certificates))
+        gateway.assets = Dashboard.assets
         base = try EventBase()
         polls = LongPolls(base: base, gateway: gateway)
-        frontDoor = try HTTPFrontDoor(base: base, gateway: gateway, polls: polls, configuration: configuration)
+        streams = try EventStreams(base: base, gateway: gateway)
+        frontDoor = try HTTPFrontDoor(base: base, gateway: gateway, polls: polls, streams: streams, configuration: configuration)
         if configuration.tlsPort != nil {
             let identity: TLSContext.Identity
             if let chain = configuration.tlsCertificate, let key = configuration.tlsKey {
@@ -39,7 +42,8 @@ public final class Server {
                 identity = .issued(cert, key)
             }
             let context = try TLSContext(identity: identity, clientAuthority: certificates.authority)
-            tls = try TLSListener(base: base, gateway: gateway, polls: polls, context: context, configuration: configuration)
+            tls = try TLSListener(base: base, gateway: gateway, polls: polls, streams: streams, context: context,
+                                  configuration: configuration)
         } else {
             tls = nil
         }
@@ -88,6 +92,7 @@ public final class Server {
         tls?.stopAccepting()
         gateway.shuttingDown = true
         polls.answerAll()
+        streams.endAll()
         tls?.goAwayAll()
         for ev in signals { ev.remove() }
         expiryTimer?.remove()

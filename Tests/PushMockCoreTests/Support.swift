@@ -23,6 +23,7 @@ final class Harness {
         switch gateway.handle(request) {
         case .response(let r): return r
         case .waitForEvents(let w): return gateway.finish(w)
+        case .stream(let s): return s.head
         }
     }
 

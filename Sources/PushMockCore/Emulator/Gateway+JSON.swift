@@ -92,8 +92,11 @@ extension Gateway {
         if let value { w.string(value) } else { w.null() }
     }
 
-    /// A send's summary; with `detail`, the request exactly as received and every event.
-    func writeMessage(_ m: Message, detail: Bool, to w: inout JSONWriter) {
+    /// A send's summary: what it was, a one-line `summary` of its content, and how many
+    /// events of each kind it has (`counts`); with `detail`, the request exactly as received;
+    /// `more` writes further members before the object closes.
+    func writeMessage(_ m: Message, detail: Bool, counts: [EventKind: Int]?, to w: inout JSONWriter,
+                      more: (inout JSONWriter) -> Void = { _ in }) {
         w.beginObject()
         w.member("message_id", m.id)
         w.member("api", m.api)
@@ -111,6 +114,14 @@ extension Gateway {
         w.member("dry_run", m.dryRun)
         w.member("accepted", m.accepted)
         w.member("failed", m.failed)
+        w.member("analytics_label", ifPresent: m.options.analyticsLabel)
+        w.member("summary", Self.summary(m))
+        if let counts {
+            w.key("counts")
+            w.beginObject()
+            for kind in EventKind.allCases { if let n = counts[kind] { w.member(kind.rawValue, n) } }
+            w.endObject()
+        }
         if detail {
             w.key("request")
             w.beginObject()
@@ -118,14 +129,24 @@ extension Gateway {
             w.member("body", m.requestBody)
             if let json = try? JSONParser.parse(m.requestBytes) { w.member("json", json) }
             w.endObject()
-            w.key("events")
-            w.beginArray()
-            log.forEach { e in
-                if e.message === m { Self.writeEvent(e, to: &w) }
-                return true
-            }
-            w.endArray()
         }
+        more(&w)
         w.endObject()
+    }
+
+    /// One line for a list: the notification's title and body, else the data keys.
+    static func summary(_ m: Message) -> String {
+        let c = m.content
+        if m.format == .apns, let aps = (try? JSONParser.parse(m.requestBytes))?["aps"] {
+            if let s = aps["alert"]?.stringValue { return s }
+            let parts = [aps["alert"]?["title"]?.stringValue, aps["alert"]?["body"]?.stringValue].compactMap { $0 }
+            if !parts.isEmpty { return parts.joined(separator: " — ") }
+        }
+        if let n = c.notification ?? c.v1?["notification"]?.objectValue {
+            let parts = [n["title"]?.stringValue, n["body"]?.stringValue].compactMap { $0 }
+            if !parts.isEmpty { return parts.joined(separator: " — ") }
+        }
+        if let d = c.data, !d.isEmpty { return "data: " + d.keys.joined(separator: ", ") }
+        return m.options.contentAvailable ? "silent (content-available)" : ""
     }
 }

@@ -84,27 +84,6 @@ extension Gateway {
         return .response(.json(200, w))
     }
 
-    func listMessages(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
-        let p = try controlProject(params)
-        let limit = request.queryValue("limit").flatMap(Int.init) ?? 100
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("messages")
-        w.beginArray()
-        for m in p.messages.newest(limit: max(1, limit)) { writeMessage(m, detail: false, to: &w) }
-        w.endArray()
-        w.endObject()
-        return .response(.json(200, w))
-    }
-
-    func getMessage(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
-        let p = try controlProject(params)
-        guard let m = p.messages.message(id: params["id"]!) else { throw Control.notFound("Message \(params["id"]!) not found.") }
-        var w = JSONWriter()
-        writeMessage(m, detail: true, to: &w)
-        return .response(.json(200, w))
-    }
-
     /// Clears the project's sends, inboxes and events; devices and topics stay.
     func clearMessages(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
         let p = try controlProject(params)

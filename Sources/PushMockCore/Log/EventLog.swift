@@ -10,6 +10,15 @@ public final class EventLog {
     public private(set) var count = 0
     public private(set) var evicted = 0
     public private(set) var lastSeq: Int64 = 0
+    /// Every event ever appended, by kind, and those with a reason by kind and reason
+    /// (evicted ones included), for `/metrics`.
+    public private(set) var kindCounts: [EventKind: Int] = [:]
+    public private(set) var reasonCounts: [ReasonKey: Int] = [:]
+
+    public struct ReasonKey: Hashable, Sendable {
+        public let kind: EventKind
+        public let reason: String
+    }
 
     static let blockSize = 4096
 
@@ -33,6 +42,8 @@ public final class EventLog {
                        device: Device? = nil, token: String? = nil, reason: String? = nil,
                        delay: Timestamp? = nil) -> Int64 {
         lastSeq += 1
+        kindCounts[kind, default: 0] += 1
+        if let reason { reasonCounts[ReasonKey(kind: kind, reason: reason), default: 0] += 1 }
         let event = Event(seq: lastSeq, time: time, kind: kind, projectID: projectID, projectNumber: projectNumber,
                           message: message, messageID: messageID, messageType: messageType ?? message?.options.messageType,
                           device: device, token: token ?? device?.token, reason: reason, delay: delay)

@@ -41,12 +41,13 @@ public final class MessageStore {
 
     public func message(id: String) -> Message? { byID[id] }
 
-    /// Newest first.
-    public func newest(limit: Int) -> [Message] {
+    /// Newest first, those `include` accepts.
+    public func newest(limit: Int, where include: (Message) -> Bool = { _ in true }) -> [Message] {
         var out: [Message] = []
         var k = order.count - 1
         while k >= 0, out.count < limit {
-            out.append(order[(head + k) % order.count])
+            let m = order[(head + k) % order.count]
+            if include(m) { out.append(m) }
             k -= 1
         }
         return out

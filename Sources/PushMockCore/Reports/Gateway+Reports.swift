@@ -1,6 +1,7 @@
 /// `GET /emulator/v1/projects/{p}/reports?from=&to=&platform=&app=&analytics_label=`: the
 /// Firebase console's Reports tab (sends, received, impressions, opens) and the Data API's
-/// outcome categories with every drop reason, per day and in total.
+/// outcome categories with every drop reason, per day and in total; `format=csv` gives the
+/// console's CSV export (one row a day) with a column per drop reason.
 extension Gateway {
     struct ReportFilter {
         var from: String?
@@ -43,8 +44,20 @@ extension Gateway {
         }
         f.app = request.queryValue("app")
         f.label = request.queryValue("analytics_label")
-        let filter = f
+        let (days, total) = reportRows(project, f)
+        switch request.queryValue("format") {
+        case nil, "json"?: return .response(.json(200, Self.reportJSON(project, days, total)))
+        case "csv"?:
+            var response = Response.text(200, Self.reportCSV(days, total))
+            response.headers = [("Content-Type", "text/csv; charset=UTF-8"),
+                                ("Content-Disposition", "attachment; filename=\"\(project.id)-reports.csv\"")]
+            return .response(response)
+        default: throw Control.invalid("'format' must be json or csv.")
+        }
+    }
 
+    /// The report's rows: per day (YYYY-MM-DD) and in total.
+    func reportRows(_ project: Project, _ filter: ReportFilter) -> (days: [String: ReportRow], total: ReportRow) {
         var days: [String: ReportRow] = [:]
         var total = ReportRow()
         // Console metrics cover notification messages and labeled data messages (G.1).
@@ -73,7 +86,10 @@ extension Gateway {
             days[pair.accepted.time.day, default: ReportRow()].merge(add)
             total.merge(add)
         }
+        return (days, total)
+    }
 
+    static func reportJSON(_ project: Project, _ days: [String: ReportRow], _ total: ReportRow) -> JSONWriter {
         var w = JSONWriter()
         w.beginObject()
         w.member("project", project.id)
@@ -91,7 +107,23 @@ extension Gateway {
         Self.writeRow(total, to: &w)
         w.endObject()
         w.endObject()
-        return .response(.json(200, w))
+        return w
+    }
+
+    /// `Date,Sends,Received,Impressions,Opens` as the console exports them, then pushmock's
+    /// outcome columns and one `Dropped: <reason>` column per reason seen.
+    static func reportCSV(_ days: [String: ReportRow], _ total: ReportRow) -> String {
+        let reasons = total.dropped.keys.sorted()
+        let categories = Outcomes.Category.allCases
+        var lines = [(["Date", "Sends", "Received", "Impressions", "Opens"] + categories.map { "Outcome: \($0.rawValue)" }
+            + reasons.map { "Dropped: \($0)" }).joined(separator: ",")]
+        func line(_ label: String, _ r: ReportRow) -> String {
+            ([label, String(r.sends), String(r.received), String(r.impressions), String(r.opens)]
+                + categories.map { String(r.outcomes[$0] ?? 0) } + reasons.map { String(r.dropped[$0] ?? 0) }).joined(separator: ",")
+        }
+        for day in days.keys.sorted() { lines.append(line(day, days[day]!)) }
+        lines.append(line("Total", total))
+        return lines.joined(separator: "\n") + "\n"
     }
 
     static func writeRow(_ row: ReportRow, to w: inout JSONWriter) {

@@ -54,11 +54,12 @@ public struct Response: Sendable {
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// What a handler asks the transport to do: answer now, or hold the request until the event
-/// log has enough matching events or the wait runs out (long-poll).
+/// What a handler asks the transport to do: answer now, hold the request until the event
+/// log has enough matching events or the wait runs out (long-poll), or stream events.
 public enum Reply {
     case response(Response)
     case waitForEvents(EventWait)
+    case stream(EventStream)
 }
 
 /// A parked long-poll: the transport re-asks `gateway.isReady(&wait)` after each change and

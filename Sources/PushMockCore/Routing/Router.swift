@@ -3,7 +3,8 @@
 /// (`{token}`, `{id}:refreshToken`). Parameters arrive percent-decoded.
 public struct Router<Handler> {
     public enum Match {
-        case found(Handler, [String: String])
+        /// The handler, the path parameters, and the route's index in `names`.
+        case found(Handler, [String: String], route: Int)
         case methodNotAllowed
         case notFound
     }
@@ -22,7 +23,9 @@ public struct Router<Handler> {
 
     private var routes: [Route] = []
     /// Routes without parameters, by "METHOD path": the hot send paths match in one lookup.
-    private var literal: [String: Handler] = [:]
+    private var literal: [String: (Handler, Int)] = [:]
+    /// "METHOD pattern" of each route, by index (metrics label routes by these).
+    public private(set) var names: [String] = []
 
     public init() {}
 
@@ -35,17 +38,18 @@ public struct Router<Handler> {
                            suffix: String(seg[seg.index(after: close)...]))
         }
         routes.append(Route(method: method, segments: Array(segments), handler: handler))
-        if !pattern.contains("{") { literal[method + " " + pattern] = handler }
+        names.append(method + " " + pattern)
+        if !pattern.contains("{") { literal[method + " " + pattern] = (handler, names.count - 1) }
     }
 
     public func match(method: String, path: String) -> Match {
-        if let handler = literal[method + " " + path] { return .found(handler, [:]) }
+        if let (handler, index) = literal[method + " " + path] { return .found(handler, [:], route: index) }
         let parts = Self.segments(path)
         var pathMatched = false
-        for route in routes where route.segments.count == parts.count {
+        for (index, route) in routes.enumerated() where route.segments.count == parts.count {
             guard let params = Self.bind(route.segments, parts) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") {
-                return .found(route.handler, params)
+                return .found(route.handler, params, route: index)
             }
             pathMatched = true
         }

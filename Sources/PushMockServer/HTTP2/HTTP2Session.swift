@@ -19,18 +19,20 @@ final class HTTP2Session {
     private let bev: OpaquePointer
     private let gateway: Gateway
     private let polls: LongPolls
+    private let streams: EventStreams
     let context: ConnectionContext
     private let maxBodyBytes: Int
     /// Open streams by id; loop thread only.
-    private var streams: [Int32: HTTP2Stream] = [:]
+    private var streamTable: [Int32: HTTP2Stream] = [:]
     private var bufferedBytes = 0
     private(set) var goingAway = false
 
-    init(bev: OpaquePointer, gateway: Gateway, polls: LongPolls,
+    init(bev: OpaquePointer, gateway: Gateway, polls: LongPolls, streams: EventStreams,
          context: ConnectionContext, maxBodyBytes: Int) throws(ServerError) {
         self.bev = bev
         self.gateway = gateway
         self.polls = polls
+        self.streams = streams
         self.context = context
         self.maxBodyBytes = maxBodyBytes
         var callbacks: OpaquePointer?
@@ -97,7 +99,7 @@ final class HTTP2Session {
         } else {
             bufferevent_enable(bev, Int16(EV_READ))
         }
-        if goingAway, streams.isEmpty { return false }
+        if goingAway, streamTable.isEmpty { return false }
         return nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
     }
 
@@ -117,14 +119,14 @@ final class HTTP2Session {
     fileprivate func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
-        streams[frame.pointee.hd.stream_id] = HTTP2Stream(id: frame.pointee.hd.stream_id, session: self)
+        streamTable[frame.pointee.hd.stream_id] = HTTP2Stream(id: frame.pointee.hd.stream_id, session: self)
         return 0
     }
 
     fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: UnsafeBufferPointer<UInt8>,
                             _ value: UnsafeBufferPointer<UInt8>) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              let stream = streams[frame.pointee.hd.stream_id] else { return 0 }
+              let stream = streamTable[frame.pointee.hd.stream_id] else { return 0 }
         let size = name.count + value.count + 32
         stream.headerBytes += size
         bufferedBytes += size
@@ -136,7 +138,7 @@ final class HTTP2Session {
     }
 
     fileprivate func dataChunk(_ streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard let stream = streams[streamID] else { return 0 }
+        guard let stream = streamTable[streamID] else { return 0 }
         let room = maxBodyBytes + 1 - stream.body.count
         if room > 0 {
             let taken = min(room, data.count)
@@ -153,7 +155,7 @@ final class HTTP2Session {
         let type = frame.pointee.hd.type
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
-              let stream = streams[frame.pointee.hd.stream_id], !stream.dispatched else { return 0 }
+              let stream = streamTable[frame.pointee.hd.stream_id], !stream.dispatched else { return 0 }
         stream.dispatched = true
         bufferedBytes -= stream.headerBytes + stream.body.count
         if stream.body.count > maxBodyBytes {
@@ -166,23 +168,25 @@ final class HTTP2Session {
         switch gateway.handle(request) {
         case .response(let response): respond(stream, response)
         case .waitForEvents(let wait): polls.park(stream, wait)
+        case .stream(let events): streams.open(stream, events)
         }
         polls.noteChanges()
         return 0
     }
 
     fileprivate func streamClosed(_ streamID: Int32) -> Int32 {
-        if let stream = streams.removeValue(forKey: streamID) {
+        if let stream = streamTable.removeValue(forKey: streamID) {
             if !stream.dispatched { bufferedBytes -= stream.headerBytes + stream.body.count }
             stream.closed = true
         }
         return 0
     }
 
-    /// Sends `response` on `stream`: HEADERS, then the body as DATA if there is one.
+    /// Sends `response` on `stream`: HEADERS, then the body as DATA if there is one. A
+    /// streaming response (`stream.streaming`) gets a body that grows until `end()`.
     func respond(_ stream: HTTP2Stream, _ response: Response) {
         guard !stream.closed, session != nil else { return }
-        stream.responseBody = stream.method == "HEAD" ? [] : response.body
+        if !stream.streaming { stream.responseBody = stream.method == "HEAD" ? [] : response.body }
         var text: [UInt8] = []
         var spans: [(name: Range<Int>, value: Range<Int>)] = []
         func add(_ name: String, _ value: String) {
@@ -194,13 +198,13 @@ final class HTTP2Session {
         }
         add(":status", String(response.status))
         for (name, value) in response.headers where !HTTP2Stream.isConnectionHeader(name) { add(name, value) }
-        if !stream.responseBody.isEmpty { add("content-length", String(stream.responseBody.count)) }
+        if !stream.responseBody.isEmpty, !stream.streaming { add("content-length", String(stream.responseBody.count)) }
         text.withUnsafeMutableBufferPointer { buffer in
             var nva = spans.map { span in
                 nghttp2_nv(name: buffer.baseAddress! + span.name.lowerBound, value: buffer.baseAddress! + span.value.lowerBound,
                            namelen: span.name.count, valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
             }
-            if stream.responseBody.isEmpty {
+            if stream.responseBody.isEmpty, !stream.streaming {
                 nghttp2_submit_response(session, stream.id, &nva, nva.count, nil)
             } else {
                 var provider = nghttp2_data_provider()
@@ -210,15 +214,34 @@ final class HTTP2Session {
         }
     }
 
+    /// More body for a deferred (streaming) response is ready.
+    func resume(_ stream: HTTP2Stream) {
+        guard !stream.closed else { return }
+        nghttp2_session_resume_data(session, stream.id)
+        flush()
+    }
+
+    /// Ends a stream at once (a client too slow for its event stream).
+    func reset(_ stream: HTTP2Stream) {
+        guard !stream.closed else { return }
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_CANCEL.rawValue)
+        flush()
+    }
+
     fileprivate func readBody(_ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ length: Int,
                               _ flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        guard let stream = streamTable[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
         let n = min(length, stream.responseBody.count - stream.responseOffset)
+        if n == 0, stream.streaming, !stream.ended { return Int(NGHTTP2_ERR_DEFERRED.rawValue) }
         stream.responseBody.withUnsafeBufferPointer {
             buffer.update(from: $0.baseAddress! + stream.responseOffset, count: n)
         }
         stream.responseOffset += n
-        if stream.responseOffset == stream.responseBody.count { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        if stream.responseOffset == stream.responseBody.count {
+            if !stream.streaming || stream.ended { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+            stream.responseBody.removeAll(keepingCapacity: true)
+            stream.responseOffset = 0
+        }
         return n
     }
 }

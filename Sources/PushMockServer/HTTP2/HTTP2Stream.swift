@@ -3,7 +3,7 @@ import PushMockCore
 /// One request/response exchange on an HTTP/2 connection. Owned by its session's stream
 /// table until nghttp2 closes the stream; a parked long-poll may hold it longer, so `closed`
 /// makes a late answer a no-op.
-final class HTTP2Stream: Responder {
+final class HTTP2Stream: Responder, StreamResponder {
     let id: Int32
     private unowned let session: HTTP2Session
     var method = ""
@@ -15,8 +15,12 @@ final class HTTP2Stream: Responder {
     var body: [UInt8] = []
     var dispatched = false
     var closed = false
+    /// Body bytes not yet taken by nghttp2 start at `responseOffset`.
     var responseBody: [UInt8] = []
     var responseOffset = 0
+    /// A streamed body (events): nghttp2 waits (deferred) until more arrives or it `ended`.
+    private(set) var streaming = false
+    private(set) var ended = false
 
     init(id: Int32, session: HTTP2Session) {
         self.id = id
@@ -48,6 +52,26 @@ final class HTTP2Stream: Responder {
         session.respond(self, response)
         session.flush()
     }
+
+    func begin(_ head: Response) {
+        streaming = true
+        session.respond(self, head)
+        session.flush()
+    }
+
+    func send(_ bytes: [UInt8]) {
+        responseBody.append(contentsOf: bytes)
+        session.resume(self)
+    }
+
+    func end() {
+        ended = true
+        session.resume(self)
+    }
+
+    var isGone: Bool { closed }
+    var pendingBytes: Int { responseBody.count - responseOffset }
+    func cutOff() { session.reset(self) }
 
     /// HTTP/1.1 connection-specific fields, which HTTP/2 forbids.
     static func isConnectionHeader(_ name: String) -> Bool {

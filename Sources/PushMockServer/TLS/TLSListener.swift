@@ -9,6 +9,7 @@ final class TLSListener {
     private let base: EventBase
     private let gateway: Gateway
     private let polls: LongPolls
+    private let streams: EventStreams
     private let context: TLSContext
     private let configuration: Configuration
     private let http1: HTTPFrontDoor
@@ -19,13 +20,16 @@ final class TLSListener {
     private var connections: [ObjectIdentifier: TLSConnection] = [:]
     private(set) var shuttingDown = false
 
-    init(base: EventBase, gateway: Gateway, polls: LongPolls, context: TLSContext, configuration: Configuration) throws(ServerError) {
+    init(base: EventBase, gateway: Gateway, polls: LongPolls, streams: EventStreams, context: TLSContext,
+         configuration: Configuration) throws(ServerError) {
         self.base = base
         self.gateway = gateway
         self.polls = polls
+        self.streams = streams
         self.context = context
         self.configuration = configuration
-        http1 = try HTTPFrontDoor(base: base, gateway: gateway, polls: polls, configuration: configuration, secure: true)
+        http1 = try HTTPFrontDoor(base: base, gateway: gateway, polls: polls, streams: streams, configuration: configuration,
+                                  secure: true)
         http1Address = try http1.bindInternal()
     }
 
@@ -83,7 +87,8 @@ final class TLSListener {
     }
 
     func makeSession(bev: OpaquePointer, context: ConnectionContext) throws(ServerError) -> HTTP2Session {
-        try HTTP2Session(bev: bev, gateway: gateway, polls: polls, context: context, maxBodyBytes: configuration.maxBodyBytes)
+        try HTTP2Session(bev: bev, gateway: gateway, polls: polls, streams: streams, context: context,
+                         maxBodyBytes: configuration.maxBodyBytes)
     }
 
     func makeBridge(outer: OpaquePointer, connection: TLSConnection) throws(ServerError) -> HTTP1Bridge {

@@ -1,0 +1,93 @@
+/// A streamed answer over the log: Server-Sent Events as they are logged
+/// (`events:stream`), or the log as NDJSON up to the moment of the request (`events:export`).
+/// The transport asks `Gateway.streamNext` for the next bytes on a timer and while the
+/// client keeps up; this value remembers how far the client got.
+public struct EventStream {
+    public enum Format: Sendable { case sse, ndjson }
+
+    public let format: Format
+    /// Filters; `query.since` is the cursor: the last seq sent.
+    public internal(set) var query: EventQuery
+    /// SSE follows the log; an export stops at `until`.
+    public let live: Bool
+    public let until: Int64
+    public let heartbeatSeconds: Double
+    var started = false
+
+    /// At most this many events per client per step: under load the stream thins out and
+    /// says so with an `event: gap` naming the skipped seqs (read them from `GET .../events`).
+    public static let maxPerStep = 2000
+
+    public var head: Response {
+        let type = format == .sse ? "text/event-stream; charset=utf-8" : "application/x-ndjson"
+        return Response(status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")])
+    }
+}
+
+extension Gateway {
+    /// `GET .../events:stream` (Server-Sent Events; resumes after `Last-Event-ID` or `since`,
+    /// else starts with the next event) and `GET .../events:export` (NDJSON of the log's
+    /// columns through the last event at the time of the request). Both take the filters of
+    /// `GET .../events`.
+    func eventStream(_ request: Request, _ params: [String: String], format: EventStream.Format) throws(ControlError) -> Reply {
+        let p = try controlProject(params)
+        var q = EventQuery(projectID: p.id)
+        q.messageID = request.queryValue("message_id")
+        q.deviceID = request.queryValue("device")
+        q.token = request.queryValue("token")
+        q.topic = request.queryValue("topic").map(Topic.bareName)
+        if let name = request.queryValue("event") {
+            guard let kind = EventKind(rawValue: name) else { throw Control.invalid("Unknown event '\(name)'.") }
+            q.kind = kind
+        }
+        var since: Int64? = nil
+        for value in [request.queryValue("since"), request.header("last-event-id")].compactMap({ $0 }) {
+            guard let n = Int64(value), n >= 0 else { throw Control.invalid("'since' and Last-Event-ID must be an event seq.") }
+            since = max(since ?? 0, n)
+        }
+        var heartbeat = 15.0
+        if let h = request.queryValue("heartbeat") {
+            guard let s = Double(h), (0.1...300).contains(s) else { throw Control.invalid("'heartbeat' must be 0.1...300 seconds.") }
+            heartbeat = s
+        }
+        let live = format == .sse
+        q.since = since ?? (live ? log.lastSeq : 0)
+        return .stream(EventStream(format: format, query: q, live: live, until: log.lastSeq, heartbeatSeconds: heartbeat))
+    }
+
+    /// The next bytes for a stream (empty when there is nothing new), and whether an export
+    /// is complete.
+    public func streamNext(_ s: inout EventStream, maxEvents: Int = EventStream.maxPerStep) -> (bytes: [UInt8], finished: Bool) {
+        // Top-level writes: the writer adds no commas between them.
+        var w = JSONWriter(capacity: 4096)
+        if !s.started, s.format == .sse {
+            w.raw("retry: 1000\n\n")
+        }
+        s.started = true
+        let end = s.live ? log.lastSeq : s.until
+        var events: [Event] = []
+        let first = log.lastSeq - Int64(log.count) + 1
+        var skippedFrom: Int64? = s.query.since + 1 < first ? s.query.since + 1 : nil
+        log.forEach(after: s.query.since) { e in
+            guard e.seq <= end else { return false }
+            if s.query.matches(e) { events.append(e) }
+            return s.live || events.count < maxEvents
+        }
+        if s.live, events.count > maxEvents {
+            skippedFrom = skippedFrom ?? s.query.since + 1
+            events.removeFirst(events.count - maxEvents)
+        }
+        if let from = skippedFrom {
+            let to = (events.first?.seq ?? end + 1) - 1
+            w.raw("event: gap\nid: \(to)\ndata: {\"from\":\(from),\"to\":\(to)}\n\n")
+        }
+        for e in events {
+            if s.format == .sse { w.raw("id: \(e.seq)\ndata: ") }
+            Self.writeEvent(e, to: &w)
+            w.raw(s.format == .sse ? "\n\n" : "\n")
+        }
+        if let last = events.last { s.query.since = last.seq } else if s.live || skippedFrom != nil { s.query.since = max(s.query.since, end) }
+        let finished = !s.live && s.query.since >= s.until
+        return (w.bytes, finished)
+    }
+}

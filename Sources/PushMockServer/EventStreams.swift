@@ -1,0 +1,160 @@
+internal import CLibevent
+import PushMockCore
+
+/// One client of a streamed answer: an evhttp request answered in chunks, or an HTTP/2
+/// stream with a deferred body.
+protocol StreamResponder: AnyObject {
+    func begin(_ head: Response)
+    func send(_ bytes: [UInt8])
+    func end()
+    /// The client went away.
+    var isGone: Bool { get }
+    /// Bytes written but not yet taken by the client.
+    var pendingBytes: Int { get }
+    /// Drops the client (too slow to keep up).
+    func cutOff()
+}
+
+/// Open event streams (SSE and NDJSON exports), fed on a timer so bursts of events reach a
+/// client a few times a second, not once per event. A live client whose unread output passes
+/// `maxPending` is cut off; an export only writes while its client keeps up (and evhttp's
+/// `--timeout` drops one that stops reading). Nothing here ever waits for a client.
+final class EventStreams {
+    static let tickSeconds = 0.1
+    static let maxPending = 4 << 20
+    /// Events per export step: about 300 KB.
+    static let exportStep = 500
+    /// An export keeps writing while less than this is unread.
+    static let exportLowWater = 256 * 1024
+
+    private final class Client {
+        let responder: any StreamResponder
+        var stream: EventStream
+        var lastWrite: UInt64
+
+        init(_ responder: any StreamResponder, _ stream: EventStream) {
+            self.responder = responder
+            self.stream = stream
+            lastWrite = EventStreams.now()
+        }
+    }
+
+    private let gateway: Gateway
+    /// Loop thread only.
+    private var clients: [ObjectIdentifier: Client] = [:]
+    private var timer: LoopEvent?
+
+    init(base: EventBase, gateway: Gateway) throws(ServerError) {
+        self.gateway = gateway
+        timer = try LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: streamsTick,
+                              argument: Unmanaged.passUnretained(self).toOpaque())
+        timer?.add(seconds: Self.tickSeconds)
+    }
+
+    var count: Int { clients.count }
+
+    func open(_ responder: any StreamResponder, _ stream: EventStream) {
+        responder.begin(stream.head)
+        let client = Client(responder, stream)
+        clients[ObjectIdentifier(client)] = client
+        pump(client)
+        gateway.noteStreamClients(clients.count)
+    }
+
+    fileprivate func tick() {
+        guard !clients.isEmpty else { return }
+        for client in Array(clients.values) { pump(client) }
+        gateway.noteStreamClients(clients.count)
+    }
+
+    private func pump(_ c: Client) {
+        if c.responder.isGone { return remove(c, end: true) }
+        if c.stream.live, c.responder.pendingBytes > Self.maxPending {
+            c.responder.cutOff()
+            return remove(c, end: false)
+        }
+        var rounds = 0
+        repeat {
+            let (bytes, finished) = gateway.streamNext(&c.stream, maxEvents: c.stream.live ? EventStream.maxPerStep : Self.exportStep)
+            if !bytes.isEmpty {
+                c.responder.send(bytes)
+                c.lastWrite = Self.now()
+            }
+            if finished { return remove(c, end: true) }
+            if bytes.isEmpty { break }
+            rounds += 1
+        } while !c.stream.live && rounds < 16 && c.responder.pendingBytes < Self.exportLowWater
+        if c.stream.live, Self.now() - c.lastWrite > UInt64(c.stream.heartbeatSeconds * 1e9) {
+            c.responder.send(Array(": heartbeat\n\n".utf8))
+            c.lastWrite = Self.now()
+        }
+    }
+
+    private func remove(_ c: Client, end: Bool) {
+        clients[ObjectIdentifier(c)] = nil
+        if end { c.responder.end() }
+    }
+
+    /// Shutdown: every stream ends (an export where it got to).
+    func endAll() {
+        for c in Array(clients.values) { remove(c, end: true) }
+        gateway.noteStreamClients(0)
+    }
+
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}
+
+private func streamsTick(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<EventStreams>.fromOpaque(arg).takeUnretainedValue().tick()
+}
+
+/// A streamed evhttp reply (chunked transfer encoding).
+final class EvhttpStream: StreamResponder {
+    /// evhttp's; nil once ended or cut off. When the client goes away evhttp detaches it from
+    /// its connection (`evhttp_request_get_connection` is nil) and `end()` frees it.
+    private var request: OpaquePointer?
+
+    init(_ request: OpaquePointer) { self.request = request }
+
+    private var connection: OpaquePointer? { request.flatMap { evhttp_request_get_connection($0) } }
+
+    func begin(_ head: Response) {
+        guard let request else { return }
+        if let out = evhttp_request_get_output_headers(request) {
+            for (name, value) in head.headers { evhttp_add_header(out, name, value) }
+        }
+        evhttp_send_reply_start(request, Int32(head.status), HTTPStatus.reason(head.status))
+    }
+
+    func send(_ bytes: [UInt8]) {
+        guard let request, connection != nil, let buffer = evbuffer_new() else { return }
+        defer { evbuffer_free(buffer) }
+        bytes.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
+        evhttp_send_reply_chunk(request, buffer)
+    }
+
+    func end() {
+        guard let request else { return }
+        self.request = nil
+        evhttp_send_reply_end(request)
+    }
+
+    var isGone: Bool { connection == nil }
+
+    var pendingBytes: Int {
+        guard let connection, let bev = evhttp_connection_get_bufferevent(connection) else { return 0 }
+        return evbuffer_get_length(bufferevent_get_output(bev))
+    }
+
+    func cutOff() {
+        guard let connection else { return }
+        // Freeing the connection frees the request with it.
+        request = nil
+        evhttp_connection_free(connection)
+    }
+}

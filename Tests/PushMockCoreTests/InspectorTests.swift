@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+@testable import PushMockCore
+
+/// The dashboard's API: message search and detail, topics, report CSV, metrics and event
+/// streams, in-process.
+@Suite("Inspector, streams and metrics")
+struct InspectorTests {
+    func stream(_ h: Harness, _ target: String, headers: [(name: String, value: String)] = []) -> EventStream? {
+        let request = Request(method: "GET", target: target, headers: headers)
+        if case .stream(let s) = h.gateway.handle(request) { return s }
+        return nil
+    }
+
+    @Test("messages filter by token, device, topic, label, event and text, and carry outcome counts and a summary")
+    func messageFilters() throws {
+        let h = Harness { $0.acceptAnyToken = true }
+        let a = h.device("android"), i = h.device("ios")
+        h.subscribe(a["id"] as! String, "news")
+        h.patch(i["id"] as! String, #"{"app_state":"terminated"}"#)
+        let v1 = h.call("POST", "/v1/projects/demo-pushmock/messages:send", body: #"{"message":{"token":"\#(a["token"] as! String)","notification":{"title":"Sale","body":"50% off"},"fcm_options":{"analytics_label":"promo"}}}"#,
+                        headers: [("Authorization", "Bearer any")])
+        #expect(v1.status == 200, "\(v1.bodyText)")
+        h.push(i["token"] as! String, #""content_available":true,"data":{"sync":"1"}"#)
+        _ = h.send(#"{"to":"/topics/news","data":{"k":"v"}}"#)
+        func ids(_ query: String) -> [String] {
+            let r = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages?" + query))
+            return (r["messages"] as? [[String: Any]] ?? []).map { $0["summary"] as! String }
+        }
+        #expect(ids("") == ["data: k", "data: sync", "Sale — 50% off"])
+        #expect(ids("token=\(a["token"] as! String)") == ["data: k", "Sale — 50% off"])
+        #expect(ids("device=\(i["id"] as! String)") == ["data: sync"])
+        #expect(ids("topic=news") == ["data: k"])
+        #expect(ids("event=MESSAGE_DROPPED") == ["data: sync"])
+        #expect(ids("q=50%25") == ["Sale — 50% off"])
+        #expect(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages?event=NOPE").status == 400)
+        let list = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages"))["messages"] as! [[String: Any]]
+        let counts = try #require(list[1]["counts"] as? [String: Int])
+        #expect(counts == ["MESSAGE_ACCEPTED": 1, "MESSAGE_DROPPED": 1])
+        #expect(ids("label=promo") == ["Sale — 50% off"])
+    }
+
+    @Test("one message shows its request, and per device the rendering, the fate with its reason, and a timeline")
+    func messageDetail() throws {
+        let h = Harness()
+        let i = h.device("ios")
+        h.patch(i["id"] as! String, #"{"app_state":"terminated"}"#)
+        let id = h.push(i["token"] as! String, #""content_available":true,"data":{"sync":"1"}"#)
+        let m = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages/" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!))
+        #expect((m["request"] as? [String: Any])?["body"] as? String != nil)
+        let devices = try #require(m["devices"] as? [[String: Any]])
+        #expect(devices.count == 1)
+        #expect(devices[0]["fate"] as? String == "MESSAGE_DROPPED" && devices[0]["reason"] as? String == "app_terminated")
+        #expect(((devices[0]["apns"] as? [String: Any])?["payload"] as? [String: Any])?["sync"] as? String == "1")
+        #expect((devices[0]["timeline"] as? [[String: Any]])?.map { $0["event"] as! String } == ["MESSAGE_ACCEPTED", "MESSAGE_DROPPED"])
+    }
+
+    @Test("topics list their subscribers")
+    func topics() {
+        let h = Harness()
+        for _ in 0..<3 { h.subscribe(h.device("android")["id"] as! String, "news") }
+        h.subscribe("d1", "sport")
+        let topics = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/topics"))["topics"] as? [[String: Any]]
+        #expect(topics?.map { $0["name"] as! String } == ["news", "sport"])
+        #expect(topics?.first?["subscribers"] as? Int == 3 && topics?.first?["devices"] as? [String] == ["d1", "d2", "d3"])
+    }
+
+    @Test("reports export as the console's CSV, one row a day, with drop reasons as columns")
+    func reportCSV() {
+        let h = Harness()
+        let a = h.device("android")
+        h.push(a["token"] as! String, #""notification":{"title":"Hi"}"#)
+        h.patch(a["id"] as! String, #"{"app_state":"terminated"}"#)
+        h.push(a["token"] as! String, #""notification":{"title":"Hi"}"#)
+        let r = h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?format=csv")
+        #expect(r.headers.contains { $0.value.hasPrefix("text/csv") })
+        let lines = r.bodyText.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("Date,Sends,Received,Impressions,Opens,") == true)
+        #expect(lines.first?.hasSuffix("Dropped: app_force_stopped") == true)
+        #expect(lines.count == 3 && lines[1].hasPrefix("2027-01-15,2,1,1,0,") && lines[2].hasPrefix("Total,2,1,1,0,"), "\(lines)")
+        #expect(lines[2].hasSuffix(",1"))
+        #expect(h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?format=xml").status == 400)
+    }
+
+    @Test("metrics count requests by route and status, time them, and count events by kind and reason")
+    func metrics() {
+        let h = Harness()
+        let a = h.device("android")
+        h.push(a["token"] as! String, #""notification":{"title":"Hi"}"#)
+        _ = h.send("{", contentType: "application/json")
+        _ = h.call("GET", "/nope")
+        let text = h.call("GET", "/metrics").bodyText
+        #expect(text.contains(#"pushmock_http_requests_total{route="POST /fcm/send",status="200"} 1"#))
+        #expect(text.contains(#"pushmock_http_requests_total{route="POST /fcm/send",status="400"} 1"#))
+        #expect(text.contains(#"pushmock_http_requests_total{route="unmatched",status="404"} 1"#))
+        #expect(text.contains("pushmock_http_request_duration_seconds_count 4"))
+        #expect(text.contains(#"pushmock_messages_accepted_total{api="legacy"} 1"#))
+        #expect(text.contains(#"pushmock_events_total{event="MESSAGE_DISPLAYED"} 1"#))
+        #expect(text.contains(#"pushmock_devices{project="demo-pushmock",platform="android"} 1"#))
+        #expect(text.contains("pushmock_event_log_events 5"))   // four for the push, one for the bad request
+        #expect(text.contains("# TYPE pushmock_http_request_duration_seconds histogram"))
+        h.patch(a["id"] as! String, #"{"app_state":"terminated"}"#)
+        h.push(a["token"] as! String, #""notification":{"title":"Hi"}"#)
+        #expect(h.call("GET", "/metrics").bodyText.contains(#"pushmock_event_reasons_total{event="MESSAGE_DROPPED",reason="app_force_stopped"} 1"#))
+    }
+
+    @Test("an SSE stream starts at the next event, resumes after Last-Event-ID, filters, and thins out with a gap event under load")
+    func sse() throws {
+        let h = Harness()
+        let a = h.device("android")
+        h.push(a["token"] as! String, #""data":{"k":"1"}"#)
+        var live = try #require(stream(h, "/emulator/v1/projects/demo-pushmock/events:stream"))
+        #expect(live.head.headers.first?.value.hasPrefix("text/event-stream") == true)
+        var text = String(decoding: h.gateway.streamNext(&live).bytes, as: UTF8.self)
+        #expect(text == "retry: 1000\n\n")
+        h.push(a["token"] as! String, #""data":{"k":"2"}"#)
+        text = String(decoding: h.gateway.streamNext(&live).bytes, as: UTF8.self)
+        #expect(text.hasPrefix("id: 3\ndata: {\"seq\":3,") && text.contains("id: 4\ndata:") && text.hasSuffix("}\n\n"))
+        #expect(h.gateway.streamNext(&live).bytes.isEmpty)
+
+        var resumed = try #require(stream(h, "/emulator/v1/projects/demo-pushmock/events:stream?event=MESSAGE_DELIVERED",
+                                          headers: [("Last-Event-ID", "1")]))
+        text = String(decoding: h.gateway.streamNext(&resumed).bytes, as: UTF8.self)
+        #expect(text.components(separatedBy: "id: ").count == 3 && text.contains("\"event\":\"MESSAGE_DELIVERED\""), "\(text)")
+
+        // Under load a client gets the newest events and a gap naming what it skipped.
+        for n in 0..<10 { h.push(a["token"] as! String, "\"data\":{\"n\":\"\(n)\"}") }
+        let (bytes, _) = h.gateway.streamNext(&live, maxEvents: 5)
+        text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.hasPrefix("event: gap\nid: 19\ndata: {\"from\":5,\"to\":19}\n\n"), "\(text.prefix(80))")
+        #expect(text.components(separatedBy: "\ndata: {\"seq\"").count == 6)
+        #expect(h.call("GET", "/emulator/v1/projects/demo-pushmock/events:stream?since=x").status == 400)
+    }
+
+    @Test("an export streams the log as NDJSON up to the request, in batches, then ends")
+    func export() throws {
+        let h = Harness()
+        let a = h.device("android")
+        for n in 0..<5 { h.push(a["token"] as! String, "\"data\":{\"n\":\"\(n)\"}") }
+        var export = try #require(stream(h, "/emulator/v1/projects/demo-pushmock/events:export"))
+        #expect(export.head.headers.first?.value == "application/x-ndjson")
+        h.push(a["token"] as! String, #""data":{"late":"1"}"#)
+        var lines: [String] = []
+        var finished = false
+        while !finished {
+            let (bytes, done) = h.gateway.streamNext(&export, maxEvents: 4)
+            lines += String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+            finished = done
+        }
+        #expect(lines.count == 10)
+        let rows = lines.compactMap { json($0) as? [String: Any] }
+        #expect(rows.count == 10 && rows.allSatisfy { $0["event_timestamp"] != nil && $0["project_number"] != nil })
+        #expect(rows.map { $0["seq"] as! Int } == Array(1...10))
+    }
+}
