@@ -84,6 +84,31 @@ print(f"/fcm/send to one token: floor {f/n:.0f} req/s, pushmock {p/n:.0f} req/s,
 print(f"v1 messages:send to one token: floor {f/n:.0f} req/s, pushmock {v/n:.0f} req/s, ratio {v/f:.3f}")
 PY
 
+# Three SSE clients (the dashboard's live stream) attached, against none, same run: the send
+# path should lose no more than 10%.
+sse_run() { # n clients → /fcm/send req/s
+  local spids=()
+  for _ in $(seq "$1"); do
+    taskset -c 1 curl -sN "$pm/emulator/v1/projects/demo-pushmock/events:stream" >/dev/null 2>&1 &
+    spids+=($!)
+  done
+  sleep 0.5
+  local r; read -r r _ <<<"$(run "$pm")"
+  for p in "${spids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait "${spids[@]}" 2>/dev/null || true
+  echo "$r"
+}
+none_total=0; sse_total=0
+for r in $(seq "$ROUNDS"); do
+  a=$(sse_run 0); b=$(sse_run 3)
+  printf 'round %d: /fcm/send %8.0f req/s without SSE, %8.0f req/s with 3 SSE clients\n' "$r" "$a" "$b"
+  none_total=$(python3 -c "print($none_total + $a)"); sse_total=$(python3 -c "print($sse_total + $b)")
+done
+python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'/fcm/send with 3 SSE clients: {b/a:.3f} of the rate without (aim: at least 0.9)')" "$none_total" "$sse_total"
+
+# The dashboard's API with the log well past 100,000 events and 1,000 sends a second arriving.
+.venv/bin/python bench/dashboard.py "$pm" "$token" "$SECONDS_PER_RUN"
+
 # APNs over HTTP/2: h2load, many streams on a few connections, a provider token signed with a
 # key pushmock made, to one iPhone. The floor is nghttpd (one worker, same core, same
 # certificate) answering the same request from an empty file at the same path.

@@ -21,6 +21,8 @@ public final class Gateway {
     public var shuttingDown = false
     /// The dashboard's files by path (`/`, `/ui/app.js`, ...); the server provides them.
     public var assets: [String: Response] = [:]
+    /// The last report computed, reused while the log is unchanged.
+    var reportCache: (key: ReportCacheKey, days: [String: ReportRow], total: ReportRow)?
     /// Counters for `GET /metrics`.
     public internal(set) var metrics = Metrics()
     /// RSA for service accounts and OAuth; the server provides OpenSSL's.

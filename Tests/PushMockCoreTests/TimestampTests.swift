@@ -13,4 +13,15 @@ struct TimestampTests {
         #expect(t.rfc3339 == text)
         #expect(t.day == String(text.prefix(10)))
     }
+
+    @Test("day numbers round-trip with YYYY-MM-DD dates across leap years; bad dates are refused")
+    func dayNumbers() {
+        #expect(Timestamp.dayNumber("1970-01-01") == 0)
+        for day in stride(from: -800, to: 40_000, by: 17) {
+            let text = (Timestamp(day) * 86_400 * 1_000_000).day
+            #expect(Timestamp.dayNumber(text) == day, "\(text)")
+        }
+        #expect(Timestamp.dayNumber("2024-02-29").map { (Timestamp($0) * 86_400_000_000).day } == "2024-02-29")
+        for bad in ["2024-13-01", "2024-1-01", "yesterday", "2024-00-10"] { #expect(Timestamp.dayNumber(bad) == nil) }
+    }
 }

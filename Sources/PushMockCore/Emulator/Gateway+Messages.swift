@@ -21,7 +21,7 @@ extension Gateway {
         if kind != nil || token != nil || device != nil {
             var ids = Set<ObjectIdentifier>()
             log.forEach { e in
-                guard e.projectID == p.id, let m = e.message else { return true }
+                guard let m = e.message, e.projectNumber == p.number else { return true }
                 if let kind, e.kind != kind { return true }
                 if let token, e.token != token { return true }
                 if let device, e.device?.id != device { return true }
@@ -105,14 +105,16 @@ extension Gateway {
         w.endArray()
     }
 
-    /// Event kinds per send, from one pass over the log.
+    /// Event kinds per send. Reads the log newest first and stops at events older than the
+    /// oldest of the sends (none of theirs can come before it), so a page of recent sends
+    /// costs the events since then, not the whole log.
     func eventCounts(of messages: [Message]) -> [ObjectIdentifier: [EventKind: Int]] {
         var counts: [ObjectIdentifier: [EventKind: Int]] = [:]
         for m in messages { counts[ObjectIdentifier(m)] = [:] }
-        guard !messages.isEmpty else { return counts }
-        log.forEach { e in
+        guard let oldest = messages.map(\.receivedAt).min() else { return counts }
+        log.forEachNewestFirst { e in
             if let m = e.message, counts[ObjectIdentifier(m)] != nil { counts[ObjectIdentifier(m)]![e.kind, default: 0] += 1 }
-            return true
+            return e.time >= oldest
         }
         return counts
     }

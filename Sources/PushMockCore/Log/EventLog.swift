@@ -69,6 +69,12 @@ public final class EventLog {
         for k in 0..<count where !body(event(at: k)) { return }
     }
 
+    /// Visits events newest first; stop by returning false.
+    public func forEachNewestFirst(_ body: (Event) -> Bool) {
+        var k = count - 1
+        while k >= 0, body(event(at: k)) { k -= 1 }
+    }
+
     /// Visits events with `seq > after`, oldest first, skipping older ones in O(log n).
     public func forEach(after seq: Int64, _ body: (Event) -> Bool) {
         var lo = 0, hi = count

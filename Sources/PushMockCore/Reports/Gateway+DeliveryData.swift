@@ -29,7 +29,7 @@ extension Gateway {
             var outcomes: [Outcomes.Category: Int] = [:]
         }
         var groups: [Key: Counts] = [:]
-        let pairs = Outcomes(log: log, projectID: project.id) { e in
+        let pairs = Outcomes(log: log, project: project) { e in
             e.device?.platform == .android && e.device?.app == app.name
         }.pairs
         for pair in pairs {

@@ -3,15 +3,16 @@
 /// outcome categories with every drop reason, per day and in total; `format=csv` gives the
 /// console's CSV export (one row a day) with a column per drop reason.
 extension Gateway {
-    struct ReportFilter {
-        var from: String?
-        var to: String?
+    struct ReportFilter: Hashable {
+        /// Days since 1970-01-01 (UTC), inclusive.
+        var from: Int?
+        var to: Int?
         var platform: Platform?
         var app: String?
         var label: String?
 
         func includes(_ e: Event) -> Bool {
-            let day = e.time.day
+            let day = e.time.dayNumber
             if let from, day < from { return false }
             if let to, day > to { return false }
             if let platform, e.device?.platform != platform { return false }
@@ -33,10 +34,8 @@ extension Gateway {
         var f = ReportFilter()
         for (name, value) in [("from", request.queryValue("from")), ("to", request.queryValue("to"))] {
             guard let value else { continue }
-            guard value.utf8.count == 10, value.split(separator: "-").count == 3 else {
-                throw Control.invalid("'\(name)' must be a date, YYYY-MM-DD.")
-            }
-            if name == "from" { f.from = value } else { f.to = value }
+            guard let day = Timestamp.dayNumber(value) else { throw Control.invalid("'\(name)' must be a date, YYYY-MM-DD.") }
+            if name == "from" { f.from = day } else { f.to = day }
         }
         if let p = request.queryValue("platform") {
             guard let platform = Platform(rawValue: p.lowercased()) else { throw Control.invalid("'platform' must be ios or android.") }
@@ -56,9 +55,12 @@ extension Gateway {
         }
     }
 
-    /// The report's rows: per day (YYYY-MM-DD) and in total.
+    /// The report's rows: per day (YYYY-MM-DD) and in total. One pass over the log, on
+    /// integers and object identities; the answer is kept until the log changes.
     func reportRows(_ project: Project, _ filter: ReportFilter) -> (days: [String: ReportRow], total: ReportRow) {
-        var days: [String: ReportRow] = [:]
+        let key = ReportCacheKey(projectID: project.id, filter: filter, lastSeq: log.lastSeq, count: log.count)
+        if let cached = reportCache, cached.key == key { return (cached.days, cached.total) }
+        var byDay: [Int: ReportRow] = [:]
         var total = ReportRow()
         // Console metrics cover notification messages and labeled data messages (G.1).
         let console: (Event) -> Bool = { e in
@@ -66,7 +68,7 @@ extension Gateway {
             return o.isNotification || o.analyticsLabel != nil
         }
         log.forEach { e in
-            guard e.projectID == project.id, e.device != nil, filter.includes(e), console(e) else { return true }
+            guard e.projectNumber == project.number, e.device != nil, filter.includes(e), console(e) else { return true }
             var add = ReportRow()
             switch e.kind {
             case .messageAccepted where e.reason != "dry_run": add.sends = 1
@@ -75,17 +77,20 @@ extension Gateway {
             case .messageOpen where e.reason == "background": add.opens = 1
             default: return true
             }
-            days[e.time.day, default: ReportRow()].merge(add)
+            byDay[e.time.dayNumber, default: ReportRow()].merge(add)
             total.merge(add)
             return true
         }
-        for pair in Outcomes(log: log, projectID: project.id, include: filter.includes).pairs {
+        for pair in Outcomes(log: log, project: project, include: filter.includes).pairs {
             var add = ReportRow()
             add.outcomes[pair.category ?? .pending, default: 0] += 1
             if let r = pair.dropReason { add.dropped[r, default: 0] += 1 }
-            days[pair.accepted.time.day, default: ReportRow()].merge(add)
+            byDay[pair.accepted.time.dayNumber, default: ReportRow()].merge(add)
             total.merge(add)
         }
+        var days: [String: ReportRow] = [:]
+        for (day, row) in byDay { days[(Timestamp(day) * 86_400 * 1_000_000).day] = row }
+        reportCache = (key, days, total)
         return (days, total)
     }
 
@@ -152,4 +157,12 @@ extension Gateway.ReportRow {
         for (k, v) in other.outcomes { outcomes[k, default: 0] += v }
         for (k, v) in other.dropped { dropped[k, default: 0] += v }
     }
+}
+
+/// What a cached report was computed from: the same question on an unchanged log.
+struct ReportCacheKey: Equatable {
+    let projectID: String
+    let filter: Gateway.ReportFilter
+    let lastSeq: Int64
+    let count: Int
 }

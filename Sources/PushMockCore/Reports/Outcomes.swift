@@ -22,12 +22,18 @@ struct Outcomes {
 
     private(set) var pairs: [Pair] = []
 
+    /// A (message, device) pair by identity: hashing two pointers, not two strings.
+    private struct Key: Hashable {
+        let message: ObjectIdentifier
+        let device: ObjectIdentifier
+    }
+
     /// Folds the matching events of the log, oldest first, into pairs.
-    init(log: EventLog, projectID: String, include: (Event) -> Bool) {
-        var index: [String: Int] = [:]
+    init(log: EventLog, project: Project, include: (Event) -> Bool) {
+        var index: [Key: Int] = [:]
         log.forEach { e in
-            guard e.projectID == projectID, let device = e.device, let id = e.messageID, include(e) else { return true }
-            let key = device.id + "|" + id
+            guard e.projectNumber == project.number, let device = e.device, let message = e.message, include(e) else { return true }
+            let key = Key(message: ObjectIdentifier(message), device: ObjectIdentifier(device))
             if e.kind == .messageAccepted {
                 if e.reason != "dry_run" {
                     index[key] = pairs.count

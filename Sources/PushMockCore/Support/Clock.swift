@@ -48,6 +48,23 @@ extension Timestamp {
             + "\(Self.pad(daySecs / 60 % 60, 2)):\(Self.pad(daySecs % 60, 2)).\(Self.pad(micros, 6))Z"
     }
 
+    /// Whole days since 1970-01-01 (UTC): cheap to compare, unlike `day`.
+    public var dayNumber: Int { Int(self.floorDiv(1_000_000)).floorDiv(86_400) }
+
+    /// The day number of a `YYYY-MM-DD` date, or nil when it is not one.
+    public static func dayNumber(_ text: String) -> Int? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count == 10, parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              (1...12).contains(m), (1...31).contains(d) else { return nil }
+        // Inverse of `civil` (H. Hinnant's days_from_civil).
+        let yy = m <= 2 ? y - 1 : y
+        let era = yy.floorDiv(400)
+        let yoe = yy - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
     /// `YYYY-MM-DD` in UTC.
     public var day: String {
         let (y, m, d) = Self.civil(days: Int(self.floorDiv(1_000_000)).floorDiv(86_400))

@@ -1,15 +1,17 @@
 /// The dashboard's script: plain DOM code against pushmock's own API. Live updates come from
 /// `events:stream` (Server-Sent Events) and are coalesced: the visible view is refreshed at
-/// most every `REFRESH_MS`, however fast events arrive.
+/// most every `REFRESH_MS` (reports, which read the whole log, every `REPORT_REFRESH_MS`),
+/// however fast events arrive.
 enum DashboardScript {
     static let js = #"""
 "use strict";
 const REFRESH_MS = 400;
+const REPORT_REFRESH_MS = 2000;
 const EVENTS = ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_PRESENTED", "MESSAGE_STORED",
   "MESSAGE_COLLAPSED", "MESSAGE_EXPIRED", "MESSAGE_DROPPED", "MESSAGE_OPEN", "MESSAGE_IMPRESSION", "INVALID_REGISTRATION",
   "MISMATCH_SENDER_ID", "QUOTA_EXCEEDED", "AUTHENTICATION_ERROR", "PAYLOAD_TOO_LARGE", "INVALID_PARAMETERS",
   "MESSAGE_RECEIVED_INTERNAL_ERROR", "INVALID_APNS_CREDENTIAL", "INVALID_PACKAGE_NAME", "INVALID_TTL", "MISSING_REGISTRATIONS"];
-const state = { view: "messages", message: null, device: null, dirty: true, source: null };
+const state = { view: "messages", message: null, device: null, dirty: true, source: null, refreshed: 0 };
 
 const $ = (sel) => document.querySelector(sel);
 function el(tag, attrs, ...children) {
@@ -84,6 +86,7 @@ function show(view) {
 
 async function refresh() {
   state.dirty = false;
+  state.refreshed = Date.now();
   try {
     if (state.view === "messages") await renderMessages();
     else if (state.view === "reports") await renderReports();
@@ -249,7 +252,10 @@ function connect() {
   source.onmessage = () => { state.dirty = true; };
   source.addEventListener("gap", () => { state.dirty = true; });
 }
-setInterval(() => { if (state.dirty) refresh(); }, REFRESH_MS);
+setInterval(() => {
+  const every = state.view === "reports" ? REPORT_REFRESH_MS : REFRESH_MS;
+  if (state.dirty && Date.now() - state.refreshed >= every) refresh();
+}, REFRESH_MS);
 
 for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => show(b.dataset.view));
 const eventSelect = $("#message-filters select[name=event]");
