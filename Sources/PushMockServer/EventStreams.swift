@@ -43,6 +43,9 @@ final class EventStreams {
     /// Loop thread only.
     private var clients: [ObjectIdentifier: Client] = [:]
     private var timer: LoopEvent?
+    /// Within one step, what a live stream at a given filter and cursor is sent, so clients
+    /// following the log alike (dashboards) share one formatting of each event.
+    private var step: [EventQuery: (bytes: [UInt8], cursor: Int64)] = [:]
 
     init(base: EventBase, gateway: Gateway) throws(ServerError) {
         self.gateway = gateway
@@ -64,6 +67,7 @@ final class EventStreams {
     fileprivate func tick() {
         guard !clients.isEmpty else { return }
         for client in Array(clients.values) { pump(client) }
+        step.removeAll(keepingCapacity: true)
         gateway.noteStreamClients(clients.count)
     }
 
@@ -75,7 +79,7 @@ final class EventStreams {
         }
         var rounds = 0
         repeat {
-            let (bytes, finished) = gateway.streamNext(&c.stream, maxEvents: c.stream.live ? EventStream.maxPerStep : Self.exportStep)
+            let (bytes, finished) = next(&c.stream)
             if !bytes.isEmpty {
                 c.responder.send(bytes)
                 c.lastWrite = Self.now()
@@ -88,6 +92,20 @@ final class EventStreams {
             c.responder.send(Array(": heartbeat\n\n".utf8))
             c.lastWrite = Self.now()
         }
+    }
+
+    /// The next bytes of a stream; live streams that already started share them per step.
+    private func next(_ stream: inout EventStream) -> (bytes: [UInt8], finished: Bool) {
+        guard stream.live else { return gateway.streamNext(&stream, maxEvents: Self.exportStep) }
+        guard stream.started else { return gateway.streamNext(&stream) }
+        let key = stream.query
+        if let shared = step[key] {
+            stream.skip(to: shared.cursor)
+            return (shared.bytes, false)
+        }
+        let (bytes, finished) = gateway.streamNext(&stream)
+        step[key] = (bytes, stream.query.since)
+        return (bytes, finished)
     }
 
     private func remove(_ c: Client, end: Bool) {

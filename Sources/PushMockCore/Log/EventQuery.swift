@@ -1,5 +1,5 @@
 /// A filter over the log, from `GET .../events?message_id=&device=&token=&topic=&event=&since=&limit=`.
-public struct EventQuery {
+public struct EventQuery: Hashable {
     public var projectID: String
     public var messageID: String?
     public var deviceID: String?

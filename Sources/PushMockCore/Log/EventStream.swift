@@ -12,11 +12,14 @@ public struct EventStream {
     public let live: Bool
     public let until: Int64
     public let heartbeatSeconds: Double
-    var started = false
+    public internal(set) var started = false
+
+    /// Moves the cursor, when another client at the same place was sent this step's bytes.
+    public mutating func skip(to cursor: Int64) { query.since = cursor }
 
     /// At most this many events per client per step: under load the stream thins out and
     /// says so with an `event: gap` naming the skipped seqs (read them from `GET .../events`).
-    public static let maxPerStep = 2000
+    public static let maxPerStep = 1000
 
     public var head: Response {
         let type = format == .sse ? "text/event-stream; charset=utf-8" : "application/x-ndjson"
@@ -59,23 +62,34 @@ extension Gateway {
     /// is complete.
     public func streamNext(_ s: inout EventStream, maxEvents: Int = EventStream.maxPerStep) -> (bytes: [UInt8], finished: Bool) {
         // Top-level writes: the writer adds no commas between them.
-        var w = JSONWriter(capacity: 4096)
+        var w = JSONWriter(capacity: 64 * 1024)
         if !s.started, s.format == .sse {
             w.raw("retry: 1000\n\n")
         }
         s.started = true
         let end = s.live ? log.lastSeq : s.until
         var events: [Event] = []
-        let first = log.lastSeq - Int64(log.count) + 1
-        var skippedFrom: Int64? = s.query.since + 1 < first ? s.query.since + 1 : nil
-        log.forEach(after: s.query.since) { e in
-            guard e.seq <= end else { return false }
-            if s.query.matches(e) { events.append(e) }
-            return s.live || events.count < maxEvents
-        }
-        if s.live, events.count > maxEvents {
-            skippedFrom = skippedFrom ?? s.query.since + 1
-            events.removeFirst(events.count - maxEvents)
+        var skippedFrom: Int64?
+        if s.live {
+            // The newest matching events, read back from the end: a backlog larger than one
+            // step is skipped without being read.
+            var reachedCursor = false
+            log.forEachNewestFirst { e in
+                if e.seq <= s.query.since { reachedCursor = true; return false }
+                if s.query.matches(e) { events.append(e) }
+                return events.count < maxEvents
+            }
+            events.reverse()
+            let oldestRead = events.first?.seq ?? end + 1
+            if !reachedCursor, oldestRead > s.query.since + 1 { skippedFrom = s.query.since + 1 }
+        } else {
+            let first = log.lastSeq - Int64(log.count) + 1
+            if s.query.since + 1 < first { skippedFrom = s.query.since + 1 }
+            log.forEach(after: s.query.since) { e in
+                guard e.seq <= end else { return false }
+                if s.query.matches(e) { events.append(e) }
+                return events.count < maxEvents
+            }
         }
         if let from = skippedFrom {
             let to = (events.first?.seq ?? end + 1) - 1
