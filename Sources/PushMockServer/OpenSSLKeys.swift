@@ -22,6 +22,10 @@ struct OpenSSLKeys: KeyService {
         return (try pkey.pem(), try pkey.publicPEM())
     }
 
+    func publicKey(fromPrivatePEM pem: String) throws -> String {
+        try PrivateKey.read(pem: pem).publicPEM()
+    }
+
     func generateP256Key() throws -> (privatePEM: String, publicPEM: String) {
         let key = try PrivateKey.generateP256()
         return (try key.pem(), try key.publicPEM())

@@ -1,4 +1,5 @@
 internal import CLibevent
+import Foundation
 import Glibc
 import PushMockCore
 
@@ -29,6 +30,12 @@ public final class Server {
         self.certificates = certificates
         gateway = Gateway(configuration: configuration, keys: OpenSSLKeys(certificates: certificates))
         gateway.assets = Dashboard.assets
+        if let file = configuration.seedFile {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ServerError("--seed \(file): cannot read the file")
+            }
+            do { try gateway.seed(Array(data), file: file) } catch { throw ServerError(error.description) }
+        }
         base = try EventBase()
         polls = LongPolls(base: base, gateway: gateway)
         streams = try EventStreams(base: base, gateway: gateway)

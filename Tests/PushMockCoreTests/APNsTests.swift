@@ -8,6 +8,7 @@ struct FakeKeys: KeyService {
     static let good = [UInt8](repeating: 7, count: 64)
     func generateRSAKey() throws -> (privatePEM: String, publicPEM: String) { ("", "") }
     func generateP256Key() throws -> (privatePEM: String, publicPEM: String) { ("PRIVATE", "-----BEGIN PUBLIC KEY-----") }
+    func publicKey(fromPrivatePEM pem: String) throws -> String { "PUBLIC OF " + pem }
     func verifyRS256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool { false }
     func verifyES256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool { signature == Self.good }
     func issueAPNsCertificate(bundleID: String, teamID: String, environment: APNsEnvironment?) throws

@@ -153,3 +153,33 @@ struct InspectorTests {
         #expect(rows.map { $0["seq"] as! Int } == Array(1...10))
     }
 }
+
+@Suite("Retention")
+struct RetentionTests {
+    @Test("--max-age evicts events older than the limit on the clock's beat, counts them, and appends reuse the freed slots")
+    func maxAge() throws {
+        let h = Harness { $0.maxAgeSeconds = 60; $0.maxEvents = 10 }
+        let a = h.device("android")
+        h.push(a["token"] as! String, #""data":{"k":"1"}"#)   // 2 events
+        h.advance(30)
+        h.push(a["token"] as! String, #""data":{"k":"2"}"#)
+        h.advance(31)                                         // the first two are now 61 s old
+        #expect(h.events().map { $0["seq"] as! Int } == [3, 4])
+        #expect(h.gateway.log.evictedForAge == 2 && h.gateway.log.evictedForRoom == 0)
+        for n in 0..<5 { h.push(a["token"] as! String, "\"data\":{\"n\":\"\(n)\"}") }
+        #expect(h.events().map { $0["seq"] as! Int } == Array(5...14))
+        #expect(h.gateway.log.evictedForRoom == 2)
+        #expect(h.call("GET", "/metrics").bodyText.contains(#"pushmock_event_log_evicted_total{cause="age"} 2"#))
+        #expect(json(h.call("GET", "/emulator/v1/projects/demo-pushmock/events?count=true"))["evicted"] as? Int == 4)
+    }
+
+    @Test("durations: seconds, minutes, hours, days")
+    func durations() throws {
+        for (text, seconds) in [("90", 90), ("90s", 90), ("15m", 900), ("24h", 86_400), ("7d", 604_800)] {
+            #expect(try Configuration.load(arguments: ["--max-age", text], environment: [:]).maxAgeSeconds == seconds)
+        }
+        for bad in ["0", "-5m", "soon", "3w"] {
+            #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: ["--max-age", bad], environment: [:]) }
+        }
+    }
+}

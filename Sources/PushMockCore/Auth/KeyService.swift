@@ -5,6 +5,9 @@ public protocol KeyService {
     /// carries), the public key as SubjectPublicKeyInfo PEM.
     func generateRSAKey() throws -> (privatePEM: String, publicPEM: String)
 
+    /// The public key (SubjectPublicKeyInfo PEM) of a PEM private key.
+    func publicKey(fromPrivatePEM pem: String) throws -> String
+
     /// A new P-256 key pair: PKCS#8 PEM (an APNs `.p8` auth key) and its public key.
     func generateP256Key() throws -> (privatePEM: String, publicPEM: String)
 

@@ -18,6 +18,8 @@ public struct Configuration: Sendable, Equatable {
     /// Messages per minute one Android device takes (FCM: 240, and 5,000 an hour); 0 = off.
     public var deviceRateLimit = 240
     public var maxEvents = 1_000_000
+    /// Seconds an event is kept (`--max-age`); nil keeps events until `maxEvents` pushes them out.
+    public var maxAgeSeconds: Int?
     public var maxMessages = 100_000
     public var maxConnections = 4096
     public var maxBodyBytes = 1 << 20
@@ -33,6 +35,8 @@ public struct Configuration: Sendable, Equatable {
     public var tlsSANs: [String] = []
     /// Where the local CA and the server certificate live (`Configuration.defaultCertDirectory`).
     public var certDirectory = "pushmock-certs"
+    /// A JSON fixture loaded at start (`--seed`).
+    public var seedFile: String?
     /// The APNs environment of requests to a host that is not one of Apple's.
     public var apnsEnvironment = APNsEnvironment.sandbox
 
@@ -85,6 +89,8 @@ extension Configuration {
             c.deviceRateLimit = try int(v, "--device-rate-limit", 0...1_000_000) },
         Option(flag: "--max-events", help: "events kept in memory; older ones are evicted and counted (default 1000000)", takesValue: true) { c, v throws(ConfigurationError) in
             c.maxEvents = try int(v, "--max-events", 1...100_000_000) },
+        Option(flag: "--max-age", help: "how long events are kept, e.g. 3600, 90m, 24h, 7d; older ones are evicted and counted (default: no limit)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.maxAgeSeconds = try duration(v, "--max-age") },
         Option(flag: "--max-messages", help: "sends kept for GET .../messages (default 100000)", takesValue: true) { c, v throws(ConfigurationError) in
             c.maxMessages = try int(v, "--max-messages", 1...10_000_000) },
         Option(flag: "--max-connections", help: "open connections accepted at once (default 4096)", takesValue: true) { c, v throws(ConfigurationError) in
@@ -102,6 +108,9 @@ extension Configuration {
         Option(flag: "--cert-dir", help: "where the local CA and server certificate are kept (default $XDG_DATA_HOME/pushmock/certs, else ~/.local/share/pushmock/certs)", takesValue: true) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--cert-dir: empty path") }
             c.certDirectory = v },
+        Option(flag: "--seed", help: "a JSON fixture of projects, keys, apps, APNs keys, service accounts, devices and topics to load at start (docs/control-api.md)", takesValue: true) { c, v throws(ConfigurationError) in
+            guard !v.isEmpty else { throw ConfigurationError(description: "--seed: empty path") }
+            c.seedFile = v },
         Option(flag: "--apns-environment", help: "sandbox or production: the APNs environment of requests whose host is not api.push.apple.com or api.sandbox.push.apple.com (default sandbox)", takesValue: true) { c, v throws(ConfigurationError) in
             guard let env = APNsEnvironment(rawValue: v) else { throw ConfigurationError(description: "--apns-environment: '\(v)' is not sandbox or production") }
             c.apnsEnvironment = env },
@@ -165,6 +174,16 @@ extension Configuration {
             throw ConfigurationError(description: "\(flag): '\(v)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
         }
         return n
+    }
+
+    /// Seconds from `N`, `Ns`, `Nm`, `Nh` or `Nd`.
+    static func duration(_ v: String, _ flag: String) throws(ConfigurationError) -> Int {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        let unit = v.last.flatMap { units[$0] }
+        guard let n = Int(unit == nil ? v : String(v.dropLast())), n > 0, n <= 3650 * 86_400 / (unit ?? 1) else {
+            throw ConfigurationError(description: "\(flag): '\(v)' is not a duration (a number of seconds, or N followed by s, m, h or d)")
+        }
+        return n * (unit ?? 1)
     }
 
     static func bool(_ v: String, _ flag: String) throws(ConfigurationError) -> Bool {

@@ -8,7 +8,10 @@ public final class EventLog {
     /// Position of the oldest event in the ring.
     private var head = 0
     public private(set) var count = 0
-    public private(set) var evicted = 0
+    /// Events dropped to make room (`--max-events`) and for age (`--max-age`).
+    public private(set) var evictedForRoom = 0
+    public private(set) var evictedForAge = 0
+    public var evicted: Int { evictedForRoom + evictedForAge }
     public private(set) var lastSeq: Int64 = 0
     /// Every event ever appended, by kind, and those with a reason by kind and reason
     /// (evicted ones included), for `/metrics`.
@@ -48,20 +51,34 @@ public final class EventLog {
                           message: message, messageID: messageID, messageType: messageType ?? message?.options.messageType,
                           device: device, token: token ?? device?.token, reason: reason, delay: delay)
         if count < capacity {
-            let (b, _) = slot(count)
+            let (b, i) = slot(count)
             if b == blocks.count {
                 blocks.append([])
                 blocks[b].reserveCapacity(min(Self.blockSize, capacity))
             }
-            blocks[b].append(event)
+            // A slot freed by age-based eviction is reused in place.
+            if i < blocks[b].count { blocks[b][i] = event } else { blocks[b].append(event) }
             count += 1
         } else {
             let (b, i) = slot(0)
             blocks[b][i] = event
             head = (head + 1) % capacity
-            evicted += 1
+            evictedForRoom += 1
         }
         return lastSeq
+    }
+
+    /// Evicts events logged before `cutoff` (`--max-age`), oldest first; returns how many.
+    @discardableResult
+    public func evict(before cutoff: Timestamp) -> Int {
+        var n = 0
+        while count > 0, event(at: 0).time < cutoff {
+            head = (head + 1) % capacity
+            count -= 1
+            n += 1
+        }
+        evictedForAge += n
+        return n
     }
 
     /// Visits events oldest first; stop by returning false.

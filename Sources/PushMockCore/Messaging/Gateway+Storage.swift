@@ -103,6 +103,8 @@ extension Gateway {
     /// calls it every second and after the manual clock moves.
     public func expireDue() {
         let now = clock.now()
+        // Retention (`--max-age`) runs on the same once-a-second beat.
+        if let age = configuration.maxAgeSeconds { log.evict(before: now - Timestamp(age) * 1_000_000) }
         for device in Array(waiting.values) {
             guard let project = projects[device.projectID], project.devices[device.id] === device else {
                 waiting[Self.waitingKey(device)] = nil

@@ -81,8 +81,9 @@ extension Gateway {
         sample("pushmock_event_log_events", [], log.count)
         family("pushmock_event_log_capacity", "gauge", "Events the log holds before evicting (--max-events).")
         sample("pushmock_event_log_capacity", [], log.capacity)
-        family("pushmock_event_log_evicted_total", "counter", "Events evicted from the full log.")
-        sample("pushmock_event_log_evicted_total", [], log.evicted)
+        family("pushmock_event_log_evicted_total", "counter", "Events evicted: to make room (--max-events) or for age (--max-age).")
+        sample("pushmock_event_log_evicted_total", [("cause", "room")], log.evictedForRoom)
+        sample("pushmock_event_log_evicted_total", [("cause", "age")], log.evictedForAge)
         family("pushmock_stream_clients", "gauge", "Open event streams (SSE and NDJSON exports).")
         sample("pushmock_stream_clients", [], metrics.streamClients)
         return .response(Response(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
