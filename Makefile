@@ -11,7 +11,7 @@ BENCH_PACKAGES := wrk nghttp2-client nghttp2-server
 VENV := .venv
 ARGS ?=
 
-.PHONY: run build release test deps test-deps bench-deps venv bench clean
+.PHONY: run build release test deps test-deps bench-deps venv bench image-check clean
 
 # Installs whichever of the given packages are missing, when root; otherwise prints the line.
 define install
@@ -68,6 +68,12 @@ test: test-deps venv
 ## bench: pushmock against a bare libevent server, same request, same run
 bench: bench-deps venv
 	bench/run.sh
+
+## image-check: the Docker image's runtime root file system made with debootstrap, pushmock
+## run in it with chroot as its non-root user, and a smoke test (no Docker engine needed)
+image-check: deps
+	$(call install,debootstrap curl)
+	docker/image-check.sh
 
 clean:
 	rm -rf .build $(VENV) bench/floor
