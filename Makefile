@@ -5,7 +5,7 @@ SHELL := /bin/bash
 # Debian packages the build and the tests need (wrk, h2load and nghttpd only for `make bench`).
 # The tests run the official SDKs in a private network namespace (`ip`, `unshare`) and the
 # dashboard in headless Chromium.
-BUILD_PACKAGES := libevent-dev libssl-dev libnghttp2-dev pkg-config
+BUILD_PACKAGES := libevent-dev libssl-dev libnghttp2-dev libsqlite3-dev pkg-config
 TEST_PACKAGES := curl iproute2 util-linux chromium chromium-driver
 BENCH_PACKAGES := wrk nghttp2-client nghttp2-server
 VENV := .venv

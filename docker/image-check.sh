@@ -40,8 +40,9 @@ install -s -m 0755 "$bin" "$rootfs/usr/local/bin/pushmock"
 mountpoint -q "$rootfs/proc" || mount -t proc proc "$rootfs/proc"
 
 # The image's environment, with ports that do not clash with a pushmock already running here.
+grep -q '^    PUSHMOCK_DATA_DIR=/data$' docker/Dockerfile
 env -i PATH=/usr/local/bin:/usr/bin:/bin PUSHMOCK_HOST=0.0.0.0 PUSHMOCK_PORT=$port PUSHMOCK_TLS_PORT=$tls \
-  PUSHMOCK_CERT_DIR=/data/certs "$chroot" --userspec=10001:10001 "$rootfs" /usr/local/bin/pushmock >"$work/pushmock.log" 2>&1 &
+  PUSHMOCK_CERT_DIR=/data/certs PUSHMOCK_DATA_DIR=/data "$chroot" --userspec=10001:10001 "$rootfs" /usr/local/bin/pushmock >"$work/pushmock.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; umount "$rootfs/proc" 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q 'https://' "$work/pushmock.log" 2>/dev/null && break; sleep 0.1; done
@@ -58,5 +59,8 @@ count=$(curl -sf "$base/events?count=true" | python3 -c 'import json,sys; print(
 [ "$count" -ge 3 ] || { echo "expected the send's events in the log, got $count"; exit 1; }
 curl -sf --cacert "$rootfs/data/certs/ca.pem" "https://localhost:$tls/healthz" | grep -q ok
 [ "$(stat -c %u "$rootfs/data/certs/ca.pem")" = 10001 ] || { echo "the CA is not owned by the non-root user"; exit 1; }
-echo "smoke test: health, a send, $count events in the log, TLS with the image's CA: ok"
+sleep 0.2
+stored=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from data").fetchone()[0])' "$rootfs/data/pushmock.db")
+[ "$stored" -ge "$count" ] || { echo "expected $count events in /data/pushmock.db, found $stored"; exit 1; }
+echo "smoke test: health, a send, $count events in the log and $stored in /data/pushmock.db, TLS with the image's CA: ok"
 echo "runtime root file system: $(du -sh -x "$rootfs" | cut -f1) ($(du -sh "$rootfs/usr/local/bin/pushmock" | cut -f1) of it the pushmock binary)"

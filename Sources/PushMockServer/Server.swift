@@ -15,6 +15,8 @@ public final class Server {
     private let frontDoor: HTTPFrontDoor
     private let certificates: CertificateStore
     private let tls: TLSListener?
+    /// The durable log, with `--data-dir`.
+    private let store: EventStore?
     private var signals: [LoopEvent] = []
     /// Expires stored messages on time, once a second.
     private var expiryTimer: LoopEvent?
@@ -30,6 +32,14 @@ public final class Server {
         self.certificates = certificates
         gateway = Gateway(configuration: configuration, keys: OpenSSLKeys(certificates: certificates))
         gateway.assets = Dashboard.assets
+        if let directory = configuration.dataDirectory {
+            let store = try EventStore(directory: directory)
+            gateway.log.continueAfter(store.lastStoredSeq)
+            gateway.log.sink = store
+            self.store = store
+        } else {
+            store = nil
+        }
         if let file = configuration.seedFile {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw ServerError("--seed \(file): cannot read the file")
@@ -78,7 +88,9 @@ public final class Server {
         sigaddset(&unblock, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        var lines = ["pushmock: HTTP (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)"]
+        var lines: [String] = []
+        if let store { lines.append("pushmock: delivery log also in \(store.path) (table data, committed every \(Int(EventStore.commitInterval * 1000)) ms)") }
+        lines += ["pushmock: HTTP (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)"]
         if let tlsPort {
             lines.insert("pushmock: local CA certificate \(certificates.authorityPath) (also GET /emulator/v1/ca.pem)", at: 0)
             lines.append("pushmock: TLS (HTTP/2 and HTTP/1.1: FCM, OAuth, APNs /3/device) on https://\(host):\(tlsPort)")
@@ -86,9 +98,11 @@ public final class Server {
         return lines
     }
 
-    /// Serves until a signal's graceful shutdown completes.
+    /// Serves until a signal's graceful shutdown completes; then the durable log commits
+    /// what is queued.
     public func run() throws(ServerError) {
         try base.run()
+        store?.close()
     }
 
     /// Stop accepting, answer parked long-polls, let open connections finish (up to the

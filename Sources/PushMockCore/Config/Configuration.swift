@@ -35,6 +35,8 @@ public struct Configuration: Sendable, Equatable {
     public var tlsSANs: [String] = []
     /// Where the local CA and the server certificate live (`Configuration.defaultCertDirectory`).
     public var certDirectory = "pushmock-certs"
+    /// Where the durable log lives (`--data-dir`); nil keeps everything in memory.
+    public var dataDirectory: String?
     /// A JSON fixture loaded at start (`--seed`).
     public var seedFile: String?
     /// The APNs environment of requests to a host that is not one of Apple's.
@@ -108,6 +110,9 @@ extension Configuration {
         Option(flag: "--cert-dir", help: "where the local CA and server certificate are kept (default $XDG_DATA_HOME/pushmock/certs, else ~/.local/share/pushmock/certs)", takesValue: true) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--cert-dir: empty path") }
             c.certDirectory = v },
+        Option(flag: "--data-dir", help: "write the delivery log to DIR/pushmock.db (SQLite, FCM's BigQuery columns) as well; default: memory only", takesValue: true) { c, v throws(ConfigurationError) in
+            guard !v.isEmpty else { throw ConfigurationError(description: "--data-dir: empty path") }
+            c.dataDirectory = v },
         Option(flag: "--seed", help: "a JSON fixture of projects, keys, apps, APNs keys, service accounts, devices and topics to load at start (docs/control-api.md)", takesValue: true) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--seed: empty path") }
             c.seedFile = v },

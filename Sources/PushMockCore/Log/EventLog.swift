@@ -1,6 +1,11 @@
 /// The append-only delivery log, held in memory as a ring with a fixed capacity. When full,
 /// the oldest event is evicted and counted; nothing disappears silently. Storage grows in
 /// fixed blocks, so appending never copies the log.
+/// Where every appended event also goes (the durable store); called on the loop thread.
+public protocol EventSink: AnyObject {
+    func record(_ event: Event)
+}
+
 public final class EventLog {
     public let capacity: Int
     /// All fields guarded by the loop thread.
@@ -13,6 +18,8 @@ public final class EventLog {
     public private(set) var evictedForAge = 0
     public var evicted: Int { evictedForRoom + evictedForAge }
     public private(set) var lastSeq: Int64 = 0
+    /// Receives each event as it is appended.
+    public var sink: (any EventSink)?
     /// Every event ever appended, by kind, and those with a reason by kind and reason
     /// (evicted ones included), for `/metrics`.
     public private(set) var kindCounts: [EventKind: Int] = [:]
@@ -50,6 +57,7 @@ public final class EventLog {
         let event = Event(seq: lastSeq, time: time, kind: kind, projectID: projectID, projectNumber: projectNumber,
                           message: message, messageID: messageID, messageType: messageType ?? message?.options.messageType,
                           device: device, token: token ?? device?.token, reason: reason, delay: delay)
+        sink?.record(event)
         if count < capacity {
             let (b, i) = slot(count)
             if b == blocks.count {
@@ -66,6 +74,11 @@ public final class EventLog {
             evictedForRoom += 1
         }
         return lastSeq
+    }
+
+    /// Numbers new events after `seq` (a store that already holds events up to it).
+    public func continueAfter(_ seq: Int64) {
+        lastSeq = max(lastSeq, seq)
     }
 
     /// Evicts events logged before `cutoff` (`--max-age`), oldest first; returns how many.

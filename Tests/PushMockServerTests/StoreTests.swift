@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@Suite("--data-dir: the delivery log in SQLite", .timeLimit(.minutes(2)))
+struct StoreTests {
+    static let clients = ServerProcess.packageRoot.appendingPathComponent("Tests/clients").path
+
+    func freshDirectory(_ name: String) -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-store-\(name)-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: dir)
+        return dir
+    }
+
+    @Test("kill -9 under load: every send answered more than the commit bound before the kill is in the store, which reopens cleanly and numbers on; Firebase's example queries run")
+    func killNine() throws {
+        let dir = freshDirectory("kill")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(["--data-dir", dir, "--device-rate-limit", "0", "--tls-port", "off"])
+        let run = dir + "-run.json"
+        defer { try? FileManager.default.removeItem(atPath: run) }
+        let (loadStatus, loadOut) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "load", String(server.port),
+                                                                            String(server.process.processIdentifier), run])
+        #expect(loadStatus == 0, "\(loadOut)")
+        server.process.waitUntilExit()
+        #expect(server.process.terminationReason == .uncaughtSignal)
+
+        // Restart on the same directory: it opens, and new events continue the numbering.
+        let again = try ServerProcess(["--data-dir", dir, "--tls-port", "off"])
+        let c = try HTTPConnection(port: again.port)
+        #expect(try c.request("POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"ios","app":"com.example.store"}"#).status == 201)
+        again.stop()
+
+        let (status, out) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "verify", dir + "/pushmock.db", run])
+        #expect(status == 0, "\(out)")
+        let r = lastJSON(out)
+        #expect((r["due"] as? Int ?? 0) > 100, "\(out)")
+        #expect(r["missing"] as? [String] == [], "\(out)")
+        #expect(r["integrity"] as? String == "ok")
+        #expect((r["by_type"] as? [[Any]])?.first?.first as? String == "DISPLAY_NOTIFICATION")
+        #expect((r["per_day"] as? [[Any]])?.first?.last as? Int == 1)
+        #expect((r["fates"] as? [[Any]])?.map { $0[0] as! String } == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_IMPRESSION"])
+    }
+
+    @Test("a second pushmock on the same directory, a foreign or corrupt database, and a read-only directory are refused with a clear message")
+    func refusals() throws {
+        let dir = freshDirectory("refuse")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(["--data-dir", dir, "--tls-port", "off"])
+        func start(_ directory: String) throws -> (Int32, String) {
+            try runCommand(ServerProcess.binary.path, ["--port", "0", "--tls-port", "off", "--cert-dir", ServerProcess.certDirectory,
+                                                       "--data-dir", directory])
+        }
+        let (s1, o1) = try start(dir)
+        #expect(s1 != 0 && o1.contains("is in use by another pushmock"), "\(o1)")
+        server.stop()
+
+        let foreign = freshDirectory("foreign")
+        defer { try? FileManager.default.removeItem(atPath: foreign) }
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
+        let (made, madeOut) = try runCommand(RealClientTests.python, ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table invoices(id)'); c.commit()",
+                                                                      foreign + "/pushmock.db"])
+        #expect(made == 0, "\(madeOut)")
+        let (s2, o2) = try start(foreign)
+        #expect(s2 != 0 && o2.contains("is a SQLite database but not pushmock's"), "\(o2)")
+
+        let corrupt = freshDirectory("corrupt")
+        defer { try? FileManager.default.removeItem(atPath: corrupt) }
+        try FileManager.default.createDirectory(atPath: corrupt, withIntermediateDirectories: true)
+        try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: corrupt + "/pushmock.db"))
+        let (s3, o3) = try start(corrupt)
+        #expect(s3 != 0 && o3.contains("is not a SQLite database"), "\(o3)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: corrupt + "/pushmock.db")) == Data(repeating: 0x42, count: 8192))
+
+        // Read-only: a read-only bind mount in a private mount namespace (root ignores mode bits).
+        let readOnly = freshDirectory("ro")
+        defer { try? FileManager.default.removeItem(atPath: readOnly) }
+        try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+        let script = "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && exec \"$2\" --port 0 --tls-port off --cert-dir \"$3\" --data-dir \"$1\""
+        let unshare = ["--mount"] + (getuid() == 0 ? [] : ["--map-root-user"])
+        let (s4, o4) = try runCommand("/usr/bin/unshare", unshare + ["sh", "-c", script, "sh", readOnly, ServerProcess.binary.path, ServerProcess.certDirectory])
+        #expect(s4 != 0 && o4.contains("not writable"), "\(o4)")
+    }
+}
