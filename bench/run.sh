@@ -84,6 +84,21 @@ print(f"/fcm/send to one token: floor {f/n:.0f} req/s, pushmock {p/n:.0f} req/s,
 print(f"v1 messages:send to one token: floor {f/n:.0f} req/s, pushmock {v/n:.0f} req/s, ratio {v/f:.3f}")
 PY
 
+# The durable log: the same /fcm/send against a pushmock with --data-dir, alternating with the
+# in-memory one.
+start stored 'http://' taskset -c 0 "$bin" --port 0 --tls-port off --device-rate-limit 0 --data-dir "$work/data"; stored=$started
+stoken=$(curl -sf -X POST "$stored/emulator/v1/projects/demo-pushmock/devices" \
+  -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+sed "s/$token/$stoken/" "$work/send.lua" >"$work/stored.lua"
+mem_total=0; disk_total=0
+for r in $(seq "$ROUNDS"); do
+  read -r a _ <<<"$(run "$pm")"; read -r b _ <<<"$(run "$stored" stored)"
+  printf 'round %d: /fcm/send %8.0f req/s in memory, %8.0f req/s with --data-dir\n' "$r" "$a" "$b"
+  mem_total=$(python3 -c "print($mem_total + $a)"); disk_total=$(python3 -c "print($disk_total + $b)")
+done
+rows=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from data").fetchone()[0])' "$work/data/pushmock.db")
+python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'/fcm/send with --data-dir: {b/a:.3f} of the in-memory rate ({sys.argv[3]} events in pushmock.db)')" "$mem_total" "$disk_total" "$rows"
+
 # Three SSE clients (the dashboard's live stream) attached, against none, same run: the send
 # path should lose no more than 10%.
 sse_run() { # n clients → /fcm/send req/s
