@@ -19,6 +19,9 @@ public final class Gateway {
     var apnsKeys: [String: APNsKey] = [:]
     /// Set when the server starts shutting down: APNs then answers 503 Shutdown.
     public var shuttingDown = false
+    /// Whether the durable log cannot write (a full disk): sends are then refused with the
+    /// services' 503 while reads go on. The server provides it with `--data-dir`.
+    public var storeFailing: () -> Bool = { false }
     /// The dashboard's files by path (`/`, `/ui/app.js`, ...); the server provides them.
     public var assets: [String: Response] = [:]
     /// The last report computed, reused while the log is unchanged.

@@ -36,6 +36,7 @@ public final class Server {
             let store = try EventStore(directory: directory)
             gateway.log.continueAfter(store.lastStoredSeq)
             gateway.log.sink = store
+            gateway.storeFailing = { store.isFailing }
             self.store = store
         } else {
             store = nil

@@ -81,3 +81,21 @@ struct StoreTests {
         #expect(s4 != 0 && o4.contains("not writable"), "\(o4)")
     }
 }
+
+extension StoreTests {
+    @Test("a full disk: new sends get the services' 503 with Retry-After, reads go on, and what was stored stays intact")
+    func fullDisk() throws {
+        let unshare = ["--mount"] + (getuid() == 0 ? [] : ["--map-root-user"])
+        let (status, out) = try runCommand("/usr/bin/unshare", unshare + ["sh", Self.clients + "/full_disk.sh", ServerProcess.binary.path,
+                                                                        ServerProcess.certDirectory, RealClientTests.python])
+        #expect(status == 0, "\(out)")
+        let r = lastJSON(out)
+        #expect((r["accepted"] as? Int ?? 0) > 10, "\(out)")
+        let legacy = r["legacy"] as? [Any]
+        #expect(legacy?[0] as? Int == 503 && legacy?[1] as? String == "10", "\(out)")
+        #expect((r["v1"] as? [Any])?[0] as? Int == 503 && (r["v1"] as? [Any])?[1] as? String == "UNAVAILABLE")
+        #expect((r["reads"] as? [Any])?[0] as? Int == 200 && r["health"] as? Int == 200)
+        #expect(r["integrity"] as? String == "ok")
+        #expect((r["stored"] as? Int ?? 0) > 0)
+    }
+}

@@ -33,6 +33,7 @@ extension Gateway {
     private func checkAPNs(_ request: Request, token: String, environment: APNsEnvironment) throws(APNsFailure)
         -> (Device, Project, APNsHeaders) {
         if shuttingDown { throw APNsFailure(.shutdown) }
+        if storeFailing() { throw APNsFailure(.serviceUnavailable) }
         let headers = try APNsHeaders(request, certificateTopic: request.connection?.clientCertificate?.userID)
         guard APNsHeaders.isDeviceToken(token) else { throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken) }
         let key = token.lowercased()

@@ -11,6 +11,11 @@ extension Gateway {
             return .response(failure)
         }
         guard let project = googleAPIProject(projectID) else { return .response(Self.permissionDenied(projectID)) }
+        if storeFailing() {
+            var e = Self.v1Error(.unavailable)
+            e.retryAfter = 10
+            return .response(e.response)
+        }
         do {
             let send = try V1Request.decode(request.body)
             try consumeQuota(project)

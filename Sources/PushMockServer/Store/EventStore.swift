@@ -33,7 +33,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Everything below is guarded by `condition`'s lock.
     private let condition = NSCondition()
     private var queue: [Row] = []
-    private var committedSeq: Int64 = 0
+    /// Set while commits fail (a full disk); the failed batch waits at the head of the queue
+    /// and is retried every `commitInterval` until a commit succeeds.
     private var failure: String?
     private var stopping = false
     private var stopped = false
@@ -73,7 +74,6 @@ final class EventStore: EventSink, @unchecked Sendable {
             sqlite3_close(db)
             throw error
         }
-        committedSeq = lastStoredSeq
         let thread = Thread { [self] in writerLoop() }
         thread.name = "pushmock-store"
         thread.start()
@@ -122,6 +122,13 @@ final class EventStore: EventSink, @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether commits are failing (read on the loop thread before each send).
+    var isFailing: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return failure != nil
+    }
+
     /// Shutdown: commits what is queued and closes the database.
     func close() {
         condition.lock()
@@ -144,7 +151,15 @@ final class EventStore: EventSink, @unchecked Sendable {
             queue.removeAll(keepingCapacity: true)
             let done = stopping
             condition.unlock()
-            if !batch.isEmpty, let insert { commit(batch, insert) }
+            if !batch.isEmpty, let insert, !commit(batch, insert) {
+                // Keep the batch: nothing is dropped while the disk is full.
+                condition.lock()
+                queue.insert(contentsOf: batch, at: 0)
+                if !done { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.commitInterval)) }
+                condition.unlock()
+                if done { break }
+                continue
+            }
             if done { break }
         }
         sqlite3_finalize(insert)
@@ -155,8 +170,9 @@ final class EventStore: EventSink, @unchecked Sendable {
         condition.unlock()
     }
 
-    private func commit(_ batch: [Row], _ stmt: OpaquePointer) {
-        guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else { return setFailure(Self.message(db)) }
+    /// Commits a batch; false (and `failure` set) when it could not.
+    private func commit(_ batch: [Row], _ stmt: OpaquePointer) -> Bool {
+        guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else { setFailure(Self.message(db)); return false }
         for row in batch {
             Self.bind(stmt, row)
             let rc = sqlite3_step(stmt)
@@ -164,19 +180,20 @@ final class EventStore: EventSink, @unchecked Sendable {
             guard rc == SQLITE_DONE else {
                 let why = Self.message(db)
                 sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-                return setFailure(why)
+                setFailure(why)
+                return false
             }
         }
         guard sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK else {
             let why = Self.message(db)
             sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            return setFailure(why)
+            setFailure(why)
+            return false
         }
         condition.lock()
-        committedSeq = batch.last!.seq
         failure = nil
-        condition.broadcast()
         condition.unlock()
+        return true
     }
 
     private func setFailure(_ why: String) {
