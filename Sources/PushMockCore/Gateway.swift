@@ -22,6 +22,8 @@ public final class Gateway {
     /// Whether the durable log cannot write (a full disk): sends are then refused with the
     /// services' 503 while reads go on. The server provides it with `--data-dir`.
     public var storeFailing: () -> Bool = { false }
+    /// `--sync always`: blocks until the log is on disk through a seq; false when it cannot be.
+    public var waitUntilStored: ((Int64) -> Bool)?
     /// The dashboard's files by path (`/`, `/ui/app.js`, ...); the server provides them.
     public var assets: [String: Response] = [:]
     /// The last report computed, reused while the log is unchanged.
@@ -51,7 +53,9 @@ public final class Gateway {
     public func handle(_ request: Request) -> Reply {
         let start = Metrics.monotonicNanos()
         var index = -1
-        let reply = dispatch(request, &index)
+        let logged = log.lastSeq
+        var reply = dispatch(request, &index)
+        if let wait = waitUntilStored, log.lastSeq > logged, !wait(log.lastSeq) { reply = .response(storeUnavailable(request)) }
         let status: Int
         switch reply {
         case .response(let r): status = r.status
@@ -59,6 +63,20 @@ public final class Gateway {
         }
         metrics.record(route: index, status: status, seconds: Double(Metrics.monotonicNanos() - start) / 1e9)
         return reply
+    }
+
+    /// The answer a send gets when its events cannot be made durable, in its service's shape.
+    func storeUnavailable(_ request: Request) -> Response {
+        if request.path.hasPrefix("/3/") {
+            return Self.apnsError(APNsFailure(.serviceUnavailable), apnsID: request.header("apns-id") ?? Identifiers.uuid(&random))
+        }
+        if request.path.hasPrefix("/v1/") {
+            var e = Self.v1Error(.unavailable)
+            e.retryAfter = 10
+            return e.response
+        }
+        if request.path.hasPrefix("/emulator/") { return .googleError(503, "UNAVAILABLE", "The delivery log cannot be written.") }
+        return Self.storeUnavailable
     }
 
     /// A dashboard file, or 404.

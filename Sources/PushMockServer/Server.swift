@@ -37,6 +37,7 @@ public final class Server {
             gateway.log.continueAfter(store.lastStoredSeq)
             gateway.log.sink = store
             gateway.storeFailing = { store.isFailing }
+            if configuration.syncAlways { gateway.waitUntilStored = { store.waitUntilStored($0) } }
             self.store = store
         } else {
             store = nil

@@ -99,3 +99,23 @@ extension StoreTests {
         #expect((r["stored"] as? Int ?? 0) > 0)
     }
 }
+
+extension StoreTests {
+    @Test("--sync always: every send answered before a kill -9 is on disk, up to the last one")
+    func syncAlways() throws {
+        let dir = freshDirectory("sync")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(["--data-dir", dir, "--sync", "always", "--device-rate-limit", "0", "--tls-port", "off"])
+        let run = dir + "-run.json"
+        defer { try? FileManager.default.removeItem(atPath: run) }
+        let (loadStatus, loadOut) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "load", String(server.port),
+                                                                            String(server.process.processIdentifier), run])
+        #expect(loadStatus == 0, "\(loadOut)")
+        server.process.waitUntilExit()
+        let (status, out) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "verify", dir + "/pushmock.db", run, "0"])
+        #expect(status == 0, "\(out)")
+        let r = lastJSON(out)
+        #expect((r["due"] as? Int ?? 0) > 20 && r["due"] as? Int == r["answered"] as? Int, "\(out)")
+        #expect(r["missing"] as? [String] == [], "\(out)")
+    }
+}

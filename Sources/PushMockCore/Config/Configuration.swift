@@ -37,6 +37,8 @@ public struct Configuration: Sendable, Equatable {
     public var certDirectory = "pushmock-certs"
     /// Where the durable log lives (`--data-dir`); nil keeps everything in memory.
     public var dataDirectory: String?
+    /// `--sync always`: answer a send only once its events are on disk.
+    public var syncAlways = false
     /// A JSON fixture loaded at start (`--seed`).
     public var seedFile: String?
     /// The APNs environment of requests to a host that is not one of Apple's.
@@ -113,6 +115,9 @@ extension Configuration {
         Option(flag: "--data-dir", help: "write the delivery log to DIR/pushmock.db (SQLite, FCM's BigQuery columns) as well; default: memory only", takesValue: true) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--data-dir: empty path") }
             c.dataDirectory = v },
+        Option(flag: "--sync", help: "batch (events on disk within 50 ms of the answer) or always (before the answer); with --data-dir (default batch)", takesValue: true) { c, v throws(ConfigurationError) in
+            guard v == "batch" || v == "always" else { throw ConfigurationError(description: "--sync: '\(v)' is not batch or always") }
+            c.syncAlways = v == "always" },
         Option(flag: "--seed", help: "a JSON fixture of projects, keys, apps, APNs keys, service accounts, devices and topics to load at start (docs/control-api.md)", takesValue: true) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--seed: empty path") }
             c.seedFile = v },

@@ -36,6 +36,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Set while commits fail (a full disk); the failed batch waits at the head of the queue
     /// and is retried every `commitInterval` until a commit succeeds.
     private var failure: String?
+    /// The highest seq on disk.
+    private var committedSeq: Int64 = 0
     private var stopping = false
     private var stopped = false
     /// Opened here, then used only by the writer thread until it ends; closed by it.
@@ -74,6 +76,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             sqlite3_close(db)
             throw error
         }
+        committedSeq = lastStoredSeq
         let thread = Thread { [self] in writerLoop() }
         thread.name = "pushmock-store"
         thread.start()
@@ -120,6 +123,16 @@ final class EventStore: EventSink, @unchecked Sendable {
         condition.lock()
         queue.append(row)
         condition.unlock()
+    }
+
+    /// `--sync always`: wakes the writer and waits until everything up to `seq` is on disk.
+    /// Returns false when it cannot be (the disk is full).
+    func waitUntilStored(_ seq: Int64) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        condition.broadcast()
+        while committedSeq < seq, failure == nil, !stopped { condition.wait() }
+        return committedSeq >= seq
     }
 
     /// Whether commits are failing (read on the loop thread before each send).
@@ -192,6 +205,8 @@ final class EventStore: EventSink, @unchecked Sendable {
         }
         condition.lock()
         failure = nil
+        committedSeq = batch.last!.seq
+        condition.broadcast()
         condition.unlock()
         return true
     }
