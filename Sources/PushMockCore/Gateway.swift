@@ -22,6 +22,8 @@ public final class Gateway {
     /// Whether the durable log cannot write (a full disk): sends are then refused with the
     /// services' 503 while reads go on. The server provides it with `--data-dir`.
     public var storeFailing: () -> Bool = { false }
+    /// Counts requests that may have changed the control-plane state (`noteStateChange`).
+    public internal(set) var stateVersion = 0
     /// `--sync always`: blocks until the log is on disk through a seq; false when it cannot be.
     public var waitUntilStored: ((Int64) -> Bool)?
     /// The dashboard's files by path (`/`, `/ui/app.js`, ...); the server provides them.
@@ -55,6 +57,7 @@ public final class Gateway {
         var index = -1
         let logged = log.lastSeq
         var reply = dispatch(request, &index)
+        noteStateChange(request)
         if let wait = waitUntilStored, log.lastSeq > logged, !wait(log.lastSeq) { reply = .response(storeUnavailable(request)) }
         let status: Int
         switch reply {

@@ -22,6 +22,8 @@ public final class Server {
     private var expiryTimer: LoopEvent?
     private var drainTimer: LoopEvent?
     private var drainDeadline: Timestamp = 0
+    /// The `gateway.stateVersion` last handed to the store.
+    private var savedStateVersion = 0
 
     /// How long shutdown waits for open connections to finish.
     static let shutdownGrace = 2.0
@@ -34,6 +36,11 @@ public final class Server {
         gateway.assets = Dashboard.assets
         if let directory = configuration.dataDirectory {
             let store = try EventStore(directory: directory)
+            // Resume: the saved control-plane state, then the newest events.
+            if let state = store.loadState() {
+                do { try gateway.seed(state, file: store.path + " (saved state)") } catch { throw ServerError(error.description) }
+            }
+            gateway.restore(store.loadEvents(limit: configuration.maxEvents))
             gateway.log.continueAfter(store.lastStoredSeq)
             gateway.log.sink = store
             gateway.storeFailing = { store.isFailing }
@@ -104,6 +111,7 @@ public final class Server {
     /// what is queued.
     public func run() throws(ServerError) {
         try base.run()
+        saveStateIfChanged()
         store?.close()
     }
 
@@ -128,7 +136,16 @@ public final class Server {
 
     fileprivate func tick() {
         gateway.expireDue()
+        saveStateIfChanged()
         polls.noteChanges()
+    }
+
+    /// With `--data-dir`, hands the writer a new snapshot when the state changed (checked
+    /// once a second and at shutdown).
+    private func saveStateIfChanged() {
+        guard let store, gateway.stateVersion != savedStateVersion else { return }
+        savedStateVersion = gateway.stateVersion
+        store.saveState(gateway.snapshot())
     }
 
     fileprivate func drain() {

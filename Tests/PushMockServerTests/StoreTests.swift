@@ -119,3 +119,68 @@ extension StoreTests {
         #expect(r["missing"] as? [String] == [], "\(out)")
     }
 }
+
+extension StoreTests {
+    @Test("a restart resumes: devices with their ids, tokens, states and topics, apps, APNs keys, service accounts and the log come back")
+    func restart() throws {
+        let dir = freshDirectory("restart")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var server = try ServerProcess(["--data-dir", dir, "--tls-port", "off"])
+        var c = try HTTPConnection(port: server.port)
+        let base = "/emulator/v1/projects/demo-pushmock"
+        let gone = try server.device("android")
+        let phone = try server.device("android")
+        let iphone = try server.device("ios")
+        #expect(try c.request("DELETE", base + "/devices/\(gone["id"]!)").status == 200)
+        #expect(try c.request("PATCH", base + "/devices/\(iphone["id"]!)", body: #"{"app_state":"foreground","online":false}"#).status == 200)
+        #expect(try c.request("POST", base + "/devices/\(phone["id"]!)/topics/news").status == 200)
+        let key = try c.request("POST", base + "/apnsKeys", body: "{}").json
+        let account = try c.request("GET", base + "/serviceAccount").json
+        let sent = try c.request("POST", "/fcm/send", body: #"{"to":"/topics/news","notification":{"title":"before"}}"#,
+                                 headers: ["Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"])
+        #expect(sent.status == 200)
+        let before = try c.request("GET", base + "/events").json["events"] as? [[String: Any]] ?? []
+        // What identifies and configures each device (inboxes and timestamps start afresh).
+        func devices(_ c: HTTPConnection) throws -> [String] {
+            let list = try c.request("GET", base + "/devices").json["devices"] as? [[String: Any]] ?? []
+            return list.map { d in
+                ["id", "platform", "app", "token", "fid", "apns_token", "apns_environment", "topics", "app_state", "online", "notifications"]
+                    .map { "\(d[$0] ?? "nil")" }.joined(separator: "|")
+            }
+        }
+        let devicesBefore = try devices(c)
+        #expect(devicesBefore.count == 2)
+        server.stop()
+
+        server = try ServerProcess(["--data-dir", dir, "--tls-port", "off"])
+        c = try HTTPConnection(port: server.port)
+        #expect(try devices(c) == devicesBefore)
+        let after = try c.request("GET", base + "/events").json["events"] as? [[String: Any]] ?? []
+        #expect(after.map { $0["seq"] as! Int } == before.map { $0["seq"] as! Int } && !after.isEmpty)
+        #expect(after.map { $0["event"] as! String } == before.map { $0["event"] as! String })
+        let keys = try c.request("GET", base + "/apnsKeys").json["keys"] as? [[String: Any]]
+        #expect(keys?.first?["key_id"] as? String == key["key_id"] as? String)
+        // The service account issued before the restart still gets tokens (google-auth signs with its key).
+        let file = dir + "-sa.json"
+        var moved = account
+        moved["token_uri"] = "http://127.0.0.1:\(server.port)/token"   // the new process listens elsewhere
+        try JSONSerialization.data(withJSONObject: moved).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (status, out) = try runCommand(RealClientTests.python, ["-c", """
+            import sys
+            from google.oauth2 import service_account
+            from google.auth.transport.requests import Request
+            c = service_account.Credentials.from_service_account_file(sys.argv[1], scopes=["https://www.googleapis.com/auth/firebase.messaging"])
+            c.refresh(Request())
+            print("token", bool(c.token))
+            """, file])
+        #expect(status == 0 && out.contains("token True"), "\(out)")
+        // Old tokens and subscriptions work; new events and devices number on.
+        let again = try c.request("POST", "/fcm/send", body: #"{"to":"\#(phone["token"]!)","data":{"k":"after"}}"#,
+                                  headers: ["Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"])
+        #expect(again.text.contains(#""success":1"#), "\(again.text)")
+        let newest = try c.request("GET", base + "/events?since=\(before.last?["seq"] as? Int ?? 0)").json["events"] as? [[String: Any]]
+        #expect((newest?.first?["seq"] as? Int ?? 0) == (before.last?["seq"] as? Int ?? 0) + 1)
+        #expect(try server.device("android")["id"] as? String == "d4")
+    }
+}

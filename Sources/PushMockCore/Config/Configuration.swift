@@ -35,7 +35,7 @@ public struct Configuration: Sendable, Equatable {
     public var tlsSANs: [String] = []
     /// Where the local CA and the server certificate live (`Configuration.defaultCertDirectory`).
     public var certDirectory = "pushmock-certs"
-    /// Where the durable log lives (`--data-dir`); nil keeps everything in memory.
+    /// Where the durable state lives (`--data-dir`); nil keeps everything in memory.
     public var dataDirectory: String?
     /// `--sync always`: answer a send only once its events are on disk.
     public var syncAlways = false
@@ -112,7 +112,7 @@ extension Configuration {
         Option(flag: "--cert-dir", help: "where the local CA and server certificate are kept (default $XDG_DATA_HOME/pushmock/certs, else ~/.local/share/pushmock/certs)", takesValue: true) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--cert-dir: empty path") }
             c.certDirectory = v },
-        Option(flag: "--data-dir", help: "write the delivery log to DIR/pushmock.db (SQLite, FCM's BigQuery columns) as well; default: memory only", takesValue: true) { c, v throws(ConfigurationError) in
+        Option(flag: "--data-dir", help: "keep the delivery log (DIR/pushmock.db, SQLite, FCM's BigQuery columns), devices, keys and subscriptions across restarts; default: memory only", takesValue: true) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--data-dir: empty path") }
             c.dataDirectory = v },
         Option(flag: "--sync", help: "batch (events on disk within 50 ms of the answer) or always (before the answer); with --data-dir (default batch)", takesValue: true) { c, v throws(ConfigurationError) in

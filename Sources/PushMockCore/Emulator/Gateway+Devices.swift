@@ -1,7 +1,7 @@
 /// The control API for fake devices: register, list, inspect, change, uninstall, subscribe,
 /// and read what a device received.
 extension Gateway {
-    static let deviceFields = Set(["platform", "app", "apns_environment", "token", "fid", "apns_token"])
+    static let deviceFields = Set(["id", "platform", "app", "apns_environment", "token", "fid", "apns_token"])
         .union(DeviceStateFields.names)
 
     func createDevice(_ request: Request, _ params: [String: String]) -> Reply {
@@ -87,14 +87,29 @@ extension Gateway {
         if owner(ofToken: token) != nil || project.device(fid: fid) != nil {
             throw Control.conflict("A device with this token or fid already exists.")
         }
-        let device = Device(id: "d\(project.nextDeviceNumber)", platform: platform, app: appName, projectID: project.id,
+        let id = try deviceID(fields["id"], in: project)
+        let device = Device(id: id, platform: platform, app: appName, projectID: project.id,
                             fid: fid, token: state.autoInitEnabled ? token : nil,
                             apnsToken: platform == .ios ? (fields["apns_token"] ?? Identifiers.apnsToken(&random)) : nil,
                             apnsEnvironment: environment, createdAt: clock.now())
         device.state = state
-        project.nextDeviceNumber += 1
         project.insert(device)
         return device
+    }
+
+    /// The given id (checked, unique; a `dN` one moves the numbering past it), or the next `dN`.
+    private func deviceID(_ given: String?, in project: Project) throws(ControlError) -> String {
+        if let given {
+            guard (1...64).contains(given.utf8.count), given.utf8.allSatisfy({ c in
+                (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2D || c == 0x5F
+            }) else { throw Control.invalid("Invalid value at 'id': use 1-64 letters, digits, '-' or '_'.") }
+            guard project.devices[given] == nil else { throw Control.conflict("A device with id \(given) already exists.") }
+            if given.hasPrefix("d"), let n = Int(given.dropFirst()), n >= project.nextDeviceNumber { project.nextDeviceNumber = n + 1 }
+            return given
+        }
+        while project.devices["d\(project.nextDeviceNumber)"] != nil { project.nextDeviceNumber += 1 }
+        defer { project.nextDeviceNumber += 1 }
+        return "d\(project.nextDeviceNumber)"
     }
 
     func listDevices(_ request: Request, _ params: [String: String]) -> Reply {

@@ -58,6 +58,11 @@ public final class EventLog {
                           message: message, messageID: messageID, messageType: messageType ?? message?.options.messageType,
                           device: device, token: token ?? device?.token, reason: reason, delay: delay)
         sink?.record(event)
+        store(event)
+        return lastSeq
+    }
+
+    private func store(_ event: Event) {
         if count < capacity {
             let (b, i) = slot(count)
             if b == blocks.count {
@@ -73,7 +78,16 @@ public final class EventLog {
             head = (head + 1) % capacity
             evictedForRoom += 1
         }
-        return lastSeq
+    }
+
+    /// Puts back an event read from the durable store, with its own seq (which must be higher
+    /// than any so far); it does not go to the sink again.
+    public func restore(_ event: Event) {
+        guard event.seq > lastSeq else { return }
+        lastSeq = event.seq
+        kindCounts[event.kind, default: 0] += 1
+        if let reason = event.reason { reasonCounts[ReasonKey(kind: event.kind, reason: reason), default: 0] += 1 }
+        store(event)
     }
 
     /// Numbers new events after `seq` (a store that already holds events up to it).

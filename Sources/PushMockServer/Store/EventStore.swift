@@ -27,12 +27,16 @@ final class EventStore: EventSink, @unchecked Sendable {
         let label: String?
         let projectID: String
         let deviceID, token, reason: String?
+        let api: String?
+        let timeMicros: Int64
     }
 
     let path: String
     /// Everything below is guarded by `condition`'s lock.
     private let condition = NSCondition()
     private var queue: [Row] = []
+    /// The newest control-plane snapshot not yet written (`Gateway.snapshot()`).
+    private var pendingState: [UInt8]?
     /// Set while commits fail (a full disk); the failed batch waits at the head of the queue
     /// and is retried every `commitInterval` until a commit succeeds.
     private var failure: String?
@@ -105,8 +109,10 @@ final class EventStore: EventSink, @unchecked Sendable {
               message_id TEXT, instance_id TEXT, message_type TEXT, sdk_platform TEXT, app_name TEXT,
               collapse_key TEXT, priority INTEGER, ttl INTEGER, topic TEXT, bulk_id INTEGER,
               event TEXT NOT NULL, analytics_label TEXT,
-              project_id TEXT NOT NULL, device_id TEXT, token TEXT, reason TEXT
+              project_id TEXT NOT NULL, device_id TEXT, token TEXT, reason TEXT,
+              api TEXT, time_us INTEGER NOT NULL
             );
+            CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, json BLOB NOT NULL);
             """, path: path)
     }
 
@@ -119,7 +125,7 @@ final class EventStore: EventSink, @unchecked Sendable {
                       app: e.device?.app, collapseKey: m?.options.collapseKey, priority: m?.options.priority.apnsPriority,
                       ttl: m?.options.ttl, topic: m?.topic, bulkID: m?.bulkID, event: e.kind.rawValue,
                       label: m?.options.analyticsLabel, projectID: e.projectID, deviceID: e.device?.id, token: e.token,
-                      reason: e.reason)
+                      reason: e.reason, api: m?.api, timeMicros: e.time)
         condition.lock()
         queue.append(row)
         condition.unlock()
@@ -133,6 +139,46 @@ final class EventStore: EventSink, @unchecked Sendable {
         condition.broadcast()
         while committedSeq < seq, failure == nil, !stopped { condition.wait() }
         return committedSeq >= seq
+    }
+
+    /// Queues the control-plane snapshot for the next commit (replacing an unwritten one).
+    func saveState(_ json: [UInt8]) {
+        condition.lock()
+        pendingState = json
+        condition.unlock()
+    }
+
+    /// The snapshot saved last, read at start (before the writer runs).
+    func loadState() -> [UInt8]? {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, "SELECT json FROM state WHERE name = 'gateway'", -1, &stmt, nil) == SQLITE_OK, let stmt else { return nil }
+        defer { sqlite3_finalize(stmt) }
+        guard sqlite3_step(stmt) == SQLITE_ROW, let p = sqlite3_column_blob(stmt, 0) else { return nil }
+        return Array(UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(stmt, 0))))
+    }
+
+    /// The newest `limit` events, oldest first, read at start (before the writer runs).
+    func loadEvents(limit: Int) -> [StoredEvent] {
+        let sql = """
+            SELECT seq, time_us, event, project_id, api, message_id, message_type, device_id, token, reason, collapse_key,
+                   priority, ttl, topic, bulk_id, analytics_label FROM (SELECT * FROM data ORDER BY seq DESC LIMIT ?) ORDER BY seq
+            """
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { return [] }
+        defer { sqlite3_finalize(stmt) }
+        sqlite3_bind_int64(stmt, 1, Int64(limit))
+        func text(_ i: Int32) -> String? { sqlite3_column_text(stmt, i).map { String(cString: $0) } }
+        func int(_ i: Int32) -> Int64? { sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, i) }
+        var out: [StoredEvent] = []
+        while sqlite3_step(stmt) == SQLITE_ROW {
+            var e = StoredEvent(seq: sqlite3_column_int64(stmt, 0), time: sqlite3_column_int64(stmt, 1), kind: text(2) ?? "",
+                                projectID: text(3) ?? "")
+            e.api = text(4); e.messageID = text(5); e.messageType = text(6); e.deviceID = text(7); e.token = text(8)
+            e.reason = text(9); e.collapseKey = text(10); e.priority = int(11).map(Int.init); e.ttl = int(12).map(Int.init)
+            e.topic = text(13); e.bulkID = int(14); e.label = text(15)
+            out.append(e)
+        }
+        return out
     }
 
     /// Whether commits are failing (read on the loop thread before each send).
@@ -155,19 +201,22 @@ final class EventStore: EventSink, @unchecked Sendable {
 
     private func writerLoop() {
         var insert: OpaquePointer?
-        let sql = "INSERT OR REPLACE INTO data VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        let sql = "INSERT OR REPLACE INTO data VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         if sqlite3_prepare_v2(db, sql, -1, &insert, nil) != SQLITE_OK { setFailure("cannot prepare the insert: \(Self.message(db))") }
         while true {
             condition.lock()
             if queue.isEmpty, !stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.commitInterval)) }
             let batch = queue
             queue.removeAll(keepingCapacity: true)
+            let state = pendingState
+            pendingState = nil
             let done = stopping
             condition.unlock()
-            if !batch.isEmpty, let insert, !commit(batch, insert) {
+            if !batch.isEmpty || state != nil, let insert, !commit(batch, state, insert) {
                 // Keep the batch: nothing is dropped while the disk is full.
                 condition.lock()
                 queue.insert(contentsOf: batch, at: 0)
+                if pendingState == nil { pendingState = state }
                 if !done { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.commitInterval)) }
                 condition.unlock()
                 if done { break }
@@ -184,8 +233,14 @@ final class EventStore: EventSink, @unchecked Sendable {
     }
 
     /// Commits a batch; false (and `failure` set) when it could not.
-    private func commit(_ batch: [Row], _ stmt: OpaquePointer) -> Bool {
+    private func commit(_ batch: [Row], _ state: [UInt8]?, _ stmt: OpaquePointer) -> Bool {
         guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else { setFailure(Self.message(db)); return false }
+        if let state, !saveState(state) {
+            let why = Self.message(db)
+            sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            setFailure(why)
+            return false
+        }
         for row in batch {
             Self.bind(stmt, row)
             let rc = sqlite3_step(stmt)
@@ -205,10 +260,20 @@ final class EventStore: EventSink, @unchecked Sendable {
         }
         condition.lock()
         failure = nil
-        committedSeq = batch.last!.seq
+        if let last = batch.last { committedSeq = last.seq }
         condition.broadcast()
         condition.unlock()
         return true
+    }
+
+    /// Writes the snapshot inside the open transaction.
+    private func saveState(_ json: [UInt8]) -> Bool {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO state VALUES ('gateway', ?)", -1, &stmt, nil) == SQLITE_OK,
+              let stmt else { return false }
+        defer { sqlite3_finalize(stmt) }
+        json.withUnsafeBytes { _ = sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), Self.transient) }
+        return sqlite3_step(stmt) == SQLITE_DONE
     }
 
     private func setFailure(_ why: String) {
@@ -236,6 +301,8 @@ final class EventStore: EventSink, @unchecked Sendable {
         }
         sqlite3_bind_text(stmt, 14, r.event, -1, transient)
         sqlite3_bind_text(stmt, 16, r.projectID, -1, transient)
+        if let api = r.api { sqlite3_bind_text(stmt, 20, api, -1, transient) } else { sqlite3_bind_null(stmt, 20) }
+        sqlite3_bind_int64(stmt, 21, r.timeMicros)
     }
 
     private static func maxSeq(_ db: OpaquePointer) throws(ServerError) -> Int64 {

@@ -1,0 +1,92 @@
+/// The gateway's control-plane state as a seed fixture (`--seed`'s format, with device ids):
+/// what `--data-dir` keeps so a restart resumes with the same projects, keys, apps, APNs keys,
+/// service accounts, devices (tokens, states) and subscriptions. Restoring it is `seed`.
+extension Gateway {
+    /// Bumped by every request that may change the control-plane state (anything but a read
+    /// or a send), so the server saves a snapshot only when something changed.
+    func noteStateChange(_ request: Request) {
+        let path = request.path
+        let read = request.method == "GET" || request.method == "HEAD"
+        if read, !path.hasSuffix("/serviceAccount") { return }
+        if path == "/fcm/send" || path == "/gcm/send" || path == "/token" || path.hasSuffix("/messages:send") || path.hasPrefix("/3/") {
+            return
+        }
+        stateVersion &+= 1
+    }
+
+    public func snapshot() -> [UInt8] {
+        var w = JSONWriter(capacity: 4096)
+        w.beginObject()
+        w.key("projects")
+        w.beginArray()
+        for p in projects.values.sorted(by: { $0.id < $1.id }) {
+            w.beginObject()
+            w.member("id", p.id)
+            w.key("server_keys")
+            w.beginArray()
+            for k in p.serverKeys { w.string(k) }
+            w.endArray()
+            w.key("apps")
+            w.beginArray()
+            for app in p.apps.values.sorted(by: { App.key($0.platform, $0.name) < App.key($1.platform, $1.name) }) {
+                w.beginObject()
+                w.member("platform", app.platform.rawValue)
+                w.member("app", app.name)
+                if app.platform == .ios {
+                    w.key("apns_environments")
+                    w.beginArray()
+                    for e in [APNsEnvironment.sandbox, .production] where app.apnsCredentials.contains(e) { w.string(e.rawValue) }
+                    w.endArray()
+                }
+                w.endObject()
+            }
+            w.endArray()
+            w.key("apns_keys")
+            w.beginArray()
+            for key in apnsKeys.values.filter({ $0.projectID == p.id }).sorted(by: { $0.keyID < $1.keyID }) {
+                w.beginObject()
+                w.member("key_id", key.keyID)
+                w.member("team_id", key.teamID)
+                w.member("public_key", key.publicKeyPEM)
+                if let e = key.environment { w.member("environment", e.rawValue) }
+                if let topics = key.topics {
+                    w.key("topics")
+                    w.beginArray()
+                    for t in topics { w.string(t) }
+                    w.endArray()
+                }
+                w.endObject()
+            }
+            w.endArray()
+            w.key("service_accounts")
+            w.beginArray()
+            for a in serviceAccounts.values.filter({ $0.projectID == p.id }).sorted(by: { $0.email < $1.email }) {
+                w.beginObject()
+                w.member("client_email", a.email)
+                w.member("private_key_id", a.keyID)
+                w.member("client_id", a.clientID)
+                w.member("public_key", a.publicKeyPEM)
+                w.endObject()
+            }
+            w.endArray()
+            w.key("devices")
+            w.beginArray()
+            for d in p.deviceOrder { Self.writeDeviceFixture(d, to: &w) }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.bytes
+    }
+
+    /// A device as `POST .../devices` takes it, plus its topics.
+    static func writeDeviceFixture(_ d: Device, to w: inout JSONWriter) {
+        guard let full = (try? JSONParser.parse(Array(deviceJSON(d).utf8)))?.objectValue else { return }
+        w.beginObject()
+        for (key, value) in full.entries where value != .null && (deviceFields.contains(key) || key == "topics") {
+            w.member(key, value)
+        }
+        w.endObject()
+    }
+}
