@@ -53,8 +53,9 @@ echo "HEALTHCHECK (pushmock health): ok"
 base=http://127.0.0.1:$port/emulator/v1/projects/demo-pushmock
 token=$(curl -sf -X POST "$base/devices" -d '{"platform":"android","app":"com.example.image"}' \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
-curl -sf -H 'Authorization: key=pushmock-dev-server-key' -H 'Content-Type: application/json' \
-  -d "{\"to\":\"$token\",\"notification\":{\"title\":\"from the image\"}}" "http://127.0.0.1:$port/fcm/send" | grep -q '"success":1'
+answer=$(curl -s -H 'Authorization: key=pushmock-dev-server-key' -H 'Content-Type: application/json' \
+  -d "{\"to\":\"$token\",\"notification\":{\"title\":\"from the image\"}}" "http://127.0.0.1:$port/fcm/send")
+echo "$answer" | grep -q '"success":1' || { echo "the send failed: $answer"; exit 1; }
 count=$(curl -sf "$base/events?count=true" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')
 [ "$count" -ge 3 ] || { echo "expected the send's events in the log, got $count"; exit 1; }
 curl -sf --cacert "$rootfs/data/certs/ca.pem" "https://localhost:$tls/healthz" | grep -q ok

@@ -184,3 +184,37 @@ extension StoreTests {
         #expect(try server.device("android")["id"] as? String == "d4")
     }
 }
+
+extension StoreTests {
+    @Test("a store from the first schema (no api or time_us columns, no state table) is migrated in place and keeps its rows")
+    func migration() throws {
+        let dir = freshDirectory("migrate")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let (made, out) = try runCommand(RealClientTests.python, ["-c", """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            c.executescript('''PRAGMA application_id = 1886612843;
+              CREATE TABLE data (seq INTEGER PRIMARY KEY, event_timestamp TEXT NOT NULL, project_number INTEGER NOT NULL,
+                message_id TEXT, instance_id TEXT, message_type TEXT, sdk_platform TEXT, app_name TEXT, collapse_key TEXT,
+                priority INTEGER, ttl INTEGER, topic TEXT, bulk_id INTEGER, event TEXT NOT NULL, analytics_label TEXT,
+                project_id TEXT NOT NULL, device_id TEXT, token TEXT, reason TEXT);
+              INSERT INTO data (seq, event_timestamp, project_number, event, project_id)
+                VALUES (7, '2026-11-01T00:00:00.000000Z', 1, 'MESSAGE_ACCEPTED', 'demo-pushmock');''')
+            c.commit()
+            """, dir + "/pushmock.db"])
+        #expect(made == 0, "\(out)")
+        let server = try ServerProcess(["--data-dir", dir, "--tls-port", "off"])
+        let phone = try server.device("android")
+        let c = try HTTPConnection(port: server.port)
+        let sent = try c.request("POST", "/fcm/send", body: #"{"to":"\#(phone["token"]!)","data":{"k":"v"}}"#,
+                                 headers: ["Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"])
+        #expect(sent.text.contains(#""success":1"#), "\(sent.text)")
+        let seqs = (try c.request("GET", "/emulator/v1/projects/demo-pushmock/events").json["events"] as? [[String: Any]] ?? []).map { $0["seq"] as! Int }
+        #expect(seqs.first == 7 && (seqs.dropFirst().first ?? 0) == 8, "\(seqs)")
+        server.stop()
+        let (_, rows) = try runCommand(RealClientTests.python, ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('select count(*), min(seq) from data').fetchone(), c.execute('pragma user_version').fetchone()[0])",
+                                                                dir + "/pushmock.db"])
+        #expect(rows.contains("7) 2"), "\(rows)")
+    }
+}

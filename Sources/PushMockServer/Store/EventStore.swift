@@ -13,6 +13,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     static let commitInterval = 0.05
     /// `PRAGMA application_id` of a pushmock store ("psmk"), so a foreign SQLite file is refused.
     static let applicationID: Int32 = 0x7073_6D6B
+    /// `PRAGMA user_version` of the current schema; older stores are migrated at open.
+    static let schemaVersion: Int64 = 2
 
     /// One event's columns, as plain values the writer thread may read.
     struct Row: Sendable {
@@ -98,7 +100,12 @@ final class EventStore: EventSink, @unchecked Sendable {
         guard (try? text(db, "PRAGMA quick_check")) == "ok" else {
             throw ServerError("\(path) is damaged (PRAGMA quick_check failed); move it away or choose another --data-dir")
         }
+        // Version 1 (before the state table) lacked `api` and `time_us`.
+        if tables > 0, (try? int(db, "PRAGMA user_version")) ?? 0 < 2, (try? int(db, "SELECT count(*) FROM pragma_table_info('data') WHERE name = 'time_us'")) == 0 {
+            try exec(db, "ALTER TABLE data ADD COLUMN api TEXT; ALTER TABLE data ADD COLUMN time_us INTEGER NOT NULL DEFAULT 0;", path: path)
+        }
         try exec(db, """
+            PRAGMA user_version = \(schemaVersion);
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = FULL;
             PRAGMA application_id = \(applicationID);
