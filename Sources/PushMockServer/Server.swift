@@ -42,6 +42,7 @@ public final class Server {
             }
             gateway.restore(store.loadEvents(limit: configuration.maxEvents))
             gateway.log.continueAfter(store.lastStoredSeq)
+            store.start()
             gateway.log.sink = store
             gateway.storeFailing = { store.isFailing }
             if configuration.syncAlways { gateway.waitUntilStored = { store.waitUntilStored($0) } }

@@ -46,7 +46,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     private var committedSeq: Int64 = 0
     private var stopping = false
     private var stopped = false
-    /// Opened here, then used only by the writer thread until it ends; closed by it.
+    /// Opened and read here (at start, on the caller's thread), then used only by the writer
+    /// thread from `start()` until it ends; closed by it.
     private let db: OpaquePointer
     private let lockFD: Int32
     /// The highest seq the store held when it opened: new events are numbered after it.
@@ -83,6 +84,11 @@ final class EventStore: EventSink, @unchecked Sendable {
             throw error
         }
         committedSeq = lastStoredSeq
+    }
+
+    /// Starts the writer thread; from here on only it touches the database. Call after
+    /// `loadState` and `loadEvents`.
+    func start() {
         let thread = Thread { [self] in writerLoop() }
         thread.name = "pushmock-store"
         thread.start()
