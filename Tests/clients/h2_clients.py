@@ -132,35 +132,26 @@ def case_rapid_reset(port, ca):
     return read_until_closed(sock, conn, limit=5)
 
 
-def case_settings_flood(port, ca):
+def flood(port, ca, frame):
+    """Sends a frame 300,000 times and never reads the ACKs: the server stops reading from us,
+    then cuts us off after its --timeout (the tests run it with 2 seconds)."""
     sock, conn = client(port, ca)
-    # SETTINGS frames whose ACKs we never read.
-    frame = b"\x00\x00\x06\x04\x00\x00\x00\x00\x00" + b"\x00\x03\x00\x00\x00\x64"
     sock.settimeout(2)
     try:
         for _ in range(300):
             sock.sendall(frame * 1000)
     except OSError:
         pass
-    # Never read the ACKs: the server stops reading from us, then cuts us off after its
-    # --timeout (the tests run it with 2 seconds).
     time.sleep(3)
     return read_until_closed(sock, None, limit=5)
+
+
+def case_settings_flood(port, ca):
+    return flood(port, ca, b"\x00\x00\x06\x04\x00\x00\x00\x00\x00" + b"\x00\x03\x00\x00\x00\x64")
 
 
 def case_ping_flood(port, ca):
-    sock, conn = client(port, ca)
-    frame = b"\x00\x00\x08\x06\x00\x00\x00\x00\x00" + b"pingpong"
-    sock.settimeout(2)
-    try:
-        for _ in range(300):
-            sock.sendall(frame * 1000)
-    except OSError:
-        pass
-    # Never read the ACKs: the server stops reading from us, then cuts us off after its
-    # --timeout (the tests run it with 2 seconds).
-    time.sleep(3)
-    return read_until_closed(sock, None, limit=5)
+    return flood(port, ca, b"\x00\x00\x08\x06\x00\x00\x00\x00\x00" + b"pingpong")
 
 
 def abuse(port, ca):

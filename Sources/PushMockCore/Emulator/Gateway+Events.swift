@@ -3,9 +3,9 @@
 extension Gateway {
     static let maxWaitSeconds = 60.0
 
-    func events(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
-        let p = try controlProject(params)
-        var q = EventQuery(projectID: p.id)
+    /// The filters every log reader takes: `message_id`, `device`, `token`, `topic`, `event`.
+    func eventFilters(_ request: Request, _ project: Project) throws(ControlError) -> EventQuery {
+        var q = EventQuery(projectID: project.id)
         q.messageID = request.queryValue("message_id")
         q.deviceID = request.queryValue("device")
         q.token = request.queryValue("token")
@@ -14,6 +14,12 @@ extension Gateway {
             guard let kind = EventKind(rawValue: name) else { throw Control.invalid("Unknown event '\(name)'.") }
             q.kind = kind
         }
+        return q
+    }
+
+    func events(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+        let p = try controlProject(params)
+        var q = try eventFilters(request, p)
         if let s = request.queryValue("since") {
             guard let n = Int64(s), n >= 0 else { throw Control.invalid("'since' must be an event seq (a whole number).") }
             q.since = n

@@ -33,16 +33,7 @@ extension Gateway {
     /// columns through the last event at the time of the request). Both take the filters of
     /// `GET .../events`.
     func eventStream(_ request: Request, _ params: [String: String], format: EventStream.Format) throws(ControlError) -> Reply {
-        let p = try controlProject(params)
-        var q = EventQuery(projectID: p.id)
-        q.messageID = request.queryValue("message_id")
-        q.deviceID = request.queryValue("device")
-        q.token = request.queryValue("token")
-        q.topic = request.queryValue("topic").map(Topic.bareName)
-        if let name = request.queryValue("event") {
-            guard let kind = EventKind(rawValue: name) else { throw Control.invalid("Unknown event '\(name)'.") }
-            q.kind = kind
-        }
+        var q = try eventFilters(request, try controlProject(params))
         var since: Int64? = nil
         for value in [request.queryValue("since"), request.header("last-event-id")].compactMap({ $0 }) {
             guard let n = Int64(value), n >= 0 else { throw Control.invalid("'since' and Last-Event-ID must be an event seq.") }
