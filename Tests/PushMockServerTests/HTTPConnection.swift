@@ -60,7 +60,14 @@ final class HTTPConnection {
             if h["Content-Type"] == nil { h["Content-Type"] = "application/json" }
         }
         for (k, v) in h { head += "\(k): \(v)\r\n" }
-        try write(head + "\r\n" + (body ?? ""))
+        do {
+            try write(head + "\r\n" + (body ?? ""))
+        } catch {
+            // A server may answer (413) and close before the whole body is sent, as HTTP allows;
+            // the answer is then already waiting to be read.
+            let text = "\(error)"
+            guard text == "send failed: \(EPIPE)" || text == "send failed: \(ECONNRESET)" else { throw error }
+        }
         return try readReply()
     }
 

@@ -199,11 +199,19 @@ def with_httpx(port, ca, http_port):
 
 
 def goaway(port, ca):
+    """An open connection that has had its answer: at shutdown it must get GOAWAY."""
     sock, conn = client(port, ca)
     conn.send_headers(1, headers(), end_stream=True)
     sock.sendall(conn.data_to_send())
+    answered = 0
+    while not answered:
+        for e in conn.receive_data(sock.recv(65536)):
+            if isinstance(e, h2.events.ResponseReceived):
+                answered = 1
+        sock.sendall(conn.data_to_send())
     print("ready", flush=True)
     seen = read_until_closed(sock, conn, limit=10)
+    seen["responses"] += answered
     print(json.dumps(seen), flush=True)
 
 
