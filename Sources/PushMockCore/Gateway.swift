@@ -68,7 +68,9 @@ public final class Gateway {
         return reply
     }
 
-    /// The answer a send gets when its events cannot be made durable, in its service's shape.
+    /// The answer a send gets when its events cannot be made durable, in its service's shape:
+    /// APNs' 503 ServiceUnavailable, HTTP v1's 503 UNAVAILABLE, the legacy API's bare 503, all
+    /// with the back-off they ask for.
     func storeUnavailable(_ request: Request) -> Response {
         if request.path.hasPrefix("/3/") {
             return Self.apnsError(APNsFailure(.serviceUnavailable), apnsID: request.header("apns-id") ?? Identifiers.uuid(&random))
@@ -79,7 +81,8 @@ public final class Gateway {
             return e.response
         }
         if request.path.hasPrefix("/emulator/") { return .googleError(503, "UNAVAILABLE", "The delivery log cannot be written.") }
-        return Self.storeUnavailable
+        return Response(status: 503, headers: [("Retry-After", "10"), ("Content-Type", "text/plain; charset=UTF-8")],
+                        body: Array("Unavailable".utf8))
     }
 
     /// A dashboard file, or 404.

@@ -35,7 +35,7 @@ final class EventStreams {
         init(_ responder: any StreamResponder, _ stream: EventStream) {
             self.responder = responder
             self.stream = stream
-            lastWrite = EventStreams.now()
+            lastWrite = Metrics.monotonicNanos()
         }
     }
 
@@ -53,8 +53,6 @@ final class EventStreams {
                               argument: Unmanaged.passUnretained(self).toOpaque())
         timer?.add(seconds: Self.tickSeconds)
     }
-
-    var count: Int { clients.count }
 
     func open(_ responder: any StreamResponder, _ stream: EventStream) {
         responder.begin(stream.head)
@@ -82,15 +80,15 @@ final class EventStreams {
             let (bytes, finished) = next(&c.stream)
             if !bytes.isEmpty {
                 c.responder.send(bytes)
-                c.lastWrite = Self.now()
+                c.lastWrite = Metrics.monotonicNanos()
             }
             if finished { return remove(c, end: true) }
             if bytes.isEmpty { break }
             rounds += 1
         } while !c.stream.live && rounds < 16 && c.responder.pendingBytes < Self.exportLowWater
-        if c.stream.live, Self.now() - c.lastWrite > UInt64(c.stream.heartbeatSeconds * 1e9) {
+        if c.stream.live, Metrics.monotonicNanos() - c.lastWrite > UInt64(c.stream.heartbeatSeconds * 1e9) {
             c.responder.send(Array(": heartbeat\n\n".utf8))
-            c.lastWrite = Self.now()
+            c.lastWrite = Metrics.monotonicNanos()
         }
     }
 
@@ -117,12 +115,6 @@ final class EventStreams {
     func endAll() {
         for c in Array(clients.values) { remove(c, end: true) }
         gateway.noteStreamClients(0)
-    }
-
-    static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }
 

@@ -5,6 +5,15 @@ import Testing
 struct StoreTests {
     static let clients = ServerProcess.packageRoot.appendingPathComponent("Tests/clients").path
 
+    /// Sends as fast as one client can, kills the server with SIGKILL mid-stream, and waits
+    /// for it to die; `run` records what was answered and when.
+    func sendThenKill(_ server: ServerProcess, run: String) throws {
+        let (status, out) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "load", String(server.port),
+                                                                    String(server.process.processIdentifier), run])
+        #expect(status == 0, "\(out)")
+        server.process.waitUntilExit()
+    }
+
     func freshDirectory(_ name: String) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-store-\(name)-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
@@ -18,10 +27,7 @@ struct StoreTests {
         let server = try ServerProcess(["--data-dir", dir, "--device-rate-limit", "0", "--tls-port", "off"])
         let run = dir + "-run.json"
         defer { try? FileManager.default.removeItem(atPath: run) }
-        let (loadStatus, loadOut) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "load", String(server.port),
-                                                                            String(server.process.processIdentifier), run])
-        #expect(loadStatus == 0, "\(loadOut)")
-        server.process.waitUntilExit()
+        try sendThenKill(server, run: run)
         #expect(server.process.terminationReason == .uncaughtSignal)
 
         // Restart on the same directory: it opens, and new events continue the numbering.
@@ -108,10 +114,7 @@ extension StoreTests {
         let server = try ServerProcess(["--data-dir", dir, "--sync", "always", "--device-rate-limit", "0", "--tls-port", "off"])
         let run = dir + "-run.json"
         defer { try? FileManager.default.removeItem(atPath: run) }
-        let (loadStatus, loadOut) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "load", String(server.port),
-                                                                            String(server.process.processIdentifier), run])
-        #expect(loadStatus == 0, "\(loadOut)")
-        server.process.waitUntilExit()
+        try sendThenKill(server, run: run)
         let (status, out) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "verify", dir + "/pushmock.db", run, "0"])
         #expect(status == 0, "\(out)")
         let r = lastJSON(out)

@@ -1,12 +1,8 @@
 /// `POST /fcm/send`: authenticate, decode, validate, fan out, answer as FCM did.
 extension Gateway {
-    /// FCM's whole-request 503, with the back-off it asks for.
-    static let storeUnavailable = Response(status: 503, headers: [("Retry-After", "10"), ("Content-Type", "text/plain; charset=UTF-8")],
-                                           body: Array("Unavailable".utf8))
-
     func legacySend(_ request: Request) -> Reply {
         guard let project = legacyProject(request) else { return unauthorized(request) }
-        if storeFailing() { return .response(Self.storeUnavailable) }
+        if storeFailing() { return .response(storeUnavailable(request)) }
         let send: LegacyRequest
         do {
             send = try LegacyRequest.decode(request)

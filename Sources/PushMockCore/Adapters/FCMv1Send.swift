@@ -11,11 +11,7 @@ extension Gateway {
             return .response(failure)
         }
         guard let project = googleAPIProject(projectID) else { return .response(Self.permissionDenied(projectID)) }
-        if storeFailing() {
-            var e = Self.v1Error(.unavailable)
-            e.retryAfter = 10
-            return .response(e.response)
-        }
+        if storeFailing() { return .response(storeUnavailable(request)) }
         do {
             let send = try V1Request.decode(request.body)
             try consumeQuota(project)

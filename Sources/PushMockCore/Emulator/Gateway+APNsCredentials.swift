@@ -15,7 +15,7 @@ extension Gateway {
         guard apnsKeys[keyID] == nil else { throw Control.conflict("APNs key \(keyID) is already registered.") }
         let environment = try Control.string(obj, "environment").map { e throws(ControlError) in try Self.apnsEnvironment(e) }
         var topics: [String]?
-        if let list = obj["topics"] {
+        if let list = obj["topics"], list != .null {
             guard let items = list.arrayValue?.compactMap(\.stringValue), items.count == list.arrayValue?.count, !items.isEmpty else {
                 throw Control.invalid("Field 'topics' must be a non-empty list of bundle ids.")
             }

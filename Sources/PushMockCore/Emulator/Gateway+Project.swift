@@ -27,11 +27,13 @@ extension Gateway {
         return .response(.json(200, w))
     }
 
-    static func writeApp(_ app: App, projectNumber: Int64, to w: inout JSONWriter) {
+    /// An app as the control API shows it; without `projectNumber`, as `POST .../apps` takes it
+    /// (no `app_id`).
+    static func writeApp(_ app: App, projectNumber: Int64?, to w: inout JSONWriter) {
         w.beginObject()
         w.member("platform", app.platform.rawValue)
         w.member("app", app.name)
-        w.member("app_id", app.appID(projectNumber: projectNumber))
+        if let projectNumber { w.member("app_id", app.appID(projectNumber: projectNumber)) }
         if app.platform == .ios {
             w.key("apns_environments")
             w.beginArray()

@@ -29,33 +29,13 @@ extension Gateway {
             w.key("apps")
             w.beginArray()
             for app in p.apps.values.sorted(by: { App.key($0.platform, $0.name) < App.key($1.platform, $1.name) }) {
-                w.beginObject()
-                w.member("platform", app.platform.rawValue)
-                w.member("app", app.name)
-                if app.platform == .ios {
-                    w.key("apns_environments")
-                    w.beginArray()
-                    for e in [APNsEnvironment.sandbox, .production] where app.apnsCredentials.contains(e) { w.string(e.rawValue) }
-                    w.endArray()
-                }
-                w.endObject()
+                Self.writeApp(app, projectNumber: nil, to: &w)
             }
             w.endArray()
             w.key("apns_keys")
             w.beginArray()
             for key in apnsKeys.values.filter({ $0.projectID == p.id }).sorted(by: { $0.keyID < $1.keyID }) {
-                w.beginObject()
-                w.member("key_id", key.keyID)
-                w.member("team_id", key.teamID)
-                w.member("public_key", key.publicKeyPEM)
-                if let e = key.environment { w.member("environment", e.rawValue) }
-                if let topics = key.topics {
-                    w.key("topics")
-                    w.beginArray()
-                    for t in topics { w.string(t) }
-                    w.endArray()
-                }
-                w.endObject()
+                w.raw(Self.apnsKeyJSON(key, privatePEM: nil))
             }
             w.endArray()
             w.key("service_accounts")

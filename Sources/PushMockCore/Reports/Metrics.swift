@@ -25,7 +25,7 @@ public struct Metrics {
     }
 
     /// Nanoseconds on a clock that never steps.
-    static func monotonicNanos() -> UInt64 {
+    public static func monotonicNanos() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
