@@ -2,15 +2,22 @@
 extension Gateway {
     static func deviceJSON(_ d: Device) -> String {
         var w = JSONWriter(capacity: 400)
+        writeDevice(d, asFixture: false, to: &w)
+        return w.text
+    }
+
+    /// A device as the control API shows it; `asFixture`: only what `POST .../devices` takes
+    /// (plus `topics`), without nulls, for the saved state.
+    static func writeDevice(_ d: Device, asFixture: Bool, to w: inout JSONWriter) {
         w.beginObject()
         w.member("id", d.id)
-        w.member("project", d.projectID)
+        if !asFixture { w.member("project", d.projectID) }
         w.member("platform", d.platform.rawValue)
         w.member("app", d.app)
-        optional(&w, "token", d.token)
+        if let t = d.token { w.member("token", t) } else if !asFixture { w.key("token"); w.null() }
         w.member("fid", d.fid)
-        if let a = d.apnsToken { w.member("apns_token", a) } else { w.key("apns_token"); w.null() }
-        if let e = d.apnsEnvironment { w.member("apns_environment", e.rawValue) } else { w.key("apns_environment"); w.null() }
+        if let a = d.apnsToken { w.member("apns_token", a) } else if !asFixture { w.key("apns_token"); w.null() }
+        if let e = d.apnsEnvironment { w.member("apns_environment", e.rawValue) } else if !asFixture { w.key("apns_environment"); w.null() }
         w.key("topics")
         w.beginArray()
         for t in d.topics.keys.sorted() { w.string(t) }
@@ -25,13 +32,14 @@ extension Gateway {
         for o in s.presentationOptions { w.string(o.rawValue) }
         w.endArray()
         w.member("auto_init_enabled", s.autoInitEnabled)
-        w.member("received", d.inbox.count + d.inboxDropped)
-        w.member("pending", d.pending.count)
-        w.member("held", d.held != nil)
-        w.member("created_at", d.createdAt.rfc3339)
-        w.member("last_seen", d.lastSeen.rfc3339)
+        if !asFixture {
+            w.member("received", d.inbox.count + d.inboxDropped)
+            w.member("pending", d.pending.count)
+            w.member("held", d.held != nil)
+            w.member("created_at", d.createdAt.rfc3339)
+            w.member("last_seen", d.lastSeen.rfc3339)
+        }
         w.endObject()
-        return w.text
     }
 
     /// `"apns": {"headers": {...}, "payload": {...}}` for iOS, `"android": {...}` for Android.

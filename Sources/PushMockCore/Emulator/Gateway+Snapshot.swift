@@ -51,22 +51,12 @@ extension Gateway {
             w.endArray()
             w.key("devices")
             w.beginArray()
-            for d in p.deviceOrder { Self.writeDeviceFixture(d, to: &w) }
+            for d in p.deviceOrder { Self.writeDevice(d, asFixture: true, to: &w) }
             w.endArray()
             w.endObject()
         }
         w.endArray()
         w.endObject()
         return w.bytes
-    }
-
-    /// A device as `POST .../devices` takes it, plus its topics.
-    static func writeDeviceFixture(_ d: Device, to w: inout JSONWriter) {
-        guard let full = (try? JSONParser.parse(Array(deviceJSON(d).utf8)))?.objectValue else { return }
-        w.beginObject()
-        for (key, value) in full.entries where value != .null && (deviceFields.contains(key) || key == "topics") {
-            w.member(key, value)
-        }
-        w.endObject()
     }
 }
