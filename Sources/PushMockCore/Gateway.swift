@@ -73,7 +73,7 @@ public final class Gateway {
     /// with the back-off they ask for.
     func storeUnavailable(_ request: Request) -> Response {
         if request.path.hasPrefix("/3/") {
-            return Self.apnsError(APNsFailure(.serviceUnavailable), apnsID: request.header("apns-id") ?? Identifiers.uuid(&random))
+            return Self.apnsError(APNsFailure(.serviceUnavailable), apnsID: apnsID(for: request))
         }
         if request.path.hasPrefix("/v1/") {
             var e = Self.v1Error(.unavailable)

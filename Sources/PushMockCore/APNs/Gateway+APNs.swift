@@ -7,8 +7,7 @@ extension Gateway {
 
     func apnsSend(_ request: Request, _ params: [String: String]) -> Reply {
         let environment = apnsEnvironment(of: request)
-        let requested = request.header("apns-id").flatMap { APNsHeaders.isUUID($0) ? $0 : nil }
-        let apnsID = requested ?? Identifiers.uuid(&random)
+        let apnsID = apnsID(for: request)
         guard request.connection?.isHTTP2 == true else {
             return .response(.text(505, "APNs accepts HTTP/2 only (RFC 9113); use the TLS port with ALPN h2."))
         }
@@ -82,6 +81,11 @@ extension Gateway {
         return message
     }
 
+    /// The `apns-id` an answer carries: the request's when it is a UUID, else a new one.
+    func apnsID(for request: Request) -> String {
+        request.header("apns-id").flatMap { APNsHeaders.isUUID($0) ? $0 : nil } ?? Identifiers.uuid(&random)
+    }
+
     /// The environment the client addressed: Apple's host names decide; any other host
     /// (localhost, an IP) gets `--apns-environment`.
     func apnsEnvironment(of request: Request) -> APNsEnvironment {
@@ -108,7 +112,7 @@ extension Gateway {
 
     /// Requests under `/3/` that no route took: a missing token, another method, a bad path.
     func apnsUnrouted(_ request: Request, methodNotAllowed: Bool) -> Response {
-        let id = request.header("apns-id").flatMap { APNsHeaders.isUUID($0) ? $0 : nil } ?? Identifiers.uuid(&random)
+        let id = apnsID(for: request)
         let reason: APNsReason = methodNotAllowed ? .methodNotAllowed
             : (request.path == "/3/device" || request.path == "/3/device/") ? .missingDeviceToken : .badPath
         return Self.apnsError(APNsFailure(reason), apnsID: id)
