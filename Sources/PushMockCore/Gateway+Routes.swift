@@ -46,6 +46,9 @@ extension Gateway {
         r.add("POST", project + "/apnsKeys") { g, req, p in Control.run { () throws(ControlError) in try g.addAPNsKey(req, p) } }
         r.add("GET", project + "/apnsKeys") { g, req, p in Control.run { () throws(ControlError) in try g.listAPNsKeys(req, p) } }
         r.add("POST", project + "/apnsCertificates") { g, req, p in Control.run { () throws(ControlError) in try g.issueAPNsCertificate(req, p) } }
+        r.add("GET", project + "/chaos") { g, req, p in Control.run { () throws(ControlError) in try g.getChaos(req, p) } }
+        r.add("PUT", project + "/chaos") { g, req, p in Control.run { () throws(ControlError) in try g.putChaos(req, p) } }
+        r.add("DELETE", project + "/chaos") { g, req, p in Control.run { () throws(ControlError) in try g.deleteChaos(req, p) } }
         r.add("POST", project + "/apps") { g, req, p in Control.run { () throws(ControlError) in try g.putApp(req, p) } }
         r.add("POST", project + "/devices") { g, req, p in g.createDevice(req, p) }
         r.add("POST", project + "/devices:batchCreate") { g, req, p in Control.run { () throws(ControlError) in try g.batchCreateDevices(req, p) } }

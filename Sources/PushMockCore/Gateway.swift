@@ -35,6 +35,8 @@ public final class Gateway {
     /// RSA for service accounts and OAuth; the server provides OpenSSL's.
     let keys: (any KeyService)?
     var random: RandomSource
+    /// Chaos rolls only, so `--chaos-seed` repeats a run's failures whatever else draws.
+    var chaosRandom: RandomSource
     var ids: MessageIDs
     private var router = Router<Handler>()
     var routeNames: [String] { router.names }
@@ -45,6 +47,7 @@ public final class Gateway {
         self.clock = clock ?? Clock(mode: configuration.clock)
         self.log = EventLog(capacity: configuration.maxEvents)
         self.random = RandomSource(seed: seed)
+        self.chaosRandom = RandomSource(seed: configuration.chaosSeed)
         self.ids = MessageIDs(random: &random)
         self.router = Self.routes()
         addProject(configuration.project, serverKeys: configuration.serverKeys)
@@ -61,8 +64,9 @@ public final class Gateway {
         if let wait = waitUntilStored, log.lastSeq > logged, !wait(log.lastSeq) { reply = .response(storeUnavailable(request)) }
         let status: Int
         switch reply {
-        case .response(let r): status = r.status
+        case .response(let r), .delayed(let r, _): status = r.status
         case .waitForEvents, .stream: status = 200
+        case .drop: status = 0
         }
         metrics.record(route: index, status: status, seconds: Double(Metrics.monotonicNanos() - start) / 1e9)
         return reply
@@ -114,6 +118,7 @@ public final class Gateway {
     @discardableResult
     func addProject(_ id: String, serverKeys: [String]) -> Project {
         let project = Project(id: id, serverKeys: serverKeys, maxMessages: configuration.maxMessages)
+        project.chaos = configuration.chaos
         projects[id] = project
         for key in serverKeys { projectsByKey[key] = project }
         return project

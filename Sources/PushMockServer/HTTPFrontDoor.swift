@@ -84,15 +84,13 @@ final class HTTPFrontDoor {
     fileprivate func handle(_ req: OpaquePointer) {
         var request = Self.request(from: req)
         request.secure = secure
-        switch gateway.handle(request) {
-        case .response(let response):
+        let reply = gateway.handle(request)
+        if case .response(let response) = reply {
             Self.send(response, to: req)
-        case .waitForEvents(let wait):
-            polls.park(EvhttpResponder(req), wait)
-        case .stream(let stream):
-            streams.open(EvhttpStream(req), stream)
+            polls.noteChanges()
+        } else {
+            carry(reply, to: EvhttpResponder(req), stream: EvhttpStream(req), polls: polls, streams: streams)
         }
-        polls.noteChanges()
     }
 
     static func request(from req: OpaquePointer) -> Request {
@@ -141,12 +139,39 @@ final class HTTPFrontDoor {
     }
 }
 
-/// A parked evhttp request.
+/// An evhttp request answered later: parked, delayed, streamed or dropped. The request stays
+/// valid until answered: when its client goes away evhttp only detaches it from the connection.
 final class EvhttpResponder: Responder {
-    /// evhttp's; valid until answered.
-    let request: OpaquePointer
+    /// evhttp's; nil once answered or ended.
+    private var request: OpaquePointer?
+
     init(_ request: OpaquePointer) { self.request = request }
-    func respond(_ response: Response) { HTTPFrontDoor.send(response, to: request) }
+
+    func respond(_ response: Response) {
+        guard let request else { return }
+        self.request = nil
+        HTTPFrontDoor.send(response, to: request)
+    }
+
+    /// HTTP/1.1 has no GOAWAY: both modes close the connection. evhttp frees the connection
+    /// (and with it this request) on the next loop turn, outside its own callback.
+    func drop(_ mode: DropMode) {
+        guard let request else { return }
+        self.request = nil
+        guard let connection = evhttp_request_get_connection(request) else { return evhttpDropNow(-1, 0, UnsafeMutableRawPointer(request)) }
+        event_base_once(evhttp_connection_get_base(connection), -1, Int16(EV_TIMEOUT), evhttpDropNow, UnsafeMutableRawPointer(request), nil)
+    }
+}
+
+/// Frees the dropped request's connection, or the request alone if its client already left.
+private func evhttpDropNow(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    let request = OpaquePointer(arg)
+    if let connection = evhttp_request_get_connection(request) {
+        evhttp_connection_free(connection)
+    } else {
+        evhttp_send_reply(request, 503, "Service Unavailable", nil)
+    }
 }
 
 private func frontDoorRequest(_ req: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {

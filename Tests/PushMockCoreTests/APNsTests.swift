@@ -230,7 +230,7 @@ struct APNsTests {
         #expect(h.apns(token).status == 503)
         #expect(h.apns(token).status == 500)
         #expect(h.apns(token).status == 200)
-        #expect(h.story(id).first == "RECEIVED_INTERNAL_ERROR(ServiceUnavailable)")
+        #expect(h.story(id).first == "RECEIVED_INTERNAL_ERROR(chaos)")
         #expect(h.apns(token).status == 200 && h.apns(token).status == 200)
         let limited = h.apns(token)
         #expect(limited.status == 429 && h.reason(limited) == "TooManyRequests")

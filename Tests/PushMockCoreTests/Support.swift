@@ -24,6 +24,8 @@ final class Harness {
         case .response(let r): return r
         case .waitForEvents(let w): return gateway.finish(w)
         case .stream(let s): return s.head
+        case .delayed(let r, _): return r
+        case .drop(let mode): return Response(status: 0, headers: [("x-pushmock-dropped", mode.rawValue)])
         }
     }
 

@@ -18,8 +18,10 @@ import httpx
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 
-def tls(port, ca, alpn=("h2",)):
+def tls(port, ca, alpn=("h2",), cert=None):
     ctx = ssl.create_default_context(cafile=ca)
+    if cert:
+        ctx.load_cert_chain(cert)
     if alpn:
         ctx.set_alpn_protocols(list(alpn))
     raw = socket.create_connection(("127.0.0.1", port), timeout=5)
@@ -70,8 +72,8 @@ def read_until_closed(sock, conn=None, limit=10.0):
     return seen
 
 
-def client(port, ca, **settings):
-    sock = tls(port, ca)
+def client(port, ca, cert=None):
+    sock = tls(port, ca, cert=cert)
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
     conn.initiate_connection()
     sock.sendall(conn.data_to_send())

@@ -68,10 +68,13 @@ struct APNsFailure: Error {
     var timestamp: Timestamp?
     /// The device the push was for, when known (for the log).
     var device: Device?
+    /// Chaos or a device's script made it (logged with reason `chaos`).
+    var injected = false
 
-    init(_ reason: APNsReason, timestamp: Timestamp? = nil, device: Device? = nil) {
+    init(_ reason: APNsReason, timestamp: Timestamp? = nil, device: Device? = nil, injected: Bool = false) {
         self.reason = reason
         self.timestamp = timestamp
         self.device = device
+        self.injected = injected
     }
 }

@@ -11,26 +11,32 @@ extension Gateway {
         guard request.connection?.isHTTP2 == true else {
             return .response(.text(505, "APNs accepts HTTP/2 only (RFC 9113); use the TLS port with ALPN h2."))
         }
+        var roll = ChaosRoll()
         do throws(APNsFailure) {
-            let (device, project, headers) = try checkAPNs(request, token: params["token"] ?? "", environment: environment)
+            let (device, project, headers) = try checkAPNs(request, token: params["token"] ?? "", environment: environment, roll: &roll)
+            if let mode = roll.drop {
+                logChaos(.internalError, project, device: device, messageID: apnsID)
+                return .drop(mode)
+            }
             let message = acceptAPNs(request, headers, apnsID: apnsID, project: project)
             deliver(message, messageID: apnsID, to: device, project: project)
             var response = Response(status: 200, headers: [("apns-id", apnsID)])
             if environment == .sandbox { response.headers.append(("apns-unique-id", Identifiers.uuid(&random))) }
-            return .response(response)
+            return Self.delay(.response(response), roll.delaySeconds)
         } catch {
             if let device = error.device, let project = projects[device.projectID] {
                 log.append(kind: error.reason.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                           messageID: apnsID, device: device, reason: error.reason.rawValue)
+                           messageID: apnsID, device: device, reason: error.injected ? Self.chaosReason : error.reason.rawValue)
             }
-            return .response(Self.apnsError(error, apnsID: apnsID))
+            return Self.delay(.response(Self.apnsError(error, apnsID: apnsID)), roll.delaySeconds)
         }
     }
 
     /// The checks of §E.4 in Pushy's order; returns the device, the sender's project and
-    /// the headers.
-    private func checkAPNs(_ request: Request, token: String, environment: APNsEnvironment) throws(APNsFailure)
-        -> (Device, Project, APNsHeaders) {
+    /// the headers. Once the sender is authenticated, chaos rolls for the push (`roll`); a
+    /// dropped push returns at once.
+    private func checkAPNs(_ request: Request, token: String, environment: APNsEnvironment,
+                           roll: inout ChaosRoll) throws(APNsFailure) -> (Device, Project, APNsHeaders) {
         if shuttingDown { throw APNsFailure(.shutdown) }
         if storeFailing() { throw APNsFailure(.serviceUnavailable) }
         let headers = try APNsHeaders(request, certificateTopic: request.connection?.clientCertificate?.userID)
@@ -51,10 +57,12 @@ extension Gateway {
             throw APNsFailure(error.reason, device: device)
         }
         guard project.id == device.projectID else { throw APNsFailure(.topicDisallowed, device: device) }
+        roll = rollChaos(.apns, project)
+        if roll.drop != nil { return (device, project, headers) }
         guard !request.body.isEmpty else { throw APNsFailure(.payloadEmpty, device: device) }
         let limit = headers.pushType == "voip" ? Self.apnsMaxVoIPPayload : Self.apnsMaxPayload
         guard request.body.count <= limit else { throw APNsFailure(.payloadTooLarge, device: device) }
-        if !device.scriptedAPNsErrors.isEmpty { throw APNsFailure(device.scriptedAPNsErrors.removeFirst(), device: device) }
+        if let injected = injectedAPNsFailure(device, roll, project) { throw injected }
         if takeDeviceRate(device, anyPlatform: true) != nil { throw APNsFailure(.tooManyRequests, device: device) }
         return (device, project, headers)
     }

@@ -2,6 +2,10 @@
 extension Gateway {
     func legacySend(_ request: Request) -> Reply {
         guard let project = legacyProject(request) else { return unauthorized(request) }
+        return withChaos(.legacy, project, request) { legacySend(request, project) }
+    }
+
+    private func legacySend(_ request: Request, _ project: Project) -> Reply {
         if storeFailing() { return .response(storeUnavailable(request)) }
         let send: LegacyRequest
         do {
@@ -48,14 +52,18 @@ extension Gateway {
     }
 
     /// What a send does for one token: the device, or the error its result shows, with the
-    /// message-wide error and the device's rate limit applied.
+    /// message-wide error, injected failures and the device's rate limit applied.
     private func outcome(of token: String, _ send: LegacyRequest, _ messageError: LegacyError?,
-                         _ project: Project) -> Result<Device, LegacyError> {
-        let found = check(token: token, send.content.options, project: project)
-        guard case .success(let device) = found else { return found }
-        if let messageError { return .failure(messageError) }
-        if !send.dryRun, takeDeviceRate(device) != nil { return .failure(.deviceMessageRateExceeded) }
-        return found
+                         _ project: Project) -> Result<Device, Rejection> {
+        let device: Device
+        switch check(token: token, send.content.options, project: project) {
+        case .success(let d): device = d
+        case .failure(let e): return .failure(Rejection(e))
+        }
+        if let messageError { return .failure(Rejection(messageError)) }
+        if let injected = injectedFailure(device, project, surface: .legacy) { return .failure(Rejection(injected, injected: true)) }
+        if !send.dryRun, takeDeviceRate(device) != nil { return .failure(Rejection(.deviceMessageRateExceeded)) }
+        return .success(device)
     }
 
     /// The live device a token names in this project, or why there is none.
@@ -64,8 +72,6 @@ extension Gateway {
         if let device = project.device(token: token) {
             // A token idle for 270 days is expired (§F.2).
             if device.idle(at: clock.now()) > DeviceModel.tokenExpiresAfter { return .failure(.notRegistered) }
-            // A test scripted this device's next answers (`:scriptErrors`).
-            if !device.scriptedErrors.isEmpty { return .failure(device.scriptedErrors.removeFirst()) }
             return .success(device)
         }
         if owner(ofToken: token) != nil { return .failure(.mismatchSenderID) }
@@ -92,9 +98,10 @@ extension Gateway {
             let outcome = outcome(of: token, send, messageError, project)
             results.beginObject()
             switch outcome {
-            case .failure(let error):
+            case .failure(let rejection):
+                let error = rejection.error
                 logRejection(error, project: project, message: message, device: project.device(token: token),
-                             token: token, type: message.options.messageType)
+                             token: token, type: message.options.messageType, reason: rejection.reason)
                 // Plain text signals these with the status, not a line (§A.5).
                 if send.isForm, error == .unavailable { return .text(503, "") }
                 if send.isForm, error == .internalServerError { return .text(500, "") }
@@ -160,8 +167,9 @@ extension Gateway {
         for token in group.tokens {
             let outcome = outcome(of: token, send, messageError, project)
             switch outcome {
-            case .failure(let error):
-                logRejection(error, project: project, message: message, device: project.device(token: token), token: token)
+            case .failure(let rejection):
+                logRejection(rejection.error, project: project, message: message, device: project.device(token: token),
+                             token: token, reason: rejection.reason)
                 failed.append(token)
             case .success(let device) where !send.dryRun:
                 let id = ids.recipient()
@@ -183,4 +191,18 @@ extension Gateway {
         w.endObject()
         return .json(200, w)
     }
+}
+
+/// Why one recipient of a legacy send got an error, and whether chaos or a device's script
+/// injected it (then it is logged with reason `chaos`).
+struct Rejection: Error {
+    let error: LegacyError
+    var injected = false
+
+    init(_ error: LegacyError, injected: Bool = false) {
+        self.error = error
+        self.injected = injected
+    }
+
+    var reason: String { injected ? Gateway.chaosReason : error.reason }
 }

@@ -11,6 +11,10 @@ extension Gateway {
             return .response(failure)
         }
         guard let project = googleAPIProject(projectID) else { return .response(Self.permissionDenied(projectID)) }
+        return withChaos(.v1, project, request) { v1Send(request, project) }
+    }
+
+    private func v1Send(_ request: Request, _ project: Project) -> Reply {
         if storeFailing() { return .response(storeUnavailable(request)) }
         do {
             let send = try V1Request.decode(request.body)
@@ -39,6 +43,11 @@ extension Gateway {
                 return name("fake_message_id")
             }
             if let error = deviceError(device, options, project: project) { throw Self.v1Error(error) }
+            if let injected = injectedFailure(device, project, surface: .v1) {
+                var e = Self.v1Error(injected)
+                e.reason = Self.chaosReason
+                throw e
+            }
             if device.platform == .ios, !options.isNotification,
                V1Request.value(send.message, "apns", "headers")?.objectValue?["apns-priority"]?.stringValue == "10" {
                 throw .invalid("Data messages to Apple devices must have apns-priority 5 (normal priority).", field: "message.apns.headers")

@@ -10,6 +10,10 @@ extension Gateway {
     /// `POST /iid/v1:batchAdd` and `:batchRemove`: one result per token, `{}` on success.
     func iidBatch(_ request: Request, add: Bool) -> Reply {
         guard let project = iidProject(request) else { return unauthorized(request) }
+        return withChaos(.topics, project, request) { iidBatch(request, add: add, project) }
+    }
+
+    private func iidBatch(_ request: Request, add: Bool, _ project: Project) -> Reply {
         guard let body = try? JSONParser.parse(request.body), let obj = body.objectValue else {
             return Self.iidError(400, "InvalidJson")
         }
@@ -37,6 +41,10 @@ extension Gateway {
     /// `POST /iid/v1/{token}/rel/topics/{topic}`: subscribes one token.
     func iidRelate(_ request: Request, _ params: [String: String]) -> Reply {
         guard let project = iidProject(request) else { return unauthorized(request) }
+        return withChaos(.topics, project, request) { iidRelate(params, project) }
+    }
+
+    private func iidRelate(_ params: [String: String], _ project: Project) -> Reply {
         let topic = params["topic"]!
         guard Topic.isValidName(topic) else { return Self.iidError(400, "InvalidTopicName") }
         switch relate(params["token"]!, topic, add: true, project: project) {

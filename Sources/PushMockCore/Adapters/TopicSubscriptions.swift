@@ -3,6 +3,21 @@
 /// `DELETE .../topicSubscriptions/{t}?allow_missing=true`. Errors in Google's shape.
 extension Gateway {
     func subscribeTopic(_ request: Request, _ params: [String: String]) -> Reply {
+        withTopicChaos(request, params) { subscribe(request, params) }
+    }
+
+    func unsubscribeTopic(_ request: Request, _ params: [String: String]) -> Reply {
+        withTopicChaos(request, params) { unsubscribe(request, params) }
+    }
+
+    /// Chaos for an authenticated request; anything else goes on to its error.
+    private func withTopicChaos(_ request: Request, _ params: [String: String], _ body: () -> Reply) -> Reply {
+        guard bearerFailure(request, projectID: params["project"]!) == nil,
+              let project = googleAPIProject(params["project"]!) else { return body() }
+        return withChaos(.topics, project, request, body)
+    }
+
+    private func subscribe(_ request: Request, _ params: [String: String]) -> Reply {
         Control.run { () throws(ControlError) -> Reply in
             let (project, device) = try registration(request, params)
             guard let topic = request.queryValue("topic_name").map(Topic.bareName), Topic.isValidName(topic) else {
@@ -18,7 +33,7 @@ extension Gateway {
         }
     }
 
-    func unsubscribeTopic(_ request: Request, _ params: [String: String]) -> Reply {
+    private func unsubscribe(_ request: Request, _ params: [String: String]) -> Reply {
         Control.run { () throws(ControlError) -> Reply in
             let (project, device) = try registration(request, params)
             let topic = Topic.bareName(params["topic"]!)

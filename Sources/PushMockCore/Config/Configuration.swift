@@ -43,6 +43,10 @@ public struct Configuration: Sendable, Equatable {
     public var seedFile: String?
     /// The APNs environment of requests to a host that is not one of Apple's.
     public var apnsEnvironment = APNsEnvironment.sandbox
+    /// Every project's starting failure injection (`--chaos`).
+    public var chaos = ChaosSettings()
+    /// Seeds the chaos generator, so a run's injected failures repeat.
+    public var chaosSeed: UInt64?
 
     public static let defaultPort = 4010
     public static let defaultTLSPort = 4443
@@ -124,6 +128,11 @@ extension Configuration {
         Option(flag: "--apns-environment", help: "sandbox or production: the APNs environment of requests whose host is not api.push.apple.com or api.sandbox.push.apple.com (default sandbox)", takesValue: true) { c, v throws(ConfigurationError) in
             guard let env = APNsEnvironment(rawValue: v) else { throw ConfigurationError(description: "--apns-environment: '\(v)' is not sandbox or production") }
             c.apnsEnvironment = env },
+        Option(flag: "--chaos", help: "failure injection for every project, as surface.field=value pairs, comma-separated: surfaces legacy, v1, topics, apns; fields error_rate, error, retry_after, latency_ms, jitter_ms, drop_rate, drop (docs/chaos.md)", takesValue: true) { c, v throws(ConfigurationError) in
+            do throws(ChaosSettingsError) { c.chaos = try ChaosSettings.parse(flag: v) } catch { throw ConfigurationError(description: "--chaos: \(error.message)") } },
+        Option(flag: "--chaos-seed", help: "seeds the chaos generator so a run's injected failures repeat (default: random)", takesValue: true) { c, v throws(ConfigurationError) in
+            guard let n = UInt64(v) else { throw ConfigurationError(description: "--chaos-seed: '\(v)' is not a whole number from 0 to 18446744073709551615") }
+            c.chaosSeed = n },
     ]
 
     /// `$XDG_DATA_HOME/pushmock/certs`, else `~/.local/share/pushmock/certs`, else a folder

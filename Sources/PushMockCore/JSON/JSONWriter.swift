@@ -52,6 +52,10 @@ public struct JSONWriter {
     public mutating func string(_ s: String) { prefix(); Self.appendQuoted(s, to: &bytes) }
     public mutating func int(_ n: Int) { prefix(); Self.appendInt(Int64(n), to: &bytes) }
     public mutating func int64(_ n: Int64) { prefix(); Self.appendInt(n, to: &bytes) }
+    /// A finite number; whole ones are written without a fraction.
+    public mutating func double(_ d: Double) {
+        if d.rounded() == d, abs(d) < 1e15 { int(Int(d)) } else { raw(String(d)) }
+    }
     public mutating func bool(_ b: Bool) { prefix(); bytes.append(contentsOf: b ? Self.trueBytes : Self.falseBytes) }
     public mutating func null() { prefix(); bytes.append(contentsOf: Self.nullBytes) }
     /// Writes already-encoded JSON as one value.

@@ -25,6 +25,8 @@ public final class Project {
     /// The current quota minute and how much of it is used.
     var quotaWindowStart: Timestamp = 0
     var quotaUsed = 0
+    /// Failure injection for the project's requests (`--chaos`, `PUT .../chaos`).
+    public internal(set) var chaos = ChaosSettings()
 
     init(id: String, serverKeys: [String], maxMessages: Int) {
         self.id = id

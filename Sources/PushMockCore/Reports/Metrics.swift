@@ -47,7 +47,7 @@ extension Gateway {
         for (key, n) in metrics.requests.sorted(by: { $0.key < $1.key }) {
             let route = (key >> 10) - 1
             sample("pushmock_http_requests_total", [("route", route >= 0 ? routeNames[route] : "unmatched"),
-                                                    ("status", String(key & 1023))], n)
+                                                    ("status", key & 1023 == 0 ? "dropped" : String(key & 1023))], n)
         }
         family("pushmock_http_request_duration_seconds", "histogram", "Time the gateway took to answer a request.")
         var cumulative = 0

@@ -55,11 +55,16 @@ public struct Response: Sendable {
 }
 
 /// What a handler asks the transport to do: answer now, hold the request until the event
-/// log has enough matching events or the wait runs out (long-poll), or stream events.
+/// log has enough matching events or the wait runs out (long-poll), stream events, or (chaos)
+/// answer later or not at all.
 public enum Reply {
     case response(Response)
     case waitForEvents(EventWait)
     case stream(EventStream)
+    /// Injected latency: answer after `seconds`, from a loop timer.
+    case delayed(Response, seconds: Double)
+    /// An injected dropped connection: no answer; the connection ends as `DropMode` says.
+    case drop(DropMode)
 }
 
 /// A parked long-poll: the transport re-asks `gateway.isReady(&wait)` after each change and

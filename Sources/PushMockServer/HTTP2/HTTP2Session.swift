@@ -26,6 +26,8 @@ final class HTTP2Session {
     private var streamTable: [Int32: HTTP2Stream] = [:]
     private var bufferedBytes = 0
     private(set) var goingAway = false
+    /// A chaos drop asked for the connection to end at once, with no answer.
+    private(set) var abandoned = false
 
     init(bev: OpaquePointer, gateway: Gateway, polls: LongPolls, streams: EventStreams,
          context: ConnectionContext, maxBodyBytes: Int) throws(ServerError) {
@@ -165,13 +167,9 @@ final class HTTP2Session {
         var request = stream.request()
         request.secure = true
         request.connection = context
-        switch gateway.handle(request) {
-        case .response(let response): respond(stream, response)
-        case .waitForEvents(let wait): polls.park(stream, wait)
-        case .stream(let events): streams.open(stream, events)
-        }
-        polls.noteChanges()
-        return 0
+        carry(gateway.handle(request), to: stream, stream: stream, polls: polls, streams: streams)
+        // A dropped connection fails the read, and `TLSConnection` closes it at once.
+        return abandoned ? NGHTTP2_ERR_CALLBACK_FAILURE.rawValue : 0
     }
 
     fileprivate func streamClosed(_ streamID: Int32) -> Int32 {
@@ -211,6 +209,22 @@ final class HTTP2Session {
                 provider.read_callback = h2ReadBody
                 nghttp2_submit_response(session, stream.id, &nva, nva.count, &provider)
             }
+        }
+    }
+
+    /// Chaos: ends the connection without answering `stream`. `close` ends it at once (the
+    /// request being processed fails the read); `goaway` sends a GOAWAY whose last stream id
+    /// is below this stream's, so nghttp2 refuses it (and any later one) and the client knows
+    /// it was not processed; the connection closes when the streams left are done.
+    func drop(_ stream: HTTP2Stream, _ mode: DropMode) {
+        guard !stream.closed, session != nil else { return }
+        switch mode {
+        case .close:
+            abandoned = true
+        case .goaway:
+            goingAway = true
+            nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), max(0, stream.id - 2), NGHTTP2_NO_ERROR.rawValue, nil, 0)
+            flush()
         }
     }
 

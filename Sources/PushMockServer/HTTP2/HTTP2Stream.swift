@@ -1,11 +1,12 @@
 import PushMockCore
 
 /// One request/response exchange on an HTTP/2 connection. Owned by its session's stream
-/// table until nghttp2 closes the stream; a parked long-poll may hold it longer, so `closed`
-/// makes a late answer a no-op.
+/// table until nghttp2 closes the stream; a parked long-poll or delayed answer may hold it
+/// longer, even past its connection, so `closed` and the weak session make a late answer a
+/// no-op.
 final class HTTP2Stream: Responder, StreamResponder {
     let id: Int32
-    private unowned let session: HTTP2Session
+    private weak var session: HTTP2Session?
     var method = ""
     var path = ""
     var authority: String?
@@ -49,29 +50,31 @@ final class HTTP2Stream: Responder, StreamResponder {
     }
 
     func respond(_ response: Response) {
-        session.respond(self, response)
-        session.flush()
+        session?.respond(self, response)
+        session?.flush()
     }
+
+    func drop(_ mode: DropMode) { session?.drop(self, mode) }
 
     func begin(_ head: Response) {
         streaming = true
-        session.respond(self, head)
-        session.flush()
+        session?.respond(self, head)
+        session?.flush()
     }
 
     func send(_ bytes: [UInt8]) {
         responseBody.append(contentsOf: bytes)
-        session.resume(self)
+        session?.resume(self)
     }
 
     func end() {
         ended = true
-        session.resume(self)
+        session?.resume(self)
     }
 
-    var isGone: Bool { closed }
+    var isGone: Bool { closed || session == nil }
     var pendingBytes: Int { responseBody.count - responseOffset }
-    func cutOff() { session.reset(self) }
+    func cutOff() { session?.reset(self) }
 
     /// HTTP/1.1 connection-specific fields, which HTTP/2 forbids.
     static func isConnectionHeader(_ name: String) -> Bool {

@@ -56,7 +56,8 @@ final class TLSConnection {
         }
         switch stage {
         case .sniffing: sniff()
-        case .http2(let session): if !session.receive(bufferevent_get_input(bev)) { closeWhenFlushed() }
+        case .http2(let session):
+            if !session.receive(bufferevent_get_input(bev)) { session.abandoned ? finish() : closeWhenFlushed() }
         case .bridged(let bridge): bridge.outerReadable()
         case .handshake, .done: break
         }
