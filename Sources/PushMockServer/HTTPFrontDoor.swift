@@ -11,7 +11,8 @@ final class HTTPFrontDoor {
     private let gateway: Gateway
     private let polls: LongPolls
     private let streams: EventStreams
-    /// Counts connections on the TCP port; the TLS listener caps its own.
+    /// Caps connections on the TCP port (the TLS listener caps its own) and gives each
+    /// connection `--timeout` to deliver a whole request.
     private let limiter: ConnectionLimiter
     /// Loop thread only.
     private var bound: OpaquePointer?
@@ -27,7 +28,7 @@ final class HTTPFrontDoor {
         self.polls = polls
         self.streams = streams
         self.secure = secure
-        self.limiter = ConnectionLimiter(cap: configuration.maxConnections)
+        self.limiter = ConnectionLimiter(cap: secure ? nil : configuration.maxConnections, timeoutSeconds: configuration.timeoutSeconds)
         evhttp_set_max_body_size(http, configuration.maxBodyBytes)
         evhttp_set_max_headers_size(http, 64 * 1024)
         // evhttp has one timer per connection: it bounds silence while a request's headers
@@ -72,6 +73,7 @@ final class HTTPFrontDoor {
             throw ServerError("cannot listen on the internal socket: \(String(cString: strerror(errno)))")
         }
         bound = handle
+        try limiter.install(on: http, base: base, listener: nil)
         return name
     }
 
@@ -82,6 +84,7 @@ final class HTTPFrontDoor {
     }
 
     fileprivate func handle(_ req: OpaquePointer) {
+        limiter.requestArrived(req)
         var request = Self.request(from: req)
         request.secure = secure
         let reply = gateway.handle(request)

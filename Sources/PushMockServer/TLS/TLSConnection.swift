@@ -29,6 +29,9 @@ final class TLSConnection {
     static let lingerSeconds = 1.0
     /// How long a peer may leave what we send unread (or stall the handshake).
     private let stallSeconds: Double
+    private let base: EventBase
+    /// Bounds the linger however chatty the peer; freed when the connection ends.
+    private var lingerTimer: LoopEvent?
 
     /// `handshakeSeconds` (`--timeout`) bounds the handshake and a peer that stops reading.
     init(listener: TLSListener, fd: Int32, base: EventBase, context: TLSContext, handshakeSeconds: Double) throws(ServerError) {
@@ -42,6 +45,7 @@ final class TLSConnection {
         self.listener = listener
         self.bev = bev
         self.ssl = ssl
+        self.base = base
         stallSeconds = handshakeSeconds
         bufferevent_setcb(bev, tlsRead, tlsWrite, tlsEvent, Unmanaged.passUnretained(self).toOpaque())
         setTimeouts(read: handshakeSeconds)
@@ -138,15 +142,23 @@ final class TLSConnection {
         if evbuffer_get_length(bufferevent_get_output(bev)) == 0 { linger() }
     }
 
+    /// Ends the connection after `lingerSeconds` however much the peer keeps sending, or as
+    /// soon as it closes its side.
     private func linger() {
         var r = timeval(seconds: Self.lingerSeconds), w = timeval(seconds: stallSeconds)
         bufferevent_set_timeouts(bev, &r, &w)
         bufferevent_enable(bev, Int16(EV_READ))
+        guard lingerTimer == nil else { return }
+        lingerTimer = try? LoopEvent(base: base, fd: -1, what: 0, callback: tlsLingerEnded, argument: Unmanaged.passUnretained(self).toOpaque())
+        lingerTimer?.add(seconds: Self.lingerSeconds)
     }
+
+    fileprivate func lingerEnded() { finish() }
 
     private func finish() {
         if case .done = stage { return }
         stage = .done
+        lingerTimer = nil
         bufferevent_setcb(bev, nil, nil, nil, nil)
         bufferevent_free(bev)
         listener.closed(self)
@@ -166,4 +178,5 @@ private func tlsConnection(_ arg: UnsafeMutableRawPointer?) -> TLSConnection? {
 
 private func tlsRead(_ bev: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) { tlsConnection(arg)?.readable() }
 private func tlsWrite(_ bev: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) { tlsConnection(arg)?.writable() }
+private func tlsLingerEnded(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) { tlsConnection(arg)?.lingerEnded() }
 private func tlsEvent(_ bev: OpaquePointer?, _ what: Int16, _ arg: UnsafeMutableRawPointer?) { tlsConnection(arg)?.event(what) }

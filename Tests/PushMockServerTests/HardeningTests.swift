@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// Hostile clients over real sockets (`Tests/clients/hostile.py`): each case has a bounded
+/// duration, a well-behaved client is served during and after it, and the server's memory
+/// stays bounded throughout. The HTTP/2 abuse cases are in `TLSTests.abuse`.
+@Suite("Hardening: hostile HTTP/1.1 clients", .serialized)
+struct HardeningTests {
+    static func peakMemoryKiB(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+
+    @Test("slowloris, header floods, huge and deeply nested JSON, invalid UTF-8: refused, others served, memory bounded")
+    func hostileClients() throws {
+        let server = try ServerProcess(["--timeout", "2", "--accept-any-token"])
+        let (exit, out) = try runCommand(RealClientTests.python, [
+            TLSTests.clients + "/hostile.py", String(server.port), String(try #require(server.tlsPort)), ServerProcess.caFile,
+        ])
+        #expect(exit == 0, "\(out)")
+        var cases: [String: [String: Any]] = [:]
+        for line in out.split(separator: "\n") where line.hasPrefix("{") {
+            if let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] { cases[obj["case"] as! String] = obj }
+        }
+        #expect(cases.count == 5, "\(out)")
+        for (name, c) in cases { #expect(c["healthy"] as? Bool == true, "\(name): a normal client was not served after it") }
+        func seen(_ name: String) -> [String: Any] { cases[name]?["seen"] as? [String: Any] ?? [:] }
+        func status(_ name: String, _ key: String) -> Int? { (seen(name)[key] as? [Any])?.first as? Int }
+
+        // 150 plain and 20 TLS connections trickling header bytes: each cut off once --timeout
+        // passes without a whole request (evhttp's own timer would never fire: bytes keep coming).
+        let loris = seen("slowloris")
+        #expect(loris["cut_off"] as? Int == 170 && loris["connections"] as? Int == 170, "\(loris)")
+        #expect((loris["first_cut"] as? Double ?? 0) >= 2, "not before the timeout: \(loris)")
+        #expect(loris["served_during"] as? Bool == true)
+
+        #expect(status("header_flood", "big_headers") == 400 && status("header_flood", "long_header") == 400)
+        #expect(status("huge_json", "5MiB_with_length") == 413 && status("huge_json", "5MiB_chunked") == 413)
+        #expect(status("huge_json", "60000_keys") == 200, "a wide object is parsed in linear time: \(seen("huge_json"))")
+        #expect(status("huge_json", "v1_60000_keys") == 400)
+        for api in ["legacy", "v1", "control"] {
+            #expect(status("deep_json", api) == 400, "\(api): \(seen("deep_json"))")
+            #expect(status("invalid_utf8", api) == 400, "\(api): \(seen("invalid_utf8"))")
+        }
+        #expect((seen("deep_json")["legacy"] as? [Any])?.last as? String == "JSON_PARSING_ERROR: Nesting too deep at position 71.\n")
+        #expect(status("invalid_utf8", "legacy_form") == 400)
+        #expect(status("invalid_utf8", "query_and_header") == 200)
+
+        // 5 MiB bodies were refused before being buffered; 170 connections came and went.
+        let peak = Self.peakMemoryKiB(server.process.processIdentifier)
+        #expect(peak > 0 && peak < 128 * 1024, "peak resident memory \(peak) KiB")
+        #expect(server.stop() == 0)
+    }
+}
