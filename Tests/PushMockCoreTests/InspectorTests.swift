@@ -38,6 +38,11 @@ struct InspectorTests {
         let counts = try #require(list[1]["counts"] as? [String: Int])
         #expect(counts == ["MESSAGE_ACCEPTED": 1, "MESSAGE_DROPPED": 1])
         #expect(ids("label=promo") == ["Sale — 50% off"])
+        // Found by the fuzzer: Foundation's String.contains traps on these two.
+        let form = h.send("registration_id=\(a["token"] as! String)&data.city=i\u{307}", contentType: "application/x-www-form-urlencoded")
+        #expect(form.bodyText.hasPrefix("id="), "\(form.bodyText)")
+        #expect(ids("q=i%CC%87%00") == [])
+        #expect(ids("q=i%CC%87") == ["data: city"])
     }
 
     @Test("one message shows its request, and per device the rendering, the fate with its reason, and a timeline")

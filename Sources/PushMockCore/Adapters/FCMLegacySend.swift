@@ -54,15 +54,15 @@ extension Gateway {
     /// What a send does for one token: the device, or the error its result shows, with the
     /// message-wide error, injected failures and the device's rate limit applied.
     private func outcome(of token: String, _ send: LegacyRequest, _ messageError: LegacyError?,
-                         _ project: Project) -> Result<Device, Rejection> {
+                         _ project: Project) -> Result<Device, RecipientFailure> {
         let device: Device
         switch check(token: token, send.content.options, project: project) {
         case .success(let d): device = d
-        case .failure(let e): return .failure(Rejection(e))
+        case .failure(let e): return .failure(RecipientFailure(e))
         }
-        if let messageError { return .failure(Rejection(messageError)) }
-        if let injected = injectedFailure(device, project, surface: .legacy) { return .failure(Rejection(injected, injected: true)) }
-        if !send.dryRun, takeDeviceRate(device) != nil { return .failure(Rejection(.deviceMessageRateExceeded)) }
+        if let messageError { return .failure(RecipientFailure(messageError)) }
+        if let injected = injectedFailure(device, project, surface: .legacy) { return .failure(RecipientFailure(injected, injected: true)) }
+        if !send.dryRun, takeDeviceRate(device) != nil { return .failure(RecipientFailure(.deviceMessageRateExceeded)) }
         return .success(device)
     }
 
@@ -98,10 +98,10 @@ extension Gateway {
             let outcome = outcome(of: token, send, messageError, project)
             results.beginObject()
             switch outcome {
-            case .failure(let rejection):
-                let error = rejection.error
+            case .failure(let failure):
+                let error = failure.error
                 logRejection(error, project: project, message: message, device: project.device(token: token),
-                             token: token, type: message.options.messageType, reason: rejection.reason)
+                             token: token, type: message.options.messageType, reason: failure.reason)
                 // Plain text signals these with the status, not a line (§A.5).
                 if send.isForm, error == .unavailable { return .text(503, "") }
                 if send.isForm, error == .internalServerError { return .text(500, "") }
@@ -167,9 +167,9 @@ extension Gateway {
         for token in group.tokens {
             let outcome = outcome(of: token, send, messageError, project)
             switch outcome {
-            case .failure(let rejection):
-                logRejection(rejection.error, project: project, message: message, device: project.device(token: token),
-                             token: token, reason: rejection.reason)
+            case .failure(let failure):
+                logRejection(failure.error, project: project, message: message, device: project.device(token: token),
+                             token: token, reason: failure.reason)
                 failed.append(token)
             case .success(let device) where !send.dryRun:
                 let id = ids.recipient()
@@ -195,7 +195,7 @@ extension Gateway {
 
 /// Why one recipient of a legacy send got an error, and whether chaos or a device's script
 /// injected it (then it is logged with reason `chaos`).
-struct Rejection: Error {
+struct RecipientFailure: Error {
     let error: LegacyError
     var injected = false
 

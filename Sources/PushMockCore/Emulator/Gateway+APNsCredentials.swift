@@ -24,7 +24,7 @@ extension Gateway {
         var privatePEM: String?
         let publicPEM: String
         if let given = try Control.string(obj, "public_key") {
-            guard given.contains("-----BEGIN PUBLIC KEY-----") else {
+            guard given.containsBytes(of: "-----BEGIN PUBLIC KEY-----") else {
                 throw Control.invalid("Field 'public_key' must be a PEM public key (BEGIN PUBLIC KEY).")
             }
             publicPEM = given

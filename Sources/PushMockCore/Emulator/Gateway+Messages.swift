@@ -34,8 +34,8 @@ extension Gateway {
             if let named, !named.contains(ObjectIdentifier(m)) { return false }
             if let topic, m.topic != topic { return false }
             if let label, m.options.analyticsLabel != label { return false }
-            if let text, !m.requestBody.lowercased().contains(text), !m.id.lowercased().contains(text),
-               !m.recipientIDs.contains(where: { $0.lowercased().contains(text) }) { return false }
+            if let text, !m.requestBody.lowercased().containsBytes(of: text), !m.id.lowercased().containsBytes(of: text),
+               !m.recipientIDs.contains(where: { $0.lowercased().containsBytes(of: text) }) { return false }
             return true
         }
         let counts = eventCounts(of: messages)

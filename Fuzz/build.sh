@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer binary: PushMockCore's sources and Fuzz/FuzzRequests.swift as one
+# module, with coverage (fuzzer) and the address sanitizer. Prints the binary's path.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=.build/fuzz/fuzz-requests
+mkdir -p .build/fuzz
+sources=$(find Sources/PushMockCore -name '*.swift' | sort)
+if [ ! -x "$out" ] || [ -n "$(find $sources Fuzz/FuzzRequests.swift -newer "$out" | head -n1)" ]; then
+  swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -module-name PushMockCore \
+    $sources Fuzz/FuzzRequests.swift -o "$out" 2> >(grep -v "Cannot export local symbol '__asan" >&2)
+fi
+echo "$out"
