@@ -11,7 +11,7 @@ BENCH_PACKAGES := wrk nghttp2-client nghttp2-server
 VENV := .venv
 ARGS ?=
 
-.PHONY: run build release test deps test-deps bench-deps venv bench image-check clean
+.PHONY: run build release test test-asan fuzz-smoke fuzz deps test-deps bench-deps venv bench image-check clean
 
 # Installs whichever of the given packages are missing, when root; otherwise prints the line.
 define install
@@ -60,10 +60,38 @@ $(VENV)/.installed: Tests/clients/requirements.txt
 
 venv: test-deps $(VENV)/.installed
 
-## test: the whole suite: Core tests, server tests on loopback, real clients (curl, Python)
+## test: the whole suite: Core tests, server tests on loopback, real clients (curl, Python);
+## then the server tests again against an address-sanitized pushmock, and a minute of fuzzing
 test: test-deps venv
 	swift build --build-tests
 	swift test --skip-build
+	$(MAKE) --no-print-directory test-asan fuzz-smoke
+
+# The server tests against pushmock built with the address sanitizer (the C boundary:
+# libevent, nghttp2, OpenSSL, SQLite), leak checks on (Tests/sanitizers/lsan.supp explains
+# the one suppression).
+ASAN_BIN := .build/asan/debug/pushmock
+test-asan: test-deps venv
+	swift build --sanitize=address --build-path .build/asan --product pushmock 2>&1 | grep -v "Cannot export local symbol '__asan"
+	swift build --build-tests
+	PUSHMOCK_BIN=$(CURDIR)/$(ASAN_BIN) LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/sanitizers/lsan.supp \
+	  swift test --skip-build --filter PushMockServerTests
+
+# libFuzzer over the request decoders and routes (Fuzz/): new inputs go to .build/fuzz/corpus,
+# seeded from the corpus kept in Fuzz/corpus; a crash fails the target and leaves its input
+# in .build/fuzz/.
+FUZZ_SECONDS ?= 600
+FUZZ_FLAGS = -timeout=10 -rss_limit_mb=3072 -detect_leaks=0 -artifact_prefix=.build/fuzz/ -print_final_stats=1
+fuzz-smoke: deps
+	@bin=$$(Fuzz/build.sh) && mkdir -p .build/fuzz/corpus && \
+	  ASAN_OPTIONS=detect_leaks=0 $$bin -max_total_time=60 $(FUZZ_FLAGS) .build/fuzz/corpus Fuzz/corpus 2>&1 | grep -E "^#[0-9]+ +DONE|stat::|ERROR|Fatal error|SUMMARY|crash-|Test unit" ; \
+	  exit $${PIPESTATUS[0]}
+
+## fuzz: FUZZ_SECONDS (600) of fuzzing; what found new coverage is merged into Fuzz/corpus
+fuzz: deps
+	@bin=$$(Fuzz/build.sh) && mkdir -p .build/fuzz/corpus && \
+	  ASAN_OPTIONS=detect_leaks=0 $$bin -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) .build/fuzz/corpus Fuzz/corpus && \
+	  ASAN_OPTIONS=detect_leaks=0 $$bin -merge=1 $(FUZZ_FLAGS) Fuzz/corpus .build/fuzz/corpus
 
 ## bench: pushmock against a bare libevent server, same request, same run
 bench: bench-deps venv
