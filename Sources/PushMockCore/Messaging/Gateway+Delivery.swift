@@ -38,14 +38,14 @@ extension Gateway {
     }
 
     /// Logs acceptance for one device, then stores or delivers the message.
-    func deliver(_ message: Message, messageID: String, to device: Device, project: Project) {
-        let now = clock.now()
+    func deliver(_ message: Message, messageID: String, to device: Device, project: Project, now: Timestamp? = nil) {
+        let now = now ?? clock.now()
         log.append(kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
                    message: message, messageID: messageID, device: device)
         message.accepted += 1
         let item = Pending(message: message, messageID: messageID, since: now, expires: message.expiry(on: device.platform))
         if device.platform == .android, device.idle(at: now) > DeviceModel.inactiveAfter {
-            record(.messageDropped, item, device, project, reason: DropReason.deviceInactive.rawValue)
+            record(.messageDropped, item, device, project, reason: DropReason.deviceInactive.rawValue, at: now)
         } else if let why = mustWait(item, device) {
             store(item, for: device, project: project, because: why)
         } else {
@@ -88,16 +88,16 @@ extension Gateway {
         device.receive(InboxEntry(message: item.message, messageID: item.messageID, receivedAt: now, shown: how))
         let delay = now - item.since
         let waited = delay > 0 ? delay : nil
-        record(.messageDelivered, item, device, project, delay: waited)
+        record(.messageDelivered, item, device, project, delay: waited, at: now)
         switch how {
         case .presented:
             let options = device.state.presentationOptions.map(\.rawValue).joined(separator: ",")
-            record(.messagePresented, item, device, project, reason: "options:" + options)
+            record(.messagePresented, item, device, project, reason: "options:" + options, at: now)
         case .displayed:
-            record(.messageDisplayed, item, device, project)
-            if device.platform == .android { record(.messageImpression, item, device, project) }
+            record(.messageDisplayed, item, device, project, at: now)
+            if device.platform == .android { record(.messageImpression, item, device, project, at: now) }
         case .quietly:
-            record(.messageDisplayed, item, device, project, reason: "provisional")
+            record(.messageDisplayed, item, device, project, reason: "provisional", at: now)
         case .app:
             break
         }
@@ -110,9 +110,10 @@ extension Gateway {
         return device.backgroundDeliveries.count < configuration.backgroundBudget
     }
 
+    /// Logs one event of a message on a device, at `time` (the clock's now if not given).
     func record(_ kind: EventKind, _ item: Pending, _ device: Device, _ project: Project,
-                reason: String? = nil, delay: Timestamp? = nil) {
-        log.append(kind: kind, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                reason: String? = nil, delay: Timestamp? = nil, at time: Timestamp? = nil) {
+        log.append(kind: kind, time: time ?? clock.now(), projectID: project.id, projectNumber: project.number,
                    message: item.message, messageID: item.messageID, device: device, reason: reason, delay: delay)
     }
 
@@ -142,7 +143,7 @@ extension Gateway {
                 continue
             }
             if device.idle(at: now) > DeviceModel.tokenExpiresAfter { continue }
-            deliver(message, messageID: messageID, to: device, project: project)
+            deliver(message, messageID: messageID, to: device, project: project, now: now)
             accepted += 1
         }
         return accepted
