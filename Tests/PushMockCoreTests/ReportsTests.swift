@@ -52,6 +52,16 @@ struct ReportsTests {
         #expect(days.count == 1 && days[0]["date"] as? String == Harness.start.day)
     }
 
+    @Test("event kinds: each case's ordinal is its place in allCases, so per-kind counters and hashing are right")
+    func kindOrdinals() {
+        #expect(EventKind.allCases.enumerated().allSatisfy { $0.offset == $0.element.ordinal })
+        #expect(Set(EventKind.allCases).count == EventKind.allCases.count)
+        let h = Harness()
+        let token = h.device("android")["token"] as! String
+        _ = h.send(#"{"to":"\#(token)","notification":{"title":"Hi"}}"#)
+        #expect(h.gateway.log.kindCounts[.messageDelivered] == 1 && h.gateway.log.kindCounts[.messageOpen] == 0)
+    }
+
     @Test("filters: platform, app and dates")
     func filters() throws {
         let h = try scenario()

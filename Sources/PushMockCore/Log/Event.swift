@@ -24,6 +24,14 @@ public enum EventKind: String, Sendable, CaseIterable {
     case authenticationError = "AUTHENTICATION_ERROR"
     case invalidTTL = "INVALID_TTL"
 
+    /// The case's position in `allCases`: a case without a payload is stored as its
+    /// declaration index (checked by a test). Counters index arrays with it, and hashing uses
+    /// it, instead of hashing the name (the default for a String-backed enum): the send path
+    /// counts every event by kind.
+    public var ordinal: Int { Int(withUnsafeBytes(of: self) { $0[0] }) }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+
     /// The export's error events, for rejected sends.
     public var isError: Bool {
         switch self {

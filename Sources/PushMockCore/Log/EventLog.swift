@@ -22,12 +22,21 @@ public final class EventLog {
     public var sink: (any EventSink)?
     /// Every event ever appended, by kind, and those with a reason by kind and reason
     /// (evicted ones included), for `/metrics`.
-    public private(set) var kindCounts: [EventKind: Int] = [:]
+    public private(set) var kindCounts = KindCounts()
     public private(set) var reasonCounts: [ReasonKey: Int] = [:]
 
     public struct ReasonKey: Hashable, Sendable {
         public let kind: EventKind
         public let reason: String
+    }
+
+    /// Events by kind, in an array indexed by `EventKind.ordinal`.
+    public struct KindCounts: Sendable {
+        private var counts = [Int](repeating: 0, count: EventKind.allCases.count)
+        public subscript(kind: EventKind) -> Int {
+            get { counts[kind.ordinal] }
+            set { counts[kind.ordinal] = newValue }
+        }
     }
 
     static let blockSize = 4096
@@ -52,7 +61,7 @@ public final class EventLog {
                        device: Device? = nil, token: String? = nil, reason: String? = nil,
                        delay: Timestamp? = nil) -> Int64 {
         lastSeq += 1
-        kindCounts[kind, default: 0] += 1
+        kindCounts[kind] += 1
         if let reason { reasonCounts[ReasonKey(kind: kind, reason: reason), default: 0] += 1 }
         let event = Event(seq: lastSeq, time: time, kind: kind, projectID: projectID, projectNumber: projectNumber,
                           message: message, messageID: messageID, messageType: messageType ?? message?.options.messageType,
@@ -85,7 +94,7 @@ public final class EventLog {
     public func restore(_ event: Event) {
         guard event.seq > lastSeq else { return }
         lastSeq = event.seq
-        kindCounts[event.kind, default: 0] += 1
+        kindCounts[event.kind] += 1
         if let reason = event.reason { reasonCounts[ReasonKey(kind: event.kind, reason: reason), default: 0] += 1 }
         store(event)
     }

@@ -61,7 +61,7 @@ extension Gateway {
         family("pushmock_messages_accepted_total", "counter", "Sends accepted, by API.")
         for (api, n) in metrics.accepted.sorted(by: { $0.key < $1.key }) { sample("pushmock_messages_accepted_total", [("api", api)], n) }
         family("pushmock_events_total", "counter", "Events logged, by event (evicted ones included).")
-        for kind in EventKind.allCases { sample("pushmock_events_total", [("event", kind.rawValue)], log.kindCounts[kind] ?? 0) }
+        for kind in EventKind.allCases { sample("pushmock_events_total", [("event", kind.rawValue)], log.kindCounts[kind]) }
         family("pushmock_event_reasons_total", "counter", "Events logged with a reason, by event and reason.")
         for (key, n) in log.reasonCounts.sorted(by: { ($0.key.kind.rawValue, $0.key.reason) < ($1.key.kind.rawValue, $1.key.reason) }) {
             sample("pushmock_event_reasons_total", [("event", key.kind.rawValue), ("reason", key.reason)], n)
