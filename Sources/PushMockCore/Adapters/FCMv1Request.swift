@@ -59,20 +59,21 @@ struct V1Request {
         for key in m["data"]?.objectValue?.keys ?? [] where isReserved(key) {
             throw .invalid("Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.", field: "message.data", reason: "reserved_data_key")
         }
-        let labels = [("fcm_options", m["fcm_options"]), ("android.fcm_options", value(m, "android", "fcm_options")),
-                      ("apns.fcm_options", value(m, "apns", "fcm_options")), ("webpush.fcm_options", value(m, "webpush", "fcm_options"))]
-        for (path, options) in labels {
+        // Looked up once each, without the variadic `value(...)`, which allocates per call.
+        let android = m["android"]?.objectValue, apns = m["apns"]?.objectValue, webpush = m["webpush"]?.objectValue
+        for (path, options) in [("fcm_options", m["fcm_options"]), ("android.fcm_options", android?["fcm_options"]),
+                                ("apns.fcm_options", apns?["fcm_options"]), ("webpush.fcm_options", webpush?["fcm_options"])] {
             if let label = options?["analytics_label"]?.stringValue, !isAnalyticsLabel(label) {
                 throw .invalid("Analytics label must match \(labelPattern).", field: "message.\(path).analytics_label")
             }
         }
-        if let ttl = value(m, "android", "ttl")?.stringValue, let s = Duration.seconds(ttl), s < 0 || s > Double(PushContent.maxTTL) {
+        if let ttl = android?["ttl"]?.stringValue, let s = Duration.seconds(ttl), s < 0 || s > Double(PushContent.maxTTL) {
             throw .invalid("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(ttl)\": TTL must be 0 to 2419200 seconds.", field: "message.android.ttl", reason: "invalid_ttl")
         }
-        if let link = value(m, "webpush", "fcm_options", "link")?.stringValue, !link.lowercased().hasPrefix("https://") {
+        if let link = webpush?["fcm_options"]?["link"]?.stringValue, !link.lowercased().hasPrefix("https://") {
             throw .invalid("The webpush link must be an HTTPS URL: \(link)", field: "message.webpush.fcm_options.link")
         }
-        if let p = value(m, "apns", "headers")?.objectValue?["apns-priority"]?.stringValue, !["1", "5", "10"].contains(p) {
+        if let p = apns?["headers"]?["apns-priority"]?.stringValue, !["1", "5", "10"].contains(p) {
             throw .invalid("Invalid APNs priority \"\(p)\": use 10, 5 or 1.", field: "message.apns.headers")
         }
         let topicLike: Bool = switch target { case .topic, .condition: true; default: false }

@@ -73,9 +73,16 @@ enum V1Schema {
 
     /// Validates `value` against `type` at `path` and returns it with snake_case names.
     static func normalize(_ value: JSONValue, _ type: V1Type, path: String) throws(Violation) -> JSONValue {
+        try normalize(value, type, at: { path })
+    }
+
+    /// The field path is only spelled out for an error: building it for every field cost a
+    /// fifth of an HTTP v1 send.
+    private static func normalize(_ value: JSONValue, _ type: V1Type, at: () -> String) throws(Violation) -> JSONValue {
         if value == .null { return value }
         func wrong() -> Violation {
-            Violation(field: path, description: "Invalid value at '\(path)' (\(type.protoName)), \(JSONWriter.quotedJSON(value))")
+            let path = at()
+            return Violation(field: path, description: "Invalid value at '\(path)' (\(type.protoName)), \(JSONWriter.quotedJSON(value))")
         }
         switch type {
         case .string: guard value.stringValue != nil else { throw wrong() }
@@ -89,18 +96,19 @@ enum V1Schema {
         case .stringArray:
             guard let items = value.arrayValue else { throw wrong() }
             for (i, item) in items.enumerated() where item.stringValue == nil {
+                let path = at()
                 throw Violation(field: "\(path)[\(i)]", description: "Invalid value at '\(path)[\(i)]' (TYPE_STRING), \(JSONWriter.quotedJSON(item))")
             }
         case .array(let element):
             guard let items = value.arrayValue else { throw wrong() }
             var out: [JSONValue] = []
-            for (i, item) in items.enumerated() { out.append(try normalize(item, element, path: "\(path)[\(i)]")) }
+            for (i, item) in items.enumerated() { out.append(try normalize(item, element, at: { "\(at())[\(i)]" })) }
             return .array(out)
         case .stringMap:
             guard let obj = value.objectValue else { throw wrong() }
             for (i, entry) in obj.entries.enumerated() where entry.value.stringValue == nil {
-                let at = "\(path)[\(i)].value"
-                throw Violation(field: at, description: "Invalid value at '\(at)' (TYPE_STRING), \(JSONWriter.quotedJSON(entry.value))")
+                let field = "\(at())[\(i)].value"
+                throw Violation(field: field, description: "Invalid value at '\(field)' (TYPE_STRING), \(JSONWriter.quotedJSON(entry.value))")
             }
         case .object(let fields):
             guard let obj = value.objectValue else { throw wrong() }
@@ -108,9 +116,10 @@ enum V1Schema {
             for (key, item) in obj.entries {
                 let name = snakeCase(key)
                 guard let fieldType = fields[name] else {
+                    let path = at()
                     throw Violation(field: path, description: "Invalid JSON payload received. Unknown name \"\(key)\"\(path.isEmpty ? "" : " at '\(path)'"): Cannot find field.")
                 }
-                out.append((name, try normalize(item, fieldType, path: path.isEmpty ? name : "\(path).\(name)")))
+                out.append((name, try normalize(item, fieldType, at: { let p = at(); return p.isEmpty ? name : "\(p).\(name)" })))
             }
             return .object(JSONObject(out))
         }

@@ -22,6 +22,9 @@ public struct Router<Handler> {
     }
 
     private var routes: [Route] = []
+    /// Indexes into `routes` by the pattern's first segment (always literal), so a path is
+    /// only tried against the routes that can match it.
+    private var byFirstSegment: [String: [Int]] = [:]
     /// Routes without parameters, by "METHOD path": the hot send paths match in one lookup.
     private var literal: [String: (Handler, Int)] = [:]
     /// "METHOD pattern" of each route, by index (metrics label routes by these).
@@ -37,6 +40,8 @@ public struct Router<Handler> {
             return Segment(prefix: String(seg[..<open]), name: String(seg[seg.index(after: open)..<close]),
                            suffix: String(seg[seg.index(after: close)...]))
         }
+        precondition(segments.first?.name == nil, "a pattern's first segment is literal: \(pattern)")
+        byFirstSegment[segments.first?.prefix ?? "", default: []].append(routes.count)
         routes.append(Route(method: method, segments: Array(segments), handler: handler))
         names.append(method + " " + pattern)
         if !pattern.contains("{") { literal[method + " " + pattern] = (handler, names.count - 1) }
@@ -46,8 +51,9 @@ public struct Router<Handler> {
         if let (handler, index) = literal[method + " " + path] { return .found(handler, [:], route: index) }
         let parts = Self.segments(path)
         var pathMatched = false
-        for (index, route) in routes.enumerated() where route.segments.count == parts.count {
-            guard let params = Self.bind(route.segments, parts) else { continue }
+        for index in byFirstSegment[String(parts[0])] ?? [] {
+            let route = routes[index]
+            guard route.segments.count == parts.count, let params = Self.bind(route.segments, parts) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") {
                 return .found(route.handler, params, route: index)
             }
@@ -80,10 +86,7 @@ public struct Router<Handler> {
         for (seg, part) in zip(segments, parts) where seg.name == nil && part != seg.prefix { return nil }
         var params: [String: String] = [:]
         for (seg, part) in zip(segments, parts) {
-            guard let name = seg.name else {
-                if part != seg.prefix { return nil }
-                continue
-            }
+            guard let name = seg.name else { continue }
             guard part.utf8.count > seg.prefix.utf8.count + seg.suffix.utf8.count,
                   part.hasPrefix(seg.prefix), part.hasSuffix(seg.suffix) else { return nil }
             let raw = Substring(part.utf8.dropFirst(seg.prefix.utf8.count).dropLast(seg.suffix.utf8.count))
