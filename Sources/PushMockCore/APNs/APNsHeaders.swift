@@ -17,28 +17,30 @@ public struct APNsHeaders: Sendable {
         "widgets": ".push-type.widgets", "controls": ".push-type.controls",
     ]
     static let pushTypes: Set<String> = Set(topicSuffixes.keys).union(["alert", "background", "mdm"])
-    static let names: Set<String> = ["apns-id", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration",
-                                     "apns-collapse-id", "authorization"]
+    /// The headers read, in the order of the bits that mark them seen.
+    static let names = ["apns-id", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id",
+                        "authorization"]
 
     /// Reads and checks the headers; `certificateTopic` stands in for a missing `apns-topic`.
     init(_ request: Request, certificateTopic: String?) throws(APNsFailure) {
-        var seen = Set<String>()
+        var seen: UInt8 = 0
         for (rawName, value) in request.headers {
             // HTTP/2 names arrive lower-case; lower-case others only when needed.
             let name = rawName.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? rawName.lowercased() : rawName
-            guard Self.names.contains(name) else { continue }
-            guard seen.insert(name).inserted else { throw APNsFailure(.duplicateHeaders) }
-            switch name {
-            case "apns-id": apnsID = value
-            case "apns-topic": topic = value
-            case "apns-push-type": pushType = value
-            case "apns-priority":
+            guard let bit = Self.names.firstIndex(of: name) else { continue }
+            guard seen & (1 << bit) == 0 else { throw APNsFailure(.duplicateHeaders) }
+            seen |= 1 << bit
+            switch bit {
+            case 0: apnsID = value
+            case 1: topic = value
+            case 2: pushType = value
+            case 3:
                 guard let p = Int(value) else { throw APNsFailure(.badPriority) }
                 priority = p
-            case "apns-expiration":
+            case 4:
                 guard let e = Int64(value), e >= 0 else { throw APNsFailure(.badExpirationDate) }
                 expiration = e
-            case "apns-collapse-id": collapseID = value
+            case 5: collapseID = value
             default: authorization = value
             }
         }
@@ -53,7 +55,7 @@ public struct APNsHeaders: Sendable {
         // The topic's push-type suffix must be the one its push type needs (none for alert
         // and background); MDM topics come from the certificate and are taken as they are.
         if type != "mdm" {
-            let carried = Self.topicSuffixes.values.first { topic.hasSuffix($0) }
+            let carried = Self.topicSuffixes.values.first { Self.endsWith(topic, $0) }
             if carried != Self.topicSuffixes[type] { throw APNsFailure(.badTopic) }
         }
         // A background push must not claim immediate delivery (§E.2).
@@ -63,10 +65,23 @@ public struct APNsHeaders: Sendable {
     /// The bundle id a topic addresses: the topic without its push-type suffix.
     var bundleID: String {
         guard let topic else { return "" }
-        if let suffix = pushType.flatMap({ Self.topicSuffixes[$0] }), topic.hasSuffix(suffix) {
+        if let suffix = pushType.flatMap({ Self.topicSuffixes[$0] }), Self.endsWith(topic, suffix) {
             return String(topic.dropLast(suffix.count))
         }
         return topic
+    }
+
+    /// Whether `s` ends with `suffix`, byte for byte (String's `hasSuffix` compares
+    /// grapheme clusters, which costs more and is not what a topic means).
+    static func endsWith(_ s: String, _ suffix: String) -> Bool {
+        let a = s.utf8, b = suffix.utf8
+        guard a.count >= b.count else { return false }
+        var i = a.index(a.endIndex, offsetBy: -b.count)
+        for c in b {
+            if a[i] != c { return false }
+            i = a.index(after: i)
+        }
+        return true
     }
 
     /// 8-4-4-4-12 hex digits.

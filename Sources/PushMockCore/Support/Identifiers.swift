@@ -18,14 +18,20 @@ public enum Identifiers {
 
     /// A lower-case version-4 UUID, the form of `apns-id` and `apns-unique-id`.
     public static func uuid(_ random: inout RandomSource) -> String {
-        let h = Array(random.hex(32).utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(36)
-        for (i, c) in h.enumerated() {
-            if i == 8 || i == 12 || i == 16 || i == 20 { out.append(UInt8(ascii: "-")) }
-            out.append(i == 12 ? UInt8(ascii: "4") : i == 16 ? Array("89ab".utf8)[Int(c) % 4] : c)
+        let hex = Array("0123456789abcdef".utf8)
+        var bits = (random.next(), random.next())
+        return String(unsafeUninitializedCapacity: 36) { out in
+            var n = 0
+            for i in 0..<32 {
+                if i == 8 || i == 12 || i == 16 || i == 20 { out[n] = UInt8(ascii: "-"); n += 1 }
+                let nibble = Int(i < 16 ? bits.0 & 15 : bits.1 & 15)
+                if i < 16 { bits.0 >>= 4 } else { bits.1 >>= 4 }
+                // Version 4, variant 10xx.
+                out[n] = i == 12 ? UInt8(ascii: "4") : i == 16 ? hex[8 + nibble % 4] : hex[nibble]
+                n += 1
+            }
+            return n
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// A stable 10-character Apple team id for a project (upper-case letters and digits).
