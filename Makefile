@@ -2,16 +2,17 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
-# Debian packages the build and the tests need (wrk, h2load and nghttpd only for `make bench`).
+# Debian packages the build and the tests need (wrk, h2load, nghttpd and valgrind only for
+# `make bench` and `make bench-instructions`).
 # The tests run the official SDKs in a private network namespace (`ip`, `unshare`) and the
 # dashboard in headless Chromium.
 BUILD_PACKAGES := libevent-dev libssl-dev libnghttp2-dev libsqlite3-dev pkg-config
 TEST_PACKAGES := curl iproute2 util-linux chromium chromium-driver
-BENCH_PACKAGES := wrk nghttp2-client nghttp2-server
+BENCH_PACKAGES := wrk nghttp2-client nghttp2-server valgrind
 VENV := .venv
 ARGS ?=
 
-.PHONY: run build release test test-asan fuzz-smoke fuzz deps test-deps bench-deps venv bench image-check clean
+.PHONY: run build release test test-asan fuzz-smoke fuzz deps test-deps bench-deps venv bench bench-instructions image-check clean
 
 # Installs whichever of the given packages are missing, when root; otherwise prints the line.
 define install
