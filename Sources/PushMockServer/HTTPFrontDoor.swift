@@ -88,6 +88,7 @@ final class HTTPFrontDoor {
         var request = Self.request(from: req)
         request.secure = secure
         let reply = gateway.handle(request)
+        // The common case answers at once, without a responder object per request.
         if case .response(let response) = reply {
             Self.send(response, to: req)
             polls.noteChanges()
@@ -166,7 +167,8 @@ final class EvhttpResponder: Responder {
     }
 }
 
-/// Frees the dropped request's connection, or the request alone if its client already left.
+/// Frees the dropped request's connection, or, if its client already left, the request alone
+/// (evhttp's reply to a request without a connection only frees it; nothing is sent).
 private func evhttpDropNow(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     let request = OpaquePointer(arg)
