@@ -9,7 +9,9 @@ public final class Gateway {
     public let log: EventLog
     /// All mutable state below is guarded by the loop thread.
     public private(set) var projects: [String: Project] = [:]
-    var projectsByKey: [String: Project] = [:]
+    var projectsByKey: [String: Project] = [:] { didSet { lastServerKey = nil } }
+    /// The last `Authorization` value that named a server key, and its project.
+    var lastServerKey: (header: String, project: Project)?
     /// Devices with stored or held messages, for expiry; keyed by project and device id.
     var waiting: [String: Device] = [:]
     /// Service accounts pushmock issued, by client email; access tokens it handed out.

@@ -98,11 +98,12 @@ final class HTTPFrontDoor {
     }
 
     static func request(from req: OpaquePointer) -> Request {
-        let target = evhttp_request_get_uri(req).map { String(cString: $0) } ?? "/"
+        let target = evhttp_request_get_uri(req).map(text) ?? "/"
         var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(8)
         var kv = evhttp_request_get_input_headers(req)?.pointee.tqh_first
         while let h = kv {
-            headers.append((String(cString: h.pointee.key), String(cString: h.pointee.value)))
+            headers.append((text(h.pointee.key), text(h.pointee.value)))
             kv = h.pointee.next.tqe_next
         }
         var body: [UInt8] = []
@@ -115,6 +116,12 @@ final class HTTPFrontDoor {
             }
         }
         return Request(method: method(evhttp_request_get_command(req)), target: target, headers: headers, body: body)
+    }
+
+    /// A C string as text (invalid UTF-8 repaired); cheaper than `String(cString:)`, which
+    /// takes the slow repairing path for every string.
+    private static func text(_ p: UnsafePointer<CChar>) -> String {
+        p.withMemoryRebound(to: UInt8.self, capacity: 1) { String(decoding: UnsafeBufferPointer(start: $0, count: strlen(p)), as: UTF8.self) }
     }
 
     static func method(_ cmd: evhttp_cmd_type) -> String {

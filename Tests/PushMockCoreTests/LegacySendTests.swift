@@ -4,6 +4,17 @@ import Testing
 
 @Suite("POST /fcm/send: responses and per-recipient errors")
 struct LegacySendTests {
+    @Test("a server key names its project after the project is reset (the last key's project is remembered)")
+    func keyAfterReset() {
+        let h = Harness()
+        let before = h.device("android")["token"] as! String
+        #expect(json(h.send(#"{"to":"\#(before)"}"#))["success"] as? Int == 1)
+        #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock").status == 200)
+        let after = h.device("android")["token"] as! String
+        #expect(json(h.send(#"{"to":"\#(after)"}"#))["success"] as? Int == 1)
+        #expect(h.project.messages.count == 1)
+    }
+
     @Test("a token send answers FCM's multicast shape and is delivered and logged")
     func tokenSend() throws {
         let h = Harness()

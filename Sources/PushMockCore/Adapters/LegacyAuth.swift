@@ -3,8 +3,13 @@ extension Gateway {
     /// The project whose server key the request carries; with `--accept-any-key`, the key's
     /// project if it names one, else the configured project.
     func legacyProject(_ request: Request) -> Project? {
-        let key = request.header("authorization").flatMap(Self.serverKey)
-        if let key, let p = projectsByKey[key] { return p }
+        let header = request.header("authorization")
+        // The last key that matched is remembered (an app server sends with one key).
+        if let header, let last = lastServerKey, last.header == header { return last.project }
+        if let header, let key = Self.serverKey(header), let p = projectsByKey[key] {
+            lastServerKey = (header, p)
+            return p
+        }
         return configuration.acceptAnyKey ? projects[configuration.project] : nil
     }
 
