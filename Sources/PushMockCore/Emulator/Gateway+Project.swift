@@ -7,16 +7,7 @@ extension Gateway {
         w.member("id", p.id)
         w.member("number", String(p.number))
         w.member("apple_team_id", p.teamID)
-        w.key("server_keys")
-        w.beginArray()
-        for k in p.serverKeys { w.string(k) }
-        w.endArray()
-        w.key("apps")
-        w.beginArray()
-        for app in p.apps.values.sorted(by: { App.key($0.platform, $0.name) < App.key($1.platform, $1.name) }) {
-            Self.writeApp(app, projectNumber: p.number, to: &w)
-        }
-        w.endArray()
+        Self.writeKeysAndApps(p, projectNumber: p.number, to: &w)
         w.member("devices", p.devices.count)
         w.member("topics", p.topics.count)
         w.member("messages", p.messages.count)
@@ -25,6 +16,20 @@ extension Gateway {
         w.member("events_evicted", log.evicted)
         w.endObject()
         return .response(.json(200, w))
+    }
+
+    /// A project's `server_keys` and `apps` members (the project's view and its snapshot).
+    static func writeKeysAndApps(_ p: Project, projectNumber: Int64?, to w: inout JSONWriter) {
+        w.key("server_keys")
+        w.beginArray()
+        for k in p.serverKeys { w.string(k) }
+        w.endArray()
+        w.key("apps")
+        w.beginArray()
+        for app in p.apps.values.sorted(by: { App.key($0.platform, $0.name) < App.key($1.platform, $1.name) }) {
+            writeApp(app, projectNumber: projectNumber, to: &w)
+        }
+        w.endArray()
     }
 
     /// An app as the control API shows it; without `projectNumber`, as `POST .../apps` takes it

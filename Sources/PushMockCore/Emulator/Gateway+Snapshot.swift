@@ -22,16 +22,7 @@ extension Gateway {
         for p in projects.values.sorted(by: { $0.id < $1.id }) {
             w.beginObject()
             w.member("id", p.id)
-            w.key("server_keys")
-            w.beginArray()
-            for k in p.serverKeys { w.string(k) }
-            w.endArray()
-            w.key("apps")
-            w.beginArray()
-            for app in p.apps.values.sorted(by: { App.key($0.platform, $0.name) < App.key($1.platform, $1.name) }) {
-                Self.writeApp(app, projectNumber: nil, to: &w)
-            }
-            w.endArray()
+            Self.writeKeysAndApps(p, projectNumber: nil, to: &w)
             w.key("apns_keys")
             w.beginArray()
             for key in apnsKeys.values.filter({ $0.projectID == p.id }).sorted(by: { $0.keyID < $1.keyID }) {
