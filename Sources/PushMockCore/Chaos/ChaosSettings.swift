@@ -11,6 +11,15 @@ public enum ChaosSurface: String, CaseIterable, Sendable {
     /// `POST /3/device/{token}`.
     case apns
 
+    var index: Int {
+        switch self {
+        case .legacy: 0
+        case .v1: 1
+        case .topics: 2
+        case .apns: 3
+        }
+    }
+
     /// The error names a surface may inject; the first is the default.
     /// Legacy: `Unavailable` and `InternalServerError` are per-recipient results (HTTP 200),
     /// `503` and `500` are the whole request's status.
@@ -104,11 +113,16 @@ public struct ChaosSettingsError: Error, Equatable {
 /// A project's failure injection: settings per surface (absent = none). `--chaos` gives every
 /// project its starting settings; `PUT /emulator/v1/projects/{p}/chaos` replaces them.
 public struct ChaosSettings: Sendable, Equatable {
-    public var surfaces: [ChaosSurface: SurfaceChaos] = [:]
+    /// By `ChaosSurface` case, in `allCases` order: every send looks its surface up, and a
+    /// String-backed enum as a dictionary key would hash its name each time.
+    private var surfaces = [SurfaceChaos?](repeating: nil, count: ChaosSurface.allCases.count)
 
     public init() {}
 
-    public subscript(surface: ChaosSurface) -> SurfaceChaos? { surfaces[surface] }
+    public subscript(surface: ChaosSurface) -> SurfaceChaos? {
+        get { surfaces[surface.index] }
+        set { surfaces[surface.index] = newValue }
+    }
 
     /// `--chaos legacy.error_rate=0.2,legacy.error=503,apns.latency_ms=50`: the JSON fields
     /// as `surface.field=value`, comma-separated.
@@ -144,9 +158,9 @@ public struct ChaosSettings: Sendable, Equatable {
         guard let surface = ChaosSurface(rawValue: surfaceName) else {
             throw ChaosSettingsError("Unknown surface '\(surfaceName)': use legacy, v1, topics or apns.")
         }
-        var s = surfaces[surface] ?? SurfaceChaos(surface: surface)
+        var s = self[surface] ?? SurfaceChaos(surface: surface)
         try s.set(field, value, surface: surface)
-        surfaces[surface] = s
+        self[surface] = s
     }
 
     /// Every surface, configured or not, so a reader sees the whole picture.
@@ -154,7 +168,7 @@ public struct ChaosSettings: Sendable, Equatable {
         w.beginObject()
         for surface in ChaosSurface.allCases {
             w.key(surface.rawValue)
-            (surfaces[surface] ?? SurfaceChaos(surface: surface)).write(&w)
+            (self[surface] ?? SurfaceChaos(surface: surface)).write(&w)
         }
         w.endObject()
     }

@@ -14,8 +14,12 @@ extension Gateway {
     static let chaosReason = "chaos"
 
     func rollChaos(_ surface: ChaosSurface, _ project: Project) -> ChaosRoll {
+        rollChaos(surface, project.chaos[surface])
+    }
+
+    private func rollChaos(_ surface: ChaosSurface, _ settings: SurfaceChaos?) -> ChaosRoll {
         var roll = ChaosRoll()
-        guard let s = project.chaos[surface] else { return roll }
+        guard let s = settings else { return roll }
         if s.dropRate > 0, chance(s.dropRate) { roll.drop = s.drop }
         // Legacy per-recipient errors are rolled per recipient (`injectedFailure`).
         if s.errorRate > 0, !(surface == .legacy && s.isPerRecipient), chance(s.errorRate) { roll.fails = true }
@@ -27,7 +31,7 @@ extension Gateway {
     /// the answer, it waits for the rolled latency.
     func withChaos(_ surface: ChaosSurface, _ project: Project, _ request: Request, _ body: () -> Reply) -> Reply {
         guard let settings = project.chaos[surface] else { return body() }
-        let roll = rollChaos(surface, project)
+        let roll = rollChaos(surface, settings)
         if let mode = roll.drop {
             logChaos(.internalError, project)
             return .drop(mode)
