@@ -97,11 +97,10 @@ extension Gateway {
                     : code == "UNAVAILABLE" ? "The service is currently unavailable." : "Topic subscription rate exceeded.")
             if status != 500 { r.headers.append(("Retry-After", String(s.retryAfter))) }
             return r
-        case (.apns, let name):
-            let reason = APNsReason(rawValue: name) ?? .serviceUnavailable
-            logChaos(reason.event, project)
-            let timestamp = reason == .unregistered ? clock.now() : nil
-            return Self.apnsError(APNsFailure(reason, timestamp: timestamp), apnsID: apnsID(for: request))
+        case (.apns, _):
+            // A push's failure carries its device and apns-id: `apnsSend` rolls and answers it
+            // (`injectedAPNsFailure`) after authenticating the sender.
+            preconditionFailure("APNs chaos is answered by apnsSend, not withChaos")
         }
     }
 
