@@ -8,7 +8,6 @@ import json
 import socket
 import ssl
 import sys
-import threading
 import time
 
 import httpx
@@ -128,8 +127,7 @@ def huge_json(base, port, tls_port, ca):
     out["60000_keys"] = [status, round(time.monotonic() - start, 2), body[:60]]
     start = time.monotonic()
     v1 = b'{"message":{"token":"x","data":{' + b",".join(b'"k%d":"v"' % i for i in range(60_000)) + b"}}}"
-    s = post(port, "/v1/projects/demo-pushmock/messages:send", v1,
-             extra=b"")
+    s = post(port, "/v1/projects/demo-pushmock/messages:send", v1)
     status, _, body = answer(s)
     out["v1_60000_keys"] = [status, round(time.monotonic() - start, 2)]
     return out
