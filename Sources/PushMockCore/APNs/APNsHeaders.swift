@@ -9,6 +9,8 @@ public struct APNsHeaders: Sendable {
     public var expiration: Int64?
     public var collapseID: String?
     var authorization: String?
+    /// The bundle id the topic addresses: the topic without its push-type suffix.
+    public private(set) var bundleID = ""
 
     /// The suffix `apns-topic` carries for each push type that needs one.
     static let topicSuffixes: [String: String] = [
@@ -16,18 +18,27 @@ public struct APNsHeaders: Sendable {
         "liveactivity": ".push-type.liveactivity", "location": ".location-query", "pushtotalk": ".voip-ptt",
         "widgets": ".push-type.widgets", "controls": ".push-type.controls",
     ]
+    static let typeSuffixes = topicSuffixes.map { (type: $0.key, suffix: $0.value) }
+    /// The suffixes alone, searched on every push (iterating the dictionary costs more).
+    static let suffixes = Array(topicSuffixes.values)
     static let pushTypes: Set<String> = Set(topicSuffixes.keys).union(["alert", "background", "mdm"])
     /// The headers read, in the order of the bits that mark them seen.
     static let names = ["apns-id", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id",
                         "authorization"]
 
+    /// The bit of a header `names` lists, compared on bytes without case (every header of
+    /// every push passes here); nil for the others.
+    static func bit(of name: String) -> Int? {
+        let first = name.utf8.first.map { $0 | 0x20 }
+        guard first == UInt8(ascii: "a"), name.utf8.count >= 7 else { return nil }
+        return names.firstIndex { Request.equalsLowercased(name, $0) }
+    }
+
     /// Reads and checks the headers; `certificateTopic` stands in for a missing `apns-topic`.
     init(_ request: Request, certificateTopic: String?) throws(APNsFailure) {
         var seen: UInt8 = 0
         for (rawName, value) in request.headers {
-            // HTTP/2 names arrive lower-case; lower-case others only when needed.
-            let name = rawName.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? rawName.lowercased() : rawName
-            guard let bit = Self.names.firstIndex(of: name) else { continue }
+            guard let bit = Self.bit(of: rawName) else { continue }
             guard seen & (1 << bit) == 0 else { throw APNsFailure(.duplicateHeaders) }
             seen |= 1 << bit
             switch bit {
@@ -50,56 +61,57 @@ public struct APNsHeaders: Sendable {
         if let c = collapseID, c.utf8.count > 64 { throw APNsFailure(.badCollapseId) }
         if let p = priority, ![10, 5, 1].contains(p) { throw APNsFailure(.badPriority) }
         if let t = pushType, !Self.pushTypes.contains(t) { throw APNsFailure(.invalidPushType) }
-        guard !topic.isEmpty, topic.utf8.count <= 255, !topic.contains(" ") else { throw APNsFailure(.badTopic) }
+        guard !topic.isEmpty, topic.utf8.count <= 255, !topic.withBytes({ $0.contains(0x20) }) else { throw APNsFailure(.badTopic) }
         let type = pushType ?? "alert"
         // The topic's push-type suffix must be the one its push type needs (none for alert
         // and background); MDM topics come from the certificate and are taken as they are.
+        let needed = Self.suffix(of: type)
         if type != "mdm" {
-            let carried = Self.topicSuffixes.values.first { Self.endsWith(topic, $0) }
-            if carried != Self.topicSuffixes[type] { throw APNsFailure(.badTopic) }
+            let carried = Self.suffixes.first { Self.endsWith(topic, $0) }
+            if carried != needed { throw APNsFailure(.badTopic) }
         }
         // A background push must not claim immediate delivery (§E.2).
         if type == "background", priority == 10 { throw APNsFailure(.badPriority) }
+        if let needed, Self.endsWith(topic, needed) {
+            bundleID = String(Substring(topic.utf8.dropLast(needed.utf8.count)))
+        } else {
+            bundleID = topic
+        }
     }
 
-    /// The bundle id a topic addresses: the topic without its push-type suffix.
-    var bundleID: String {
-        guard let topic else { return "" }
-        if let suffix = pushType.flatMap({ Self.topicSuffixes[$0] }), Self.endsWith(topic, suffix) {
-            return String(topic.dropLast(suffix.count))
-        }
-        return topic
+    /// The suffix a push type's topic carries, if any (a scan: cheaper than hashing).
+    static func suffix(of type: String) -> String? {
+        typeSuffixes.first { $0.type == type }?.suffix
     }
 
     /// Whether `s` ends with `suffix`, byte for byte (String's `hasSuffix` compares
     /// grapheme clusters, which costs more and is not what a topic means).
     static func endsWith(_ s: String, _ suffix: String) -> Bool {
-        let a = s.utf8, b = suffix.utf8
-        guard a.count >= b.count else { return false }
-        var i = a.index(a.endIndex, offsetBy: -b.count)
-        for c in b {
-            if a[i] != c { return false }
-            i = a.index(after: i)
-        }
-        return true
+        s.withBytes { a in suffix.withBytes { b in a.count >= b.count && a.suffix(b.count).elementsEqual(b) } }
     }
 
     /// 8-4-4-4-12 hex digits.
     static func isUUID(_ s: String) -> Bool {
-        let bytes = Array(s.utf8)
-        guard bytes.count == 36 else { return false }
-        for (i, c) in bytes.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard c == UInt8(ascii: "-") else { return false }
-            } else {
-                guard (0x30...0x39).contains(c) || (0x61...0x66).contains(c) || (0x41...0x46).contains(c) else { return false }
+        guard s.utf8.count == 36 else { return false }
+        return s.withBytes { bytes in
+            for (i, c) in bytes.enumerated() {
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    guard c == UInt8(ascii: "-") else { return false }
+                } else {
+                    guard isHexDigit(c) else { return false }
+                }
             }
+            return true
         }
-        return true
     }
 
     /// Whether `token` is a hex device token (Pushy: 64 hex digits).
     static func isDeviceToken(_ token: String) -> Bool {
-        token.utf8.count == 64 && token.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || (0x41...0x46).contains($0) }
+        token.utf8.count == 64 && token.withBytes { $0.allSatisfy(isHexDigit) }
+    }
+
+    static func isHexDigit(_ c: UInt8) -> Bool {
+        let lower = c | 0x20
+        return (c >= 0x30 && c <= 0x39) || (lower >= 0x61 && lower <= 0x66)
     }
 }

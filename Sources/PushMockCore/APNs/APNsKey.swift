@@ -16,6 +16,9 @@ public struct APNsKey: Sendable {
 struct APNsConnectionState {
     var teamID: String?
     var token: String?
+    /// The `authorization` value `token` was read from: the same value next time is the same
+    /// token, without reading it again.
+    var authorization: String?
     var tokenSince: Timestamp = 0
     /// The last token whose signature was verified, its key and `iat`: APNs checks a
     /// connection's token once, not on every push.

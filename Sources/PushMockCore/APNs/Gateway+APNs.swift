@@ -41,7 +41,7 @@ extension Gateway {
         if storeFailing() { throw APNsFailure(.serviceUnavailable) }
         let headers = try APNsHeaders(request, certificateTopic: request.connection?.clientCertificate?.userID)
         guard APNsHeaders.isDeviceToken(token) else { throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken) }
-        let key = token.lowercased()
+        let key = token.hasASCIIUppercase ? token.lowercased() : token
         guard let device = projects.values.lazy.compactMap({ $0.byAPNsToken[key] }).first else {
             if let retired = projects.values.lazy.compactMap({ $0.retiredAPNsTokens[key] }).first {
                 throw APNsFailure(.unregistered, timestamp: retired)
@@ -70,7 +70,7 @@ extension Gateway {
     /// Records the push with the options the device model needs, read from the headers
     /// and the `aps` dictionary.
     private func acceptAPNs(_ request: Request, _ headers: APNsHeaders, apnsID: String, project: Project) -> Message {
-        let aps = (try? JSONParser.parse(request.body))?.objectValue?["aps"]?.objectValue
+        let aps = JSONParser.member("aps", in: request.body)?.objectValue
         let hasAlert = aps?["alert"] != nil || aps?["sound"] != nil || aps?["badge"] != nil
         let pushType = headers.pushType ?? (hasAlert ? "alert" : "background")
         var content = PushContent(priority: (headers.priority ?? 10) == 10 ? .high : .normal,
@@ -95,16 +95,19 @@ extension Gateway {
     }
 
     /// The environment the client addressed: Apple's host names decide; any other host
-    /// (localhost, an IP) gets `--apns-environment`.
+    /// (localhost, an IP) gets `--apns-environment`. Compared on bytes, without case and port.
     func apnsEnvironment(of request: Request) -> APNsEnvironment {
-        var host = request.header("host") ?? ""
-        if host.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { host = host.lowercased() }
-        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { host = String(host[..<colon]) }
-        switch host {
-        case "api.push.apple.com": return .production
-        case "api.sandbox.push.apple.com", "api.development.push.apple.com": return .sandbox
-        default: return configuration.apnsEnvironment
+        guard let host = request.header("host") else { return configuration.apnsEnvironment }
+        var name = host.utf8[...]
+        if name.last != UInt8(ascii: "]"), let colon = name.lastIndex(of: UInt8(ascii: ":")) { name = name[..<colon] }
+        func named(_ lower: String) -> Bool {
+            guard name.count == lower.utf8.count else { return false }
+            for (a, b) in zip(name, lower.utf8) where (a >= 0x41 && a <= 0x5A ? a | 0x20 : a) != b { return false }
+            return true
         }
+        if named("api.push.apple.com") { return .production }
+        if named("api.sandbox.push.apple.com") || named("api.development.push.apple.com") { return .sandbox }
+        return configuration.apnsEnvironment
     }
 
     /// An APNs error: `{"reason"}` (+ `timestamp` in ms for 410), with `apns-id`.

@@ -11,17 +11,14 @@ extension Gateway {
         if let certificate = request.connection?.clientCertificate {
             return try certificateProject(certificate, headers, environment: environment)
         }
-        guard let auth = headers.authorization, auth.utf8.count > 7,
-              Request.equalsLowercased(String(Substring(auth.utf8.prefix(7))), "bearer ") else {
-            throw APNsFailure(.missingProviderToken)
+        guard let auth = headers.authorization else { throw APNsFailure(.missingProviderToken) }
+        let text: String
+        if let context = request.connection, context.apns.authorization == auth, let token = context.apns.token {
+            text = token
+        } else {
+            guard let token = Self.providerToken(auth) else { throw APNsFailure(.missingProviderToken) }
+            text = token
         }
-        // The token, without surrounding spaces (on bytes: this runs on every push).
-        let rest = auth.utf8.dropFirst(7)
-        var start = rest.startIndex, end = rest.endIndex
-        while start < end, rest[start] == 0x20 { start = rest.index(after: start) }
-        while end > start, rest[rest.index(before: end)] == 0x20 { end = rest.index(before: end) }
-        let text = String(Substring(rest[start..<end]))
-        guard !text.isEmpty else { throw APNsFailure(.missingProviderToken) }
         let (key, iat) = try verifiedProviderToken(text, on: request.connection)
         if let only = key.environment, only != environment { throw APNsFailure(.badEnvironmentKeyIdInToken) }
         if let topics = key.topics, !topics.contains(headers.bundleID) { throw APNsFailure(.invalidProviderToken) }
@@ -39,9 +36,20 @@ extension Gateway {
                 context.apns.token = text
                 context.apns.tokenSince = now
             }
+            context.apns.authorization = auth
             context.apns.teamID = key.teamID
         }
         return project
+    }
+
+    /// The token of a `bearer <token>` value, without surrounding spaces (on bytes).
+    static func providerToken(_ auth: String) -> String? {
+        guard auth.utf8.count > 7, Request.equalsLowercased(String(Substring(auth.utf8.prefix(7))), "bearer ") else { return nil }
+        let rest = auth.utf8.dropFirst(7)
+        var start = rest.startIndex, end = rest.endIndex
+        while start < end, rest[start] == 0x20 { start = rest.index(after: start) }
+        while end > start, rest[rest.index(before: end)] == 0x20 { end = rest.index(before: end) }
+        return start < end ? String(Substring(rest[start..<end])) : nil
     }
 
     /// The key that signed a provider token, and its `iat`; a token already verified on the

@@ -21,6 +21,24 @@ public struct JSONParser {
         }
     }
 
+    /// The value of `key` in the top-level object of `bytes`, which must be valid JSON as a
+    /// whole; the other members are checked without being built (an APNs push needs only
+    /// its `aps`). Nil when the body is not a JSON object or has no such member.
+    public static func member(_ key: String, in bytes: [UInt8]) -> JSONValue? {
+        bytes.withUnsafeBufferPointer { buf -> JSONValue? in
+            var p = JSONParser(buf)
+            p.skipSpace()
+            guard p.i < buf.count, buf[p.i] == UInt8(ascii: "{") else { return nil }
+            do throws(JSONParseError) {
+                let found = try p.member(key)
+                p.skipSpace()
+                return p.i < buf.count ? nil : found
+            } catch {
+                return nil
+            }
+        }
+    }
+
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8))
     }
@@ -83,6 +101,70 @@ public struct JSONParser {
             if b[i] == UInt8(ascii: "}") { i += 1; return JSONObject(entries) }
             throw fail()
         }
+    }
+
+    /// Walks an object, building only the value of `key` (the last one if repeated, as
+    /// `JSONObject` lookups find it).
+    private mutating func member(_ key: String) throws(JSONParseError) -> JSONValue? {
+        i += 1
+        var found: JSONValue?
+        skipSpace()
+        if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return nil }
+        while true {
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
+            let name = try string()
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail() }
+            i += 1
+            skipSpace()
+            if name == key { found = try value(depth: 1) } else { try skipValue(depth: 1) }
+            skipSpace()
+            guard i < b.count else { throw fail() }
+            if b[i] == UInt8(ascii: ",") { i += 1; continue }
+            if b[i] == UInt8(ascii: "}") { i += 1; return found }
+            throw fail()
+        }
+    }
+
+    /// Checks one value as `value(depth:)` does, without building it.
+    private mutating func skipValue(depth: Int) throws(JSONParseError) {
+        guard i < b.count else { throw fail() }
+        let open = b[i]
+        guard open == UInt8(ascii: "{") || open == UInt8(ascii: "[") else {
+            if open == UInt8(ascii: "\"") { try skipString() } else { _ = try value(depth: depth) }
+            return
+        }
+        if depth + 1 > Self.maxDepth { throw JSONParseError(kind: .tooDeep, position: i) }
+        let close = open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+        i += 1
+        skipSpace()
+        if i < b.count, b[i] == close { i += 1; return }
+        while true {
+            skipSpace()
+            if open == UInt8(ascii: "{") {
+                guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
+                try skipString()
+                skipSpace()
+                guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail() }
+                i += 1
+                skipSpace()
+            }
+            try skipValue(depth: depth + 1)
+            skipSpace()
+            guard i < b.count else { throw fail() }
+            if b[i] == UInt8(ascii: ",") { i += 1; continue }
+            if b[i] == close { i += 1; return }
+            throw fail()
+        }
+    }
+
+    /// A string without escapes or non-ASCII bytes is checked in place; others are decoded.
+    private mutating func skipString() throws(JSONParseError) {
+        var j = i + 1
+        while j < b.count, b[j] != UInt8(ascii: "\""), b[j] != UInt8(ascii: "\\"), b[j] >= 0x20, b[j] < 0x80 { j += 1 }
+        if j < b.count, b[j] == UInt8(ascii: "\"") { i = j + 1; return }
+        _ = try string()
     }
 
     private mutating func array(depth: Int) throws(JSONParseError) -> [JSONValue] {

@@ -17,7 +17,7 @@ public struct Request {
         self.method = method
         self.headers = headers
         self.body = body
-        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+        if target.withBytes({ $0.contains(UInt8(ascii: "?")) }), let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = String(Substring(target.utf8[..<q]))
             query = URLCoding.formPairs(String(Substring(target.utf8[target.utf8.index(after: q)...]))) ?? []
         } else {
@@ -33,7 +33,7 @@ public struct Request {
     }
 
     /// ASCII case-insensitive comparison against an already lower-case string, on bytes.
-    static func equalsLowercased(_ s: String, _ lower: String) -> Bool {
+    public static func equalsLowercased(_ s: String, _ lower: String) -> Bool {
         guard s.utf8.count == lower.utf8.count else { return false }
         var a = s, b = lower
         return a.withUTF8 { x in

@@ -18,19 +18,21 @@ public enum Identifiers {
 
     /// A lower-case version-4 UUID, the form of `apns-id` and `apns-unique-id`.
     public static func uuid(_ random: inout RandomSource) -> String {
-        let hex = Array("0123456789abcdef".utf8)
+        func hex(_ n: UInt64) -> UInt8 { n < 10 ? 0x30 + UInt8(n) : 0x57 + UInt8(n) }
         var bits = (random.next(), random.next())
-        return String(unsafeUninitializedCapacity: 36) { out in
+        // Written to the stack and decoded (String's uninitialized-capacity initializer
+        // validates on a slower path).
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { out in
             var n = 0
             for i in 0..<32 {
                 if i == 8 || i == 12 || i == 16 || i == 20 { out[n] = UInt8(ascii: "-"); n += 1 }
-                let nibble = Int(i < 16 ? bits.0 & 15 : bits.1 & 15)
+                let nibble = i < 16 ? bits.0 & 15 : bits.1 & 15
                 if i < 16 { bits.0 >>= 4 } else { bits.1 >>= 4 }
                 // Version 4, variant 10xx.
-                out[n] = i == 12 ? UInt8(ascii: "4") : i == 16 ? hex[8 + nibble % 4] : hex[nibble]
+                out[n] = i == 12 ? UInt8(ascii: "4") : i == 16 ? hex(8 + nibble % 4) : hex(nibble)
                 n += 1
             }
-            return n
+            return String(decoding: UnsafeBufferPointer(out), as: UTF8.self)
         }
     }
 

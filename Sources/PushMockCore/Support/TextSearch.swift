@@ -6,3 +6,19 @@ extension StringProtocol {
         utf8.firstRange(of: needle.utf8) != nil
     }
 }
+
+extension String {
+    /// Runs `body` on the string's UTF-8 bytes in place (a copy only for a bridged string):
+    /// loops over a buffer cost a fraction of loops over `utf8` on the hot path.
+    @inlinable
+    public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let r = utf8.withContiguousStorageIfAvailable(body) { return r }
+        return Array(utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// Whether any byte is an ASCII capital letter.
+    @inlinable
+    public var hasASCIIUppercase: Bool {
+        withBytes { $0.contains { $0 >= 0x41 && $0 <= 0x5A } }
+    }
+}

@@ -1,5 +1,6 @@
 internal import CLibevent
 internal import CNghttp2
+import Glibc
 import PushMockCore
 
 /// One HTTP/2 connection (nghttp2 server session) over a TLS bufferevent the owning
@@ -25,6 +26,17 @@ final class HTTP2Session {
     /// Open streams by id; loop thread only.
     private var streamTable: [Int32: HTTP2Stream] = [:]
     private var bufferedBytes = 0
+    /// The header fields of the connection's last request, by position. A client sends the
+    /// same fields on every stream (HPACK indexes them), so the bytes usually match and the
+    /// Strings are reused instead of decoded again.
+    private var lastFields: [(name: String, value: String)] = []
+    /// Set while nghttp2 processes input: answers given meanwhile are written once, after.
+    private var receiving = false
+    /// The stream whose header block is being received (saves a table lookup per field).
+    private var receivingHeaders: HTTP2Stream?
+    /// Reused for each answer's header block.
+    private var fieldText: [UInt8] = []
+    private var fieldSpans: [(name: Int, value: Int, end: Int)] = []
     private(set) var goingAway = false
     /// A chaos drop asked for the connection to end at once, with no answer.
     private(set) var abandoned = false
@@ -72,6 +84,8 @@ final class HTTP2Session {
 
     /// Feeds what arrived; returns false when the connection must close.
     func receive(_ input: OpaquePointer) -> Bool {
+        receiving = true
+        defer { receiving = false }
         while true {
             let n = evbuffer_get_contiguous_space(input)
             guard n > 0, let bytes = evbuffer_pullup(input, n) else { break }
@@ -79,7 +93,13 @@ final class HTTP2Session {
             guard used >= 0 else { return false }
             evbuffer_drain(input, n)
         }
+        receiving = false
         return flush()
+    }
+
+    /// `flush()`, unless input is being processed (`receive` then flushes once at the end).
+    func flushUnlessReceiving() {
+        if !receiving { flush() }
     }
 
     /// Writes what nghttp2 has queued, up to the output bound; returns false when the
@@ -121,22 +141,47 @@ final class HTTP2Session {
     fileprivate func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
-        streamTable[frame.pointee.hd.stream_id] = HTTP2Stream(id: frame.pointee.hd.stream_id, session: self)
+        let stream = HTTP2Stream(id: frame.pointee.hd.stream_id, session: self)
+        streamTable[stream.id] = stream
+        receivingHeaders = stream
         return 0
     }
 
     fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: UnsafeBufferPointer<UInt8>,
                             _ value: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let id = frame.pointee.hd.stream_id
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              let stream = streamTable[frame.pointee.hd.stream_id] else { return 0 }
+              let stream = receivingHeaders?.id == id ? receivingHeaders : streamTable[id] else { return 0 }
         let size = name.count + value.count + 32
         stream.headerBytes += size
         bufferedBytes += size
         guard stream.headerBytes <= Self.maxHeaderBytes, bufferedBytes <= Self.maxBufferedBytes else {
             return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
         }
-        stream.add(name: name, value: value)
+        stream.add(field(at: stream.fieldCount, name, value))
+        stream.fieldCount += 1
         return 0
+    }
+
+    /// The field as Strings: the last request's at `position` when its bytes are the same.
+    private func field(at position: Int, _ name: UnsafeBufferPointer<UInt8>,
+                       _ value: UnsafeBufferPointer<UInt8>) -> (name: String, value: String) {
+        if position < lastFields.count, Self.same(lastFields[position].name, name), Self.same(lastFields[position].value, value) {
+            return lastFields[position]
+        }
+        let field = (name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        if position < lastFields.count {
+            lastFields[position] = field
+        } else if position == lastFields.count, position < 64 {
+            lastFields.append(field)
+        }
+        return field
+    }
+
+    private static func same(_ s: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard s.utf8.count == bytes.count else { return false }
+        guard let b = bytes.baseAddress, !bytes.isEmpty else { return true }
+        return s.withBytes { memcmp($0.baseAddress!, b, bytes.count) == 0 }
     }
 
     fileprivate func dataChunk(_ streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
@@ -155,6 +200,7 @@ final class HTTP2Session {
 
     fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let type = frame.pointee.hd.type
+        if type == UInt8(NGHTTP2_HEADERS.rawValue) { receivingHeaders = nil }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
               let stream = streamTable[frame.pointee.hd.stream_id], !stream.dispatched else { return 0 }
@@ -173,6 +219,7 @@ final class HTTP2Session {
     }
 
     fileprivate func streamClosed(_ streamID: Int32) -> Int32 {
+        if receivingHeaders?.id == streamID { receivingHeaders = nil }
         if let stream = streamTable.removeValue(forKey: streamID) {
             if !stream.dispatched { bufferedBytes -= stream.headerBytes + stream.body.count }
             stream.closed = true
@@ -185,29 +232,40 @@ final class HTTP2Session {
     func respond(_ stream: HTTP2Stream, _ response: Response) {
         guard !stream.closed, session != nil else { return }
         if !stream.streaming { stream.responseBody = stream.method == "HEAD" ? [] : response.body }
-        var text: [UInt8] = []
-        var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        // The fields as one byte string (names lower-cased, as HTTP/2 requires), then
+        // nghttp2's name/value pointers into it; both buffers are reused.
+        fieldText.removeAll(keepingCapacity: true)
+        fieldSpans.removeAll(keepingCapacity: true)
         func add(_ name: String, _ value: String) {
-            let n0 = text.count
-            for c in name.utf8 { text.append(c >= 0x41 && c <= 0x5A ? c | 0x20 : c) }
-            let v0 = text.count
-            text.append(contentsOf: value.utf8)
-            spans.append((n0..<v0, v0..<text.count))
+            let n0 = fieldText.count
+            if name.hasASCIIUppercase {
+                for c in name.utf8 { fieldText.append(c >= 0x41 && c <= 0x5A ? c | 0x20 : c) }
+            } else {
+                fieldText.append(contentsOf: name.utf8)
+            }
+            let v0 = fieldText.count
+            fieldText.append(contentsOf: value.utf8)
+            fieldSpans.append((n0, v0, fieldText.count))
         }
         add(":status", String(response.status))
         for (name, value) in response.headers where !HTTP2Stream.isConnectionHeader(name) { add(name, value) }
         if !stream.responseBody.isEmpty, !stream.streaming { add("content-length", String(stream.responseBody.count)) }
-        text.withUnsafeMutableBufferPointer { buffer in
-            var nva = spans.map { span in
-                nghttp2_nv(name: buffer.baseAddress! + span.name.lowerBound, value: buffer.baseAddress! + span.value.lowerBound,
-                           namelen: span.name.count, valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-            }
-            if stream.responseBody.isEmpty, !stream.streaming {
-                nghttp2_submit_response(session, stream.id, &nva, nva.count, nil)
-            } else {
-                var provider = nghttp2_data_provider()
-                provider.read_callback = h2ReadBody
-                nghttp2_submit_response(session, stream.id, &nva, nva.count, &provider)
+        let none = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+        let spans = fieldSpans
+        fieldText.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: spans.count) { nva in
+                for (i, span) in spans.enumerated() {
+                    nva[i] = nghttp2_nv(name: base + span.name, value: base + span.value, namelen: span.value - span.name,
+                                        valuelen: span.end - span.value, flags: none)
+                }
+                if stream.responseBody.isEmpty, !stream.streaming {
+                    nghttp2_submit_response(session, stream.id, nva.baseAddress, spans.count, nil)
+                } else {
+                    var provider = nghttp2_data_provider()
+                    provider.read_callback = h2ReadBody
+                    nghttp2_submit_response(session, stream.id, nva.baseAddress, spans.count, &provider)
+                }
             }
         }
     }

@@ -28,30 +28,32 @@ final class HTTP2Stream: Responder, StreamResponder {
         self.session = session
     }
 
-    func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        let v = String(decoding: value, as: UTF8.self)
-        if name.first == UInt8(ascii: ":") {
-            switch String(decoding: name, as: UTF8.self) {
-            case ":method": method = v
-            case ":path": path = v
-            case ":authority": authority = v
+    /// Fields received so far, pseudo-headers included (the position of the next one).
+    var fieldCount = 0
+
+    func add(_ field: (name: String, value: String)) {
+        if field.name.utf8.first == UInt8(ascii: ":") {
+            switch field.name {
+            case ":method": method = field.value
+            case ":path": path = field.value
+            case ":authority": authority = field.value
             default: break
             }
         } else {
-            headers.append((String(decoding: name, as: UTF8.self), v))
+            if headers.isEmpty { headers.reserveCapacity(12) }
+            headers.append(field)
         }
     }
 
     /// The request as the gateway sees it; `:authority` stands in for a missing `host`.
     func request() -> Request {
-        var all = headers
-        if let authority, !headers.contains(where: { $0.name == "host" }) { all.append(("host", authority)) }
-        return Request(method: method, target: path.isEmpty ? "/" : path, headers: all, body: body)
+        if let authority, !headers.contains(where: { $0.name == "host" }) { headers.append(("host", authority)) }
+        return Request(method: method, target: path.isEmpty ? "/" : path, headers: headers, body: body)
     }
 
     func respond(_ response: Response) {
         session?.respond(self, response)
-        session?.flush()
+        session?.flushUnlessReceiving()
     }
 
     func drop(_ mode: DropMode) { session?.drop(self, mode) }
@@ -59,7 +61,7 @@ final class HTTP2Stream: Responder, StreamResponder {
     func begin(_ head: Response) {
         streaming = true
         session?.respond(self, head)
-        session?.flush()
+        session?.flushUnlessReceiving()
     }
 
     func send(_ bytes: [UInt8]) {
@@ -76,10 +78,15 @@ final class HTTP2Stream: Responder, StreamResponder {
     var pendingBytes: Int { responseBody.count - responseOffset }
     func cutOff() { session?.reset(self) }
 
-    /// HTTP/1.1 connection-specific fields, which HTTP/2 forbids.
+    /// HTTP/1.1 connection-specific fields, which HTTP/2 forbids (compared without case, on
+    /// bytes: every header of every answer passes here).
     static func isConnectionHeader(_ name: String) -> Bool {
-        switch name.lowercased() {
-        case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "content-length": true
+        switch name.utf8.count {
+        case 7: Request.equalsLowercased(name, "upgrade")
+        case 10: Request.equalsLowercased(name, "connection") || Request.equalsLowercased(name, "keep-alive")
+        case 14: Request.equalsLowercased(name, "content-length")
+        case 16: Request.equalsLowercased(name, "proxy-connection")
+        case 17: Request.equalsLowercased(name, "transfer-encoding")
         default: false
         }
     }
