@@ -16,7 +16,9 @@ public final class Gateway {
     var waiting: [String: Device] = [:]
     /// Service accounts pushmock issued, by client email; access tokens it handed out.
     var serviceAccounts: [String: ServiceAccount] = [:]
-    var accessTokens: [String: AccessToken] = [:]
+    var accessTokens: [String: AccessToken] = [:] { didSet { lastBearer = nil } }
+    /// The last `Authorization` value that carried a known access token, and that token.
+    var lastBearer: (header: String, token: AccessToken)?
     /// APNs auth keys registered in any project, by key id.
     var apnsKeys: [String: APNsKey] = [:]
     /// Set when the server starts shutting down: APNs then answers 503 Shutdown.

@@ -32,7 +32,7 @@ struct V1Request {
 
     private static func targetOf(_ m: JSONObject) throws(V1Error) -> Target {
         var found: Target?
-        for (name, value) in m.entries where ["token", "topic", "condition", "fid"].contains(name) {
+        for (name, value) in m.entries where isTargetField(name) {
             guard let s = value.stringValue, !s.isEmpty else { continue }
             if found != nil {
                 throw .invalid("Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(name)'", field: "message")
@@ -55,18 +55,28 @@ struct V1Request {
         return found
     }
 
+    private static func isTargetField(_ name: String) -> Bool {
+        switch name {
+        case "token", "topic", "condition", "fid": true
+        default: false
+        }
+    }
+
     private static func check(_ m: JSONObject, target: Target) throws(V1Error) {
-        for key in m["data"]?.objectValue?.keys ?? [] where isReserved(key) {
+        for (key, _) in m["data"]?.objectValue?.entries ?? [] where isReserved(key) {
             throw .invalid("Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.", field: "message.data", reason: "reserved_data_key")
         }
         // Looked up once each, without the variadic `value(...)`, which allocates per call.
         let android = m["android"]?.objectValue, apns = m["apns"]?.objectValue, webpush = m["webpush"]?.objectValue
-        for (path, options) in [("fcm_options", m["fcm_options"]), ("android.fcm_options", android?["fcm_options"]),
-                                ("apns.fcm_options", apns?["fcm_options"]), ("webpush.fcm_options", webpush?["fcm_options"])] {
+        func checkLabel(_ options: JSONValue?, _ path: StaticString) throws(V1Error) {
             if let label = options?["analytics_label"]?.stringValue, !isAnalyticsLabel(label) {
                 throw .invalid("Analytics label must match \(labelPattern).", field: "message.\(path).analytics_label")
             }
         }
+        try checkLabel(m["fcm_options"], "fcm_options")
+        try checkLabel(android?["fcm_options"], "android.fcm_options")
+        try checkLabel(apns?["fcm_options"], "apns.fcm_options")
+        try checkLabel(webpush?["fcm_options"], "webpush.fcm_options")
         if let ttl = android?["ttl"]?.stringValue, let s = Duration.seconds(ttl), s < 0 || s > Double(PushContent.maxTTL) {
             throw .invalid("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(ttl)\": TTL must be 0 to 2419200 seconds.", field: "message.android.ttl", reason: "invalid_ttl")
         }
@@ -90,9 +100,8 @@ struct V1Request {
     /// Bytes of the data map and the notification's strings (the §A.8 rule, applied to v1).
     static func payloadSize(_ m: JSONObject) -> Int {
         var n = 0
-        for obj in [m["data"]?.objectValue, m["notification"]?.objectValue].compactMap({ $0 }) {
-            for (k, v) in obj.entries { n += k.utf8.count + (v.stringValue?.utf8.count ?? 0) }
-        }
+        for (k, v) in m["data"]?.objectValue?.entries ?? [] { n += k.utf8.count + (v.stringValue?.utf8.count ?? 0) }
+        for (k, v) in m["notification"]?.objectValue?.entries ?? [] { n += k.utf8.count + (v.stringValue?.utf8.count ?? 0) }
         return n
     }
 
@@ -115,32 +124,35 @@ struct V1Request {
 
     /// The options the device model and the log need, from the message and its overrides.
     static func content(of m: JSONObject) -> PushContent {
-        let aps = value(m, "apns", "payload", "aps")?.objectValue
-        let isNotification = m["notification"] != nil || value(m, "android", "notification") != nil || aps?["alert"] != nil
+        // Each override object looked up once (the variadic `value(...)` allocates per call).
+        let android = m["android"]?.objectValue, apns = m["apns"]?.objectValue
+        let apnsHeaders = apns?["headers"]?.objectValue
+        let aps = apns?["payload"]?["aps"]?.objectValue
+        let isNotification = m["notification"] != nil || android?["notification"] != nil || aps?["alert"] != nil
         var priority: Priority?
-        switch value(m, "android", "priority")?.stringValue?.lowercased() {
+        switch android?["priority"]?.stringValue?.lowercased() {
         case "high"?: priority = .high
         case "normal"?: priority = .normal
         default:
-            switch value(m, "apns", "headers")?.objectValue?["apns-priority"]?.stringValue {
+            switch apnsHeaders?["apns-priority"]?.stringValue {
             case "10"?: priority = .high
             case "5"?, "1"?: priority = .normal
             default: priority = nil
             }
         }
-        let ttl = value(m, "android", "ttl")?.stringValue.flatMap(Duration.seconds).map { Int($0) } ?? PushContent.maxTTL
-        let label = value(m, "fcm_options", "analytics_label")?.stringValue
-            ?? value(m, "android", "fcm_options", "analytics_label")?.stringValue
-            ?? value(m, "apns", "fcm_options", "analytics_label")?.stringValue
+        let ttl = android?["ttl"]?.stringValue.flatMap(Duration.seconds).map { Int($0) } ?? PushContent.maxTTL
+        let label = m["fcm_options"]?["analytics_label"]?.stringValue
+            ?? android?["fcm_options"]?["analytics_label"]?.stringValue
+            ?? apns?["fcm_options"]?["analytics_label"]?.stringValue
         var content = PushContent(notification: m["notification"]?.objectValue, data: m["data"]?.objectValue,
                                   priority: priority, contentAvailable: aps?["content-available"]?.numberValue?.int == 1,
                                   mutableContent: aps?["mutable-content"]?.numberValue?.int == 1,
-                                  collapseKey: value(m, "android", "collapse_key")?.stringValue, ttl: ttl,
-                                  restrictedPackageName: value(m, "android", "restricted_package_name")?.stringValue,
+                                  collapseKey: android?["collapse_key"]?.stringValue, ttl: ttl,
+                                  restrictedPackageName: android?["restricted_package_name"]?.stringValue,
                                   analyticsLabel: label)
         content.options.isNotification = isNotification
         if !isNotification, priority == nil { content.options.priority = .normal }
-        if let exp = value(m, "apns", "headers")?.objectValue?["apns-expiration"]?.stringValue.flatMap({ Int64($0) }) {
+        if let exp = apnsHeaders?["apns-expiration"]?.stringValue.flatMap({ Int64($0) }) {
             content.options.apnsExpiration = exp
         }
         content.v1 = m

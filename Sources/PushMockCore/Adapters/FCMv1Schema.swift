@@ -80,7 +80,7 @@ enum V1Schema {
     /// tree is then not copied). The field path is only spelled out for an error. Both were a
     /// fifth of an HTTP v1 send.
     private static func rewritten(_ value: JSONValue, _ type: V1Type, at: () -> String) throws(Violation) -> JSONValue? {
-        if value == .null { return nil }
+        if case .null = value { return nil }
         func wrong() -> Violation {
             let path = at()
             return Violation(field: path, description: "Invalid value at '\(path)' (\(type.protoName)), \(JSONWriter.quotedJSON(value))")
@@ -135,7 +135,7 @@ enum V1Schema {
 
     /// `fcmOptions` → `fcm_options`; snake_case stays as it is.
     static func snakeCase(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return s }
+        guard s.hasASCIIUppercase else { return s }
         var out = ""
         for c in s {
             if c.isUppercase { out += "_" + c.lowercased() } else { out.append(c) }

@@ -33,7 +33,16 @@ extension Gateway {
 
     private func v1Deliver(_ send: V1Request, _ request: Request, _ project: Project) throws(V1Error) -> Response {
         let options = send.content.options
-        func name(_ id: String) -> Response { .json(200, "{\"name\":\(JSONWriter.quoted("projects/\(project.id)/messages/\(id)"))}") }
+        func name(_ id: String) -> Response {
+            // Written as bytes: this is every send's answer. Project ids and message ids need
+            // no escaping, but are escaped all the same.
+            var w = JSONWriter(capacity: 48 + project.id.utf8.count + id.utf8.count)
+            w.beginObject()
+            w.key("name")
+            w.string(joining: "projects/", project.id, "/messages/", id)
+            w.endObject()
+            return .json(200, w)
+        }
         switch send.target {
         case .token, .fid:
             let device = try v1Device(send, project)
@@ -49,7 +58,7 @@ extension Gateway {
                 throw e
             }
             if device.platform == .ios, !options.isNotification,
-               V1Request.value(send.message, "apns", "headers")?.objectValue?["apns-priority"]?.stringValue == "10" {
+               send.message["apns"]?["headers"]?["apns-priority"]?.stringValue == "10" {
                 throw .invalid("Data messages to Apple devices must have apns-priority 5 (normal priority).", field: "message.apns.headers")
             }
             try consumeDeviceRate(device)

@@ -90,13 +90,22 @@ extension Gateway {
         guard let header = request.header("authorization") else {
             return Self.unauthenticated("Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.", invalidToken: false)
         }
-        guard let token = Self.bearerToken(header).flatMap({ accessTokens[$0] }), token.expires > clock.now() else {
+        guard let token = accessToken(header), token.expires > clock.now() else {
             return Self.unauthenticated("Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.", invalidToken: true)
         }
         guard let project = apiProject(projectID), project.id == token.projectID else {
             return Self.permissionDenied(projectID)
         }
         return nil
+    }
+
+    /// The access token an `Authorization` value carries, if pushmock issued it; the last one
+    /// found is remembered (a client sends the same one until it expires).
+    private func accessToken(_ header: String) -> AccessToken? {
+        if let last = lastBearer, last.header == header { return last.token }
+        guard let token = Self.bearerToken(header).flatMap({ accessTokens[$0] }) else { return nil }
+        lastBearer = (header, token)
+        return token
     }
 
     /// The token of `Bearer <token>` (scheme in any case), read on bytes.

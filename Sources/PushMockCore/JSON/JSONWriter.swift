@@ -50,6 +50,16 @@ public struct JSONWriter {
     }
 
     public mutating func string(_ s: String) { prefix(); Self.appendQuoted(s, to: &bytes) }
+    /// One string value made of four parts, written without joining them first.
+    public mutating func string(joining a: String, _ b: String, _ c: String, _ d: String) {
+        prefix()
+        bytes.append(UInt8(ascii: "\""))
+        Self.appendEscaped(a, to: &bytes)
+        Self.appendEscaped(b, to: &bytes)
+        Self.appendEscaped(c, to: &bytes)
+        Self.appendEscaped(d, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
     public mutating func int(_ n: Int) { prefix(); Self.appendInt(Int64(n), to: &bytes) }
     public mutating func int64(_ n: Int64) { prefix(); Self.appendInt(n, to: &bytes) }
     /// A finite number; whole ones are written without a fraction.
@@ -117,6 +127,12 @@ public struct JSONWriter {
 
     public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        appendEscaped(s, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The string's bytes with JSON's escapes, without quotes.
+    static func appendEscaped(_ s: String, to out: inout [UInt8]) {
         var s = s
         s.withUTF8 { u in
             var start = 0
@@ -136,6 +152,5 @@ public struct JSONWriter {
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start...]))
         }
-        out.append(UInt8(ascii: "\""))
     }
 }
