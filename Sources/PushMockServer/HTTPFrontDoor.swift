@@ -18,6 +18,10 @@ final class HTTPFrontDoor {
     private var bound: OpaquePointer?
     /// Whether requests arrive over TLS (through `TLSConnection`'s HTTP/1.1 bridge).
     private let secure: Bool
+    /// The last request's target and header fields (by position) as Strings: clients repeat
+    /// them, so the same bytes reuse the same Strings instead of decoding them again.
+    private var lastTarget = ""
+    private var lastFields: [(name: String, value: String)] = []
 
     init(base: EventBase, gateway: Gateway, polls: LongPolls, streams: EventStreams, configuration: Configuration,
          secure: Bool = false) throws(ServerError) {
@@ -85,7 +89,7 @@ final class HTTPFrontDoor {
 
     fileprivate func handle(_ req: OpaquePointer) {
         limiter.requestArrived(req)
-        var request = Self.request(from: req)
+        var request = request(from: req)
         request.secure = secure
         let reply = gateway.handle(request)
         // The common case answers at once, without a responder object per request.
@@ -97,13 +101,20 @@ final class HTTPFrontDoor {
         }
     }
 
-    static func request(from req: OpaquePointer) -> Request {
-        let target = evhttp_request_get_uri(req).map(text) ?? "/"
+    func request(from req: OpaquePointer) -> Request {
+        let target = evhttp_request_get_uri(req).map { Self.text($0, last: &lastTarget) } ?? "/"
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(8)
         var kv = evhttp_request_get_input_headers(req)?.pointee.tqh_first
         while let h = kv {
-            headers.append((text(h.pointee.key), text(h.pointee.value)))
+            let position = headers.count
+            if position == lastFields.count, position < 64 { lastFields.append(("", "")) }
+            if position < lastFields.count {
+                headers.append((Self.text(h.pointee.key, last: &lastFields[position].name),
+                                Self.text(h.pointee.value, last: &lastFields[position].value)))
+            } else {
+                headers.append((Self.text(h.pointee.key), Self.text(h.pointee.value)))
+            }
             kv = h.pointee.next.tqe_next
         }
         var body: [UInt8] = []
@@ -115,13 +126,22 @@ final class HTTPFrontDoor {
                 }
             }
         }
-        return Request(method: method(evhttp_request_get_command(req)), target: target, headers: headers, body: body)
+        return Request(method: Self.method(evhttp_request_get_command(req)), target: target, headers: headers, body: body)
     }
 
     /// A C string as text (invalid UTF-8 repaired); cheaper than `String(cString:)`, which
     /// takes the slow repairing path for every string.
     private static func text(_ p: UnsafePointer<CChar>) -> String {
         p.withMemoryRebound(to: UInt8.self, capacity: 1) { String(decoding: UnsafeBufferPointer(start: $0, count: strlen(p)), as: UTF8.self) }
+    }
+
+    /// `text(p)`, or `last` when it has the same bytes (then nothing is decoded); the new
+    /// text becomes `last`.
+    private static func text(_ p: UnsafePointer<CChar>, last: inout String) -> String {
+        let n = strlen(p)
+        if last.utf8.count == n, last.withBytes({ n == 0 || memcmp($0.baseAddress!, p, n) == 0 }) { return last }
+        last = text(p)
+        return last
     }
 
     static func method(_ cmd: evhttp_cmd_type) -> String {

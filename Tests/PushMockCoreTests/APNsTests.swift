@@ -60,6 +60,20 @@ extension Harness {
 
 @Suite("APNs provider API")
 struct APNsTests {
+    @Test("apns-ids pushmock makes are version-4 UUIDs in lower case, different each time")
+    func uuids() {
+        var random = RandomSource(seed: 42)
+        var seen = Set<String>()
+        for _ in 0..<1000 {
+            let id = Identifiers.uuid(&random)
+            #expect(APNsHeaders.isUUID(id) && id == id.lowercased(), "\(id)")
+            let chars = Array(id)
+            #expect(chars[14] == "4" && "89ab".contains(chars[19]), "\(id)")
+            seen.insert(id)
+        }
+        #expect(seen.count == 1000)
+    }
+
     @Test("each bad header, path or payload gets its APNs reason and status, with apns-id")
     func headerRules() {
         let h = Harness()

@@ -15,6 +15,40 @@ struct JSONTests {
         #expect(o["a"] == .array([.bool(true), .bool(false), .null]))
     }
 
+    @Test("long strings are scanned eight bytes at a time: a quote, backslash, control byte or non-ASCII byte is found at any offset")
+    func longStrings() throws {
+        let plain = String(repeating: "abcdefgh", count: 4)
+        for offset in 0..<plain.utf8.count {
+            func at(_ insert: String) -> String {
+                var s = plain
+                s.insert(contentsOf: insert, at: s.index(s.startIndex, offsetBy: offset))
+                return s
+            }
+            #expect(try JSONParser.parse("\"\(at("\\\""))\"").stringValue == at("\""))
+            #expect(try JSONParser.parse("\"\(at("\\n"))\"").stringValue == at("\n"))
+            #expect(try JSONParser.parse("\"\(at("é"))\"").stringValue == at("é"))
+            #expect(throws: JSONParseError.self) { try JSONParser.parse("\"\(at("\u{1F}"))\"") }
+            var bytes = Array("\"\(plain)\"".utf8)
+            bytes[1 + offset] = 0xFF
+            #expect(throws: JSONParseError(kind: .invalidUTF8, position: 1)) { try JSONParser.parse(bytes) }
+            #expect(throws: JSONParseError.self) { try JSONParser.parse("\"" + String(plain.prefix(offset))) }
+        }
+    }
+
+    @Test("one member of an object is read as the whole parse would read it, and only from valid JSON")
+    func member() throws {
+        let docs = [#"{"aps":{"alert":"hi","badge":1},"k":"v"}"#, #"{"k":[1,{"a":"\u00e9"}],"aps":{"sound":"x"}}"#,
+                    #"{"aps":1,"aps":{"x":true}}"#, #"{"other":{"deep":[[[]]]}}"#, "{}", " { \"aps\" : null } "]
+        for doc in docs {
+            #expect(JSONParser.member("aps", in: Array(doc.utf8)) == (try JSONParser.parse(doc)).objectValue?["aps"], "\(doc)")
+        }
+        for bad in [#"{"aps":{"alert":"hi"},"k":}"#, #"{"aps":{}} x"#, "[1]", #"{"k":"\u{01}","aps":{}}"#, #"{"k":[1,],"aps":{}}"#] {
+            #expect(JSONParser.member("aps", in: Array(bad.utf8)) == nil, "\(bad)")
+        }
+        let deep = "{\"k\":" + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + ",\"aps\":{}}"
+        #expect(JSONParser.member("aps", in: Array(deep.utf8)) == nil)
+    }
+
     @Test("reports the character and byte position of a syntax error")
     func reportsPositions() {
         #expect(throws: JSONParseError(kind: .unexpectedCharacter(UInt8(ascii: "}")), position: 8)) {

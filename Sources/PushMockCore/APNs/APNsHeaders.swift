@@ -29,9 +29,17 @@ public struct APNsHeaders: Sendable {
     /// The bit of a header `names` lists, compared on bytes without case (every header of
     /// every push passes here); nil for the others.
     static func bit(of name: String) -> Int? {
-        let first = name.utf8.first.map { $0 | 0x20 }
-        guard first == UInt8(ascii: "a"), name.utf8.count >= 7 else { return nil }
-        return names.firstIndex { Request.equalsLowercased(name, $0) }
+        let bit: Int
+        switch name.utf8.count {
+        case 7: bit = 0
+        case 10: bit = 1
+        case 14: bit = 2
+        case 13: bit = Request.equalsLowercased(name, "authorization") ? 6 : 3
+        case 15: bit = 4
+        case 16: bit = 5
+        default: return nil
+        }
+        return Request.equalsLowercased(name, names[bit]) ? bit : nil
     }
 
     /// Reads and checks the headers; `certificateTopic` stands in for a missing `apns-topic`.

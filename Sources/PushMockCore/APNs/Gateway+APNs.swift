@@ -20,8 +20,9 @@ extension Gateway {
             }
             let message = acceptAPNs(request, headers, apnsID: apnsID, project: project)
             deliver(message, messageID: apnsID, to: device, project: project)
-            var response = Response(status: 200, headers: [("apns-id", apnsID)])
-            if environment == .sandbox { response.headers.append(("apns-unique-id", Identifiers.uuid(&random))) }
+            let response = environment == .sandbox
+                ? Response(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", Identifiers.uuid(&random))])
+                : Response(status: 200, headers: [("apns-id", apnsID)])
             return Self.delay(.response(response), roll.delaySeconds)
         } catch {
             if let device = error.device, let project = projects[device.projectID] {

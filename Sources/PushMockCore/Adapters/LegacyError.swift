@@ -62,14 +62,14 @@ enum LegacyValidation {
     /// InvalidTtl, then InvalidDataKey, then MessageTooBig.
     static func messageError(_ request: LegacyRequest, topicLike: Bool) -> LegacyError? {
         if request.invalidTTL { return .invalidTTL }
-        if let data = request.content.data, data.keys.contains(where: isReservedDataKey) { return .invalidDataKey }
+        if let data = request.content.data, data.entries.contains(where: { isReservedDataKey($0.key) }) { return .invalidDataKey }
         if payloadSize(request.content) > (topicLike ? maxTopicPayload : maxPayload) { return .messageTooBig }
         return nil
     }
 
     /// `from`, `message_type`, and anything starting with `google` or `gcm` (§A.4).
     static func isReservedDataKey(_ key: String) -> Bool {
-        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
+        key == "from" || key == "message_type" || key.utf8.starts(with: "google".utf8) || key.utf8.starts(with: "gcm".utf8)
     }
 
     /// UTF-8 bytes of the keys and values of `data` and `notification`; non-string values

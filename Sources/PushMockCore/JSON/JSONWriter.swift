@@ -111,15 +111,14 @@ public struct JSONWriter {
             if n == .min { out.append(contentsOf: "9223372036854775808".utf8); return }
         }
         var m = n.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, filled from the end
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buf in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in  // filled from the end
+            var k = 20
             repeat {
-                count += 1
-                buf[24 - count] = UInt8(ascii: "0") + UInt8(m % 10)
+                k -= 1
+                digits[k] = UInt8(ascii: "0") + UInt8(m % 10)
                 m /= 10
             } while m > 0
-            out.append(contentsOf: buf[(24 - count)...])
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k...]))
         }
     }
 
@@ -133,8 +132,7 @@ public struct JSONWriter {
 
     /// The string's bytes with JSON's escapes, without quotes.
     static func appendEscaped(_ s: String, to out: inout [UInt8]) {
-        var s = s
-        s.withUTF8 { u in
+        s.withBytes { u in
             var start = 0
             for i in 0..<u.count {
                 let c = u[i]

@@ -8,7 +8,7 @@ extension Gateway {
                               options: options, format: format, requestBytes: request.body,
                               requestContentType: Self.interned(request.header("content-type")), receivedAt: clock.now(),
                               bulkID: bulkID, dryRun: dryRun)
-        metrics.accepted[api, default: 0] += 1
+        metrics.countAccepted(api)
         message.overHTTP2 = request.connection?.isHTTP2 == true
         message.overTLS = request.secure
         project.messages.add(message)

@@ -11,7 +11,20 @@ public struct Metrics {
     var latencySum = 0.0
     var latencyCount = 0
     /// Sends accepted, by API (legacy, v1, apns).
-    var accepted: [String: Int] = [:]
+    var accepted: [String: Int] {
+        Dictionary(acceptedByAPI.map { ($0.api, $0.count) }, uniquingKeysWith: +)
+    }
+    /// The same as pairs: three APIs, found by a scan (every send counts one; hashing the
+    /// name cost more).
+    private(set) var acceptedByAPI: [(api: String, count: Int)] = []
+
+    mutating func countAccepted(_ api: String) {
+        if let i = acceptedByAPI.firstIndex(where: { $0.api == api }) {
+            acceptedByAPI[i].count += 1
+        } else {
+            acceptedByAPI.append((api, 1))
+        }
+    }
     /// Open event streams (SSE and exports); the server keeps it current.
     public var streamClients = 0
 

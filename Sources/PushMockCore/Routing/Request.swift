@@ -35,9 +35,8 @@ public struct Request {
     /// ASCII case-insensitive comparison against an already lower-case string, on bytes.
     public static func equalsLowercased(_ s: String, _ lower: String) -> Bool {
         guard s.utf8.count == lower.utf8.count else { return false }
-        var a = s, b = lower
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
+        return s.withBytes { x in
+            lower.withBytes { y in
                 guard x.count == y.count else { return false }
                 for i in 0..<x.count {
                     let c = x[i]
@@ -56,10 +55,9 @@ public struct Request {
     /// Whether the body's media type (before any `;` parameters) is `type`, which is
     /// lower-case; compared on bytes, since this runs on every send.
     public func hasMediaType(_ type: String) -> Bool {
-        guard var ct = header("content-type") else { return false }
-        var t = type
-        return ct.withUTF8 { x in
-            t.withUTF8 { y in
+        guard let ct = header("content-type") else { return false }
+        return ct.withBytes { x in
+            type.withBytes { y in
                 var i = 0
                 while i < x.count, x[i] == 0x20 { i += 1 }
                 guard x.count - i >= y.count else { return false }

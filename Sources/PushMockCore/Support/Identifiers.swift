@@ -16,24 +16,43 @@ public enum Identifiers {
     /// An APNs device token: 32 bytes as 64 hex digits.
     public static func apnsToken(_ random: inout RandomSource) -> String { random.hex(64) }
 
-    /// A lower-case version-4 UUID, the form of `apns-id` and `apns-unique-id`.
+    /// A lower-case version-4 UUID, the form of `apns-id` and `apns-unique-id`: 32 random
+    /// hex digits, eight at a time, then the version digit (4) and the variant digit (8–b)
+    /// set, in the 8-4-4-4-12 layout.
     public static func uuid(_ random: inout RandomSource) -> String {
-        func hex(_ n: UInt64) -> UInt8 { n < 10 ? 0x30 + UInt8(n) : 0x57 + UInt8(n) }
-        var bits = (random.next(), random.next())
-        // Written to the stack and decoded (String's uninitialized-capacity initializer
-        // validates on a slower path).
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { out in
-            var n = 0
-            for i in 0..<32 {
-                if i == 8 || i == 12 || i == 16 || i == 20 { out[n] = UInt8(ascii: "-"); n += 1 }
-                let nibble = i < 16 ? bits.0 & 15 : bits.1 & 15
-                if i < 16 { bits.0 >>= 4 } else { bits.1 >>= 4 }
-                // Version 4, variant 10xx.
-                out[n] = i == 12 ? UInt8(ascii: "4") : i == 16 ? hex(8 + nibble % 4) : hex(nibble)
-                n += 1
+        let a = random.next(), b = random.next()
+        return withUnsafeTemporaryAllocation(byteCount: 68, alignment: 8) { raw in
+            let digits = raw.baseAddress!, out = raw.baseAddress! + 32
+            func digits8(_ bits: UInt64, at offset: Int) {
+                digits.storeBytes(of: hexDigits(UInt32(truncatingIfNeeded: bits)), toByteOffset: offset, as: UInt64.self)
             }
-            return String(decoding: UnsafeBufferPointer(out), as: UTF8.self)
+            digits8(a, at: 0)
+            digits8(a >> 32, at: 8)
+            digits8(b, at: 16)
+            digits8(b >> 32, at: 24)
+            func copy(_ from: Int, to: Int, _ count: Int) { (out + to).copyMemory(from: digits + from, byteCount: count) }
+            copy(0, to: 0, 8)
+            copy(8, to: 9, 4)
+            copy(12, to: 14, 4)
+            copy(16, to: 19, 4)
+            copy(20, to: 24, 12)
+            for dash in stride(from: 8, through: 23, by: 5) { out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: dash, as: UInt8.self) }
+            out.storeBytes(of: UInt8(ascii: "4"), toByteOffset: 14, as: UInt8.self)
+            let variant = UInt8(truncatingIfNeeded: b >> 62)  // 8, 9, a or b
+            out.storeBytes(of: variant < 2 ? UInt8(ascii: "8") + variant : UInt8(ascii: "a") + variant - 2, toByteOffset: 19, as: UInt8.self)
+            return String(decoding: UnsafeRawBufferPointer(start: out, count: 36), as: UTF8.self)
         }
+    }
+
+    /// Eight lower-case hex digits of `bits` as eight ASCII bytes, computed together: each
+    /// nibble spread to its own byte, then shifted to '0'…'9' or 'a'…'f'.
+    static func hexDigits(_ bits: UInt32) -> UInt64 {
+        var x = UInt64(bits)
+        x = (x | x << 16) & 0x0000_FFFF_0000_FFFF
+        x = (x | x << 8) & 0x00FF_00FF_00FF_00FF
+        x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F
+        let letters = ((x &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        return x &+ 0x3030_3030_3030_3030 &+ letters &* 0x27
     }
 
     /// A stable 10-character Apple team id for a project (upper-case letters and digits).
