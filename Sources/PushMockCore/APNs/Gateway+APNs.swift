@@ -43,7 +43,7 @@ extension Gateway {
         let headers = try APNsHeaders(request, certificateTopic: request.connection?.clientCertificate?.userID)
         guard APNsHeaders.isDeviceToken(token) else { throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken) }
         let key = token.hasASCIIUppercase ? token.lowercased() : token
-        guard let device = projects.values.lazy.compactMap({ $0.byAPNsToken[key] }).first else {
+        guard let device = apnsDevice(key) else {
             if let retired = projects.values.lazy.compactMap({ $0.retiredAPNsTokens[key] }).first {
                 throw APNsFailure(.unregistered, timestamp: retired)
             }
@@ -66,6 +66,14 @@ extension Gateway {
         if let injected = injectedAPNsFailure(device, roll, project) { throw injected }
         if takeDeviceRate(device, anyPlatform: true) != nil { throw APNsFailure(.tooManyRequests, device: device) }
         return (device, project, headers)
+    }
+
+    /// The device an APNs token (lower-case) names, in any project.
+    private func apnsDevice(_ token: String) -> Device? {
+        for project in projects.values {
+            if let device = project.byAPNsToken[token] { return device }
+        }
+        return nil
     }
 
     /// Records the push with the options the device model needs, read from the headers

@@ -26,10 +26,8 @@ final class HTTP2Session {
     /// Open streams by id; loop thread only.
     private var streamTable: [Int32: HTTP2Stream] = [:]
     private var bufferedBytes = 0
-    /// The header fields of the connection's last request, by position. A client sends the
-    /// same fields on every stream (HPACK indexes them), so the bytes usually match and the
-    /// Strings are reused instead of decoded again.
-    private var lastFields: [(name: String, value: String)] = []
+    /// The connection's last request head, reused while requests repeat it.
+    private var headerBlocks = HeaderBlockCache()
     /// Set while nghttp2 processes input: answers given meanwhile are written once, after.
     private var receiving = false
     /// The stream whose header block is being received (saves a table lookup per field).
@@ -158,30 +156,13 @@ final class HTTP2Session {
         guard stream.headerBytes <= Self.maxHeaderBytes, bufferedBytes <= Self.maxBufferedBytes else {
             return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
         }
-        stream.add(field(at: stream.fieldCount, name, value))
-        stream.fieldCount += 1
+        if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+            headerBlocks.receive(stream, at: stream.fieldCount, name, value)
+            stream.fieldCount += 1
+        } else {
+            stream.addTrailer(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        }
         return 0
-    }
-
-    /// The field as Strings: the last request's at `position` when its bytes are the same.
-    private func field(at position: Int, _ name: UnsafeBufferPointer<UInt8>,
-                       _ value: UnsafeBufferPointer<UInt8>) -> (name: String, value: String) {
-        if position < lastFields.count, Self.same(lastFields[position].name, name), Self.same(lastFields[position].value, value) {
-            return lastFields[position]
-        }
-        let field = (name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
-        if position < lastFields.count {
-            lastFields[position] = field
-        } else if position == lastFields.count, position < 64 {
-            lastFields.append(field)
-        }
-        return field
-    }
-
-    private static func same(_ s: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard s.utf8.count == bytes.count else { return false }
-        guard let b = bytes.baseAddress, !bytes.isEmpty else { return true }
-        return s.withBytes { memcmp($0.baseAddress!, b, bytes.count) == 0 }
     }
 
     fileprivate func dataChunk(_ streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
@@ -199,11 +180,14 @@ final class HTTP2Session {
     }
 
     fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
-        let type = frame.pointee.hd.type
-        if type == UInt8(NGHTTP2_HEADERS.rawValue) { receivingHeaders = nil }
+        let type = frame.pointee.hd.type, id = frame.pointee.hd.stream_id
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-              frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
-              let stream = streamTable[frame.pointee.hd.stream_id], !stream.dispatched else { return 0 }
+              let stream = receivingHeaders?.id == id ? receivingHeaders : streamTable[id] else { return 0 }
+        if type == UInt8(NGHTTP2_HEADERS.rawValue) {
+            receivingHeaders = nil
+            if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST { headerBlocks.finish(stream, count: stream.fieldCount) }
+        }
+        guard frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, !stream.dispatched else { return 0 }
         stream.dispatched = true
         bufferedBytes -= stream.headerBytes + stream.body.count
         if stream.body.count > maxBodyBytes {
@@ -231,7 +215,7 @@ final class HTTP2Session {
     /// streaming response (`stream.streaming`) gets a body that grows until `end()`.
     func respond(_ stream: HTTP2Stream, _ response: Response) {
         guard !stream.closed, session != nil else { return }
-        if !stream.streaming { stream.responseBody = stream.method == "HEAD" ? [] : response.body }
+        if !stream.streaming { stream.responseBody = stream.head.method == "HEAD" ? [] : response.body }
         // The fields as one byte string (names lower-cased, as HTTP/2 requires), then
         // nghttp2's name/value pointers into it; both buffers are reused.
         fieldText.removeAll(keepingCapacity: true)
@@ -250,14 +234,16 @@ final class HTTP2Session {
         add(":status", String(response.status))
         for (name, value) in response.headers where !HTTP2Stream.isConnectionHeader(name) { add(name, value) }
         if !stream.responseBody.isEmpty, !stream.streaming { add("content-length", String(stream.responseBody.count)) }
-        let none = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+        // Field values other than the status are not added to HPACK's dynamic table: many are
+        // new in each answer (ids), and indexing them only churns the table.
+        let indexed = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue), notIndexed = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
         let spans = fieldSpans
         fieldText.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: spans.count) { nva in
                 for (i, span) in spans.enumerated() {
                     nva[i] = nghttp2_nv(name: base + span.name, value: base + span.value, namelen: span.value - span.name,
-                                        valuelen: span.end - span.value, flags: none)
+                                        valuelen: span.end - span.value, flags: i == 0 ? indexed : notIndexed)
                 }
                 if stream.responseBody.isEmpty, !stream.streaming {
                     nghttp2_submit_response(session, stream.id, nva.baseAddress, spans.count, nil)

@@ -7,11 +7,12 @@ import PushMockCore
 final class HTTP2Stream: Responder, StreamResponder {
     let id: Int32
     private weak var session: HTTP2Session?
-    var method = ""
-    var path = ""
-    var authority: String?
-    /// Regular header fields in arrival order (repeats kept: APNs answers DuplicateHeaders).
-    var headers: [(name: String, value: String)] = []
+    /// Set when the header block is complete (`HeaderBlockCache.finish`).
+    var head = RequestHead()
+    /// Fields received so far, pseudo-headers included (the position of the next one).
+    var fieldCount = 0
+    /// The block's fields as Strings, once it differs from the connection's last block.
+    var ownFields: [(name: String, value: String)]?
     var headerBytes = 0
     var body: [UInt8] = []
     var dispatched = false
@@ -28,27 +29,14 @@ final class HTTP2Stream: Responder, StreamResponder {
         self.session = session
     }
 
-    /// Fields received so far, pseudo-headers included (the position of the next one).
-    var fieldCount = 0
-
-    func add(_ field: (name: String, value: String)) {
-        if field.name.utf8.first == UInt8(ascii: ":") {
-            switch field.name {
-            case ":method": method = field.value
-            case ":path": path = field.value
-            case ":authority": authority = field.value
-            default: break
-            }
-        } else {
-            if headers.isEmpty { headers.reserveCapacity(12) }
-            headers.append(field)
-        }
+    /// Trailer fields (a header block after the body) join the regular fields.
+    func addTrailer(_ name: String, _ value: String) {
+        if !name.hasPrefix(":") { head.headers.append((name, value)) }
     }
 
-    /// The request as the gateway sees it; `:authority` stands in for a missing `host`.
+    /// The request as the gateway sees it.
     func request() -> Request {
-        if let authority, !headers.contains(where: { $0.name == "host" }) { headers.append(("host", authority)) }
-        return Request(method: method, target: path.isEmpty ? "/" : path, headers: headers, body: body)
+        Request(method: head.method, target: head.path.isEmpty ? "/" : head.path, headers: head.headers, body: body)
     }
 
     func respond(_ response: Response) {

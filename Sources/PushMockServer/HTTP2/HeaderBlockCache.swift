@@ -1,0 +1,78 @@
+import Glibc
+import PushMockCore
+
+/// A request's head as HTTP/2 delivers it: the pseudo-headers and the regular fields, in
+/// arrival order (repeats kept: APNs answers DuplicateHeaders), with `:authority` standing in
+/// for a missing `host`.
+struct RequestHead {
+    var method = ""
+    var path = ""
+    var headers: [(name: String, value: String)] = []
+
+    init() {}
+
+    init(_ fields: [(name: String, value: String)]) {
+        var authority: String?
+        headers.reserveCapacity(fields.count + 1)
+        for field in fields {
+            if field.name.utf8.first == UInt8(ascii: ":") {
+                switch field.name {
+                case ":method": method = field.value
+                case ":path": path = field.value
+                case ":authority": authority = field.value
+                default: break
+                }
+            } else {
+                headers.append(field)
+            }
+        }
+        if let authority, !headers.contains(where: { $0.name == "host" }) { headers.append(("host", authority)) }
+    }
+}
+
+/// The header block of a connection's last request. A client sends the same fields on every
+/// stream (HPACK indexes them), so while a block's bytes match the last one's field for field
+/// nothing is decoded, and a block that matched throughout takes the last request's head as
+/// it is (its Strings and array shared, not copied). Header blocks arrive one at a time
+/// (HTTP/2 allows no interleaving), so one cache serves the connection.
+struct HeaderBlockCache {
+    /// The last block's fields in order, pseudo-headers included, and its head.
+    private var fields: [(name: String, value: String)] = []
+    private var head = RequestHead()
+    /// Blocks longer than this are not kept.
+    static let maxFields = 64
+
+    /// Field `position` of `stream`'s block.
+    mutating func receive(_ stream: HTTP2Stream, at position: Int, _ name: UnsafeBufferPointer<UInt8>,
+                          _ value: UnsafeBufferPointer<UInt8>) {
+        let known = position < fields.count && Self.same(fields[position].name, name) && Self.same(fields[position].value, value)
+        if stream.ownFields == nil {
+            if known { return }
+            stream.ownFields = Array(fields[..<position])
+        }
+        stream.ownFields!.append(known ? fields[position]
+                                       : (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    }
+
+    /// `stream`'s block is complete after `count` fields: it gets its head, the cached one
+    /// when every field matched; otherwise its own, which the cache keeps for the next.
+    mutating func finish(_ stream: HTTP2Stream, count: Int) {
+        if stream.ownFields == nil, count == fields.count {
+            stream.head = head
+            return
+        }
+        let own = stream.ownFields ?? Array(fields[..<count])
+        stream.ownFields = nil
+        stream.head = RequestHead(own)
+        if own.count <= Self.maxFields {
+            fields = own
+            head = stream.head
+        }
+    }
+
+    private static func same(_ s: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard s.utf8.count == bytes.count else { return false }
+        guard let b = bytes.baseAddress, !bytes.isEmpty else { return true }
+        return s.withBytes { memcmp($0.baseAddress!, b, bytes.count) == 0 }
+    }
+}
