@@ -35,18 +35,26 @@ struct JSONTests {
         }
     }
 
-    @Test("one member of an object is read as the whole parse would read it, and only from valid JSON")
-    func member() throws {
-        let docs = [#"{"aps":{"alert":"hi","badge":1},"k":"v"}"#, #"{"k":[1,{"a":"\u00e9"}],"aps":{"sound":"x"}}"#,
-                    #"{"aps":1,"aps":{"x":true}}"#, #"{"other":{"deep":[[[]]]}}"#, "{}", " { \"aps\" : null } "]
+    @Test("an object member's members are read as the whole parse would read them, and only from valid JSON")
+    func members() throws {
+        let docs = [#"{"aps":{"alert":"hi","badge":1},"k":"v"}"#, #"{"k":[1,{"a":"\u00e9"}],"aps":{"sound":"x","alert":{"t":[1]}}}"#,
+                    #"{"aps":1,"aps":{"x":true,"content-available":1}}"#, #"{"other":{"deep":[[[]]]}}"#, "{}", " { \"aps\" : {} } ",
+                    #"{"aps":{"a":null,"b":-1.5e3,"c":"\n"}}"#, #"{"aps":{}, "aps":"x"}"#]
         for doc in docs {
-            #expect(JSONParser.member("aps", in: Array(doc.utf8)) == (try JSONParser.parse(doc)).objectValue?["aps"], "\(doc)")
+            let whole = (try JSONParser.parse(doc)).objectValue?["aps"]?.objectValue
+            let expected = whole?.entries.map { entry -> (String, JSONValue?) in
+                switch entry.value { case .object, .array: (entry.key, nil); default: (entry.key, entry.value) }
+            }
+            let read = JSONParser.members(of: "aps", in: Array(doc.utf8))
+            #expect(read?.map(\.key) == expected?.map(\.0), "\(doc)")
+            #expect(read?.map(\.scalar) == expected?.map(\.1), "\(doc)")
         }
-        for bad in [#"{"aps":{"alert":"hi"},"k":}"#, #"{"aps":{}} x"#, "[1]", #"{"k":"\u{01}","aps":{}}"#, #"{"k":[1,],"aps":{}}"#] {
-            #expect(JSONParser.member("aps", in: Array(bad.utf8)) == nil, "\(bad)")
+        for bad in [#"{"aps":{"alert":"hi"},"k":}"#, #"{"aps":{}} x"#, "[1]", #"{"k":"\u{01}","aps":{}}"#, #"{"k":[1,],"aps":{}}"#,
+                    #"{"aps":{"alert":{"t":[1,]}}}"#] {
+            #expect(JSONParser.members(of: "aps", in: Array(bad.utf8)) == nil, "\(bad)")
         }
         let deep = "{\"k\":" + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + ",\"aps\":{}}"
-        #expect(JSONParser.member("aps", in: Array(deep.utf8)) == nil)
+        #expect(JSONParser.members(of: "aps", in: Array(deep.utf8)) == nil)
     }
 
     @Test("reports the character and byte position of a syntax error")

@@ -113,9 +113,19 @@ public struct APNsHeaders: Sendable {
         }
     }
 
-    /// Whether `token` is a hex device token (Pushy: 64 hex digits).
-    static func isDeviceToken(_ token: String) -> Bool {
-        token.utf8.count == 64 && token.withBytes { $0.allSatisfy(isHexDigit) }
+    /// `token` in lower case if it is a hex device token (Pushy: 64 hex digits), else nil;
+    /// one pass over the bytes.
+    static func deviceTokenKey(_ token: String) -> String? {
+        guard token.utf8.count == 64 else { return nil }
+        var upper = false
+        let valid = token.withBytes { bytes in
+            bytes.allSatisfy { c in
+                upper = upper || (c >= 0x41 && c <= 0x46)
+                return isHexDigit(c)
+            }
+        }
+        guard valid else { return nil }
+        return upper ? token.lowercased() : token
     }
 
     static func isHexDigit(_ c: UInt8) -> Bool {

@@ -41,8 +41,9 @@ extension Gateway {
         if shuttingDown { throw APNsFailure(.shutdown) }
         if storeFailing() { throw APNsFailure(.serviceUnavailable) }
         let headers = try APNsHeaders(request, certificateTopic: request.connection?.clientCertificate?.userID)
-        guard APNsHeaders.isDeviceToken(token) else { throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken) }
-        let key = token.hasASCIIUppercase ? token.lowercased() : token
+        guard let key = APNsHeaders.deviceTokenKey(token) else {
+            throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken)
+        }
         guard let device = apnsDevice(key) else {
             if let retired = projects.values.lazy.compactMap({ $0.retiredAPNsTokens[key] }).first {
                 throw APNsFailure(.unregistered, timestamp: retired)
@@ -79,12 +80,13 @@ extension Gateway {
     /// Records the push with the options the device model needs, read from the headers
     /// and the `aps` dictionary.
     private func acceptAPNs(_ request: Request, _ headers: APNsHeaders, apnsID: String, project: Project) -> Message {
-        let aps = JSONParser.member("aps", in: request.body)?.objectValue
-        let hasAlert = aps?["alert"] != nil || aps?["sound"] != nil || aps?["badge"] != nil
+        // Only the `aps` members' names and numbers are needed: nothing else is built.
+        let aps = JSONParser.members(of: "aps", in: request.body) ?? []
+        func isOne(_ key: String) -> Bool { aps.last { $0.key == key }?.scalar?.numberValue?.int == 1 }
+        let hasAlert = aps.contains { $0.key == "alert" || $0.key == "sound" || $0.key == "badge" }
         let pushType = headers.pushType ?? (hasAlert ? "alert" : "background")
         var content = PushContent(priority: (headers.priority ?? 10) == 10 ? .high : .normal,
-                                  contentAvailable: aps?["content-available"]?.numberValue?.int == 1,
-                                  mutableContent: aps?["mutable-content"]?.numberValue?.int == 1,
+                                  contentAvailable: isOne("content-available"), mutableContent: isOne("mutable-content"),
                                   collapseKey: headers.collapseID)
         content.options.isNotification = pushType == "alert" && hasAlert
         content.options.apnsExpiration = headers.expiration
@@ -107,16 +109,19 @@ extension Gateway {
     /// (localhost, an IP) gets `--apns-environment`. Compared on bytes, without case and port.
     func apnsEnvironment(of request: Request) -> APNsEnvironment {
         guard let host = request.header("host") else { return configuration.apnsEnvironment }
-        var name = host.utf8[...]
-        if name.last != UInt8(ascii: "]"), let colon = name.lastIndex(of: UInt8(ascii: ":")) { name = name[..<colon] }
-        func named(_ lower: String) -> Bool {
-            guard name.count == lower.utf8.count else { return false }
-            for (a, b) in zip(name, lower.utf8) where (a >= 0x41 && a <= 0x5A ? a | 0x20 : a) != b { return false }
-            return true
+        return host.withBytes { bytes in
+            var name = bytes[...]
+            if name.last != UInt8(ascii: "]"), let colon = name.lastIndex(of: UInt8(ascii: ":")) { name = name[..<colon] }
+            func named(_ lower: StaticString) -> Bool {
+                guard name.count == lower.utf8CodeUnitCount else { return false }
+                for (a, b) in zip(name, UnsafeBufferPointer(start: lower.utf8Start, count: lower.utf8CodeUnitCount))
+                where (a >= 0x41 && a <= 0x5A ? a | 0x20 : a) != b { return false }
+                return true
+            }
+            if named("api.push.apple.com") { return .production }
+            if named("api.sandbox.push.apple.com") || named("api.development.push.apple.com") { return .sandbox }
+            return configuration.apnsEnvironment
         }
-        if named("api.push.apple.com") { return .production }
-        if named("api.sandbox.push.apple.com") || named("api.development.push.apple.com") { return .sandbox }
-        return configuration.apnsEnvironment
     }
 
     /// An APNs error: `{"reason"}` (+ `timestamp` in ms for 410), with `apns-id`.

@@ -21,16 +21,20 @@ public struct JSONParser {
         }
     }
 
-    /// The value of `key` in the top-level object of `bytes`, which must be valid JSON as a
-    /// whole; the other members are checked without being built (an APNs push needs only
-    /// its `aps`). Nil when the body is not a JSON object or has no such member.
-    public static func member(_ key: String, in bytes: [UInt8]) -> JSONValue? {
-        bytes.withUnsafeBufferPointer { buf -> JSONValue? in
+    /// The members of the object at top-level `key` in `bytes`, which must be valid JSON as a
+    /// whole: names in order, scalar values built, nested objects and arrays only checked
+    /// (nil). Nil when `bytes` is not an object or `key` does not name an object (the last
+    /// one, if repeated).
+    public static func members(of key: String, in bytes: [UInt8]) -> [(key: String, scalar: JSONValue?)]? {
+        bytes.withUnsafeBufferPointer { buf -> [(key: String, scalar: JSONValue?)]? in
             var p = JSONParser(buf)
             p.skipSpace()
             guard p.i < buf.count, buf[p.i] == UInt8(ascii: "{") else { return nil }
             do throws(JSONParseError) {
-                let found = try p.member(key)
+                var found: [(key: String, scalar: JSONValue?)]?
+                try p.eachMember { p, name throws(JSONParseError) in
+                    if name == key { found = try p.shallowObject() } else { try p.skipValue(depth: 1) }
+                }
                 p.skipSpace()
                 return p.i < buf.count ? nil : found
             } catch {
@@ -103,13 +107,12 @@ public struct JSONParser {
         }
     }
 
-    /// Walks an object, building only the value of `key` (the last one if repeated, as
-    /// `JSONObject` lookups find it).
-    private mutating func member(_ key: String) throws(JSONParseError) -> JSONValue? {
+    /// Walks the object at `i`, handing each member's name to `body`, which must consume the
+    /// value.
+    private mutating func eachMember(_ body: (inout JSONParser, String) throws(JSONParseError) -> Void) throws(JSONParseError) {
         i += 1
-        var found: JSONValue?
         skipSpace()
-        if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return nil }
+        if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return }
         while true {
             skipSpace()
             guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
@@ -118,13 +121,31 @@ public struct JSONParser {
             guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail() }
             i += 1
             skipSpace()
-            if name == key { found = try value(depth: 1) } else { try skipValue(depth: 1) }
+            try body(&self, name)
             skipSpace()
             guard i < b.count else { throw fail() }
             if b[i] == UInt8(ascii: ",") { i += 1; continue }
-            if b[i] == UInt8(ascii: "}") { i += 1; return found }
+            if b[i] == UInt8(ascii: "}") { i += 1; return }
             throw fail()
         }
+    }
+
+    /// A member's value at depth 1: an object's members with scalars built (nil for another
+    /// value, which is only checked).
+    private mutating func shallowObject() throws(JSONParseError) -> [(key: String, scalar: JSONValue?)]? {
+        guard i < b.count, b[i] == UInt8(ascii: "{") else { try skipValue(depth: 1); return nil }
+        var out: [(key: String, scalar: JSONValue?)] = []
+        out.reserveCapacity(4)
+        try eachMember { p, name throws(JSONParseError) in
+            let open = p.i < p.b.count ? p.b[p.i] : 0
+            if open == UInt8(ascii: "{") || open == UInt8(ascii: "[") {
+                try p.skipValue(depth: 2)
+                out.append((name, nil))
+            } else {
+                out.append((name, try p.value(depth: 2)))
+            }
+        }
+        return out
     }
 
     /// Checks one value as `value(depth:)` does, without building it.

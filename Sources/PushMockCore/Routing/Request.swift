@@ -28,7 +28,10 @@ public struct Request {
 
     /// The first value of a header; `name` is lower-case and matched case-insensitively.
     public func header(_ name: String) -> String? {
-        for h in headers where Self.equalsLowercased(h.name, name) { return h.value }
+        let count = name.utf8.count
+        for i in headers.indices where headers[i].name.utf8.count == count && Self.equalsLowercased(headers[i].name, name) {
+            return headers[i].value
+        }
         return nil
     }
 
