@@ -78,7 +78,11 @@ final class HTTP2Session {
         }
     }
 
-    deinit { nghttp2_session_del(session) }
+    deinit {
+        // Streams still held elsewhere (a parked answer) must not reach this session again.
+        for stream in streamTable.values { stream.closed = true }
+        nghttp2_session_del(session)
+    }
 
     /// Feeds what arrived; returns false when the connection must close.
     func receive(_ input: OpaquePointer) -> Bool {

@@ -2,11 +2,15 @@ import PushMockCore
 
 /// One request/response exchange on an HTTP/2 connection. Owned by its session's stream
 /// table until nghttp2 closes the stream; a parked long-poll or delayed answer may hold it
-/// longer, even past its connection, so `closed` and the weak session make a late answer a
-/// no-op.
+/// longer, even past its connection, so once `closed` a late answer is a no-op.
 final class HTTP2Stream: Responder, StreamResponder {
     let id: Int32
-    private weak var session: HTTP2Session?
+    /// Unowned: the session outlives every stream that is not `closed` (its deinit closes
+    /// the streams left in its table), and a closed stream never touches it. (A weak
+    /// reference gave the session a side table, which sent every retain of it, several per
+    /// request, down the slow path.)
+    private unowned let session: HTTP2Session
+    private var live: HTTP2Session? { closed ? nil : session }
     /// Set when the header block is complete (`HeaderBlockCache.finish`).
     var head = RequestHead()
     /// Fields received so far, pseudo-headers included (the position of the next one).
@@ -40,31 +44,31 @@ final class HTTP2Stream: Responder, StreamResponder {
     }
 
     func respond(_ response: Response) {
-        session?.respond(self, response)
-        session?.flushUnlessReceiving()
+        live?.respond(self, response)
+        live?.flushUnlessReceiving()
     }
 
-    func drop(_ mode: DropMode) { session?.drop(self, mode) }
+    func drop(_ mode: DropMode) { live?.drop(self, mode) }
 
     func begin(_ head: Response) {
         streaming = true
-        session?.respond(self, head)
-        session?.flushUnlessReceiving()
+        live?.respond(self, head)
+        live?.flushUnlessReceiving()
     }
 
     func send(_ bytes: [UInt8]) {
         responseBody.append(contentsOf: bytes)
-        session?.resume(self)
+        live?.resume(self)
     }
 
     func end() {
         ended = true
-        session?.resume(self)
+        live?.resume(self)
     }
 
-    var isGone: Bool { closed || session == nil }
+    var isGone: Bool { closed }
     var pendingBytes: Int { responseBody.count - responseOffset }
-    func cutOff() { session?.reset(self) }
+    func cutOff() { live?.reset(self) }
 
     /// HTTP/1.1 connection-specific fields, which HTTP/2 forbids (compared without case, on
     /// bytes: every header of every answer passes here).
