@@ -160,13 +160,17 @@ final class HTTPFrontDoor {
     }
 
     static func send(_ response: Response, to req: OpaquePointer) {
+        // `withCString` lends the String's own bytes; passing a String where C wants a
+        // pointer copies it to a new array first.
         if let out = evhttp_request_get_output_headers(req) {
-            for (name, value) in response.headers { evhttp_add_header(out, name, value) }
+            for (name, value) in response.headers {
+                name.withCString { n in value.withCString { v in _ = evhttp_add_header(out, n, v) } }
+            }
         }
         if !response.body.isEmpty, let buf = evhttp_request_get_output_buffer(req) {
             response.body.withUnsafeBytes { _ = evbuffer_add(buf, $0.baseAddress, $0.count) }
         }
-        evhttp_send_reply(req, Int32(response.status), HTTPStatus.reason(response.status), nil)
+        HTTPStatus.reason(response.status).withCString { evhttp_send_reply(req, Int32(response.status), $0, nil) }
     }
 }
 

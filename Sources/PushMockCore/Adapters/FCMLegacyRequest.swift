@@ -44,8 +44,9 @@ struct LegacyRequest {
         var dryRun: Bool?, ttl: JSONNumber?, data: JSONObject?, notification: JSONObject?, priority: Priority?
         // One pass over the members; a repeated member's last value wins. Unknown members
         // are ignored, as FCM did.
-        for (name, v) in obj.entries where v != .null {
-            guard let member = Member.byName[name] else { continue }
+        for (name, v) in obj.entries {
+            if case .null = v { continue }
+            guard let member = Member(rawValue: name) else { continue }
             switch member {
             case .to: to = try typed(name, v, "string", v.stringValue)
             case .registrationIDs: ids = try typed(name, v, "array", v.arrayValue)
@@ -129,15 +130,14 @@ struct LegacyRequest {
         return LegacyRequest(target: target, content: content, dryRun: flag("dry_run"), invalidTTL: invalidTTL, isForm: true)
     }
 
-    /// The request members FCM knew, by wire name: one hash lookup per member.
-    private enum Member: String, CaseIterable {
+    /// The request members FCM knew, by wire name (matched by comparing short strings,
+    /// cheaper than hashing them).
+    private enum Member: String {
         case to, condition, priority, data, notification
         case registrationIDs = "registration_ids", notificationKey = "notification_key"
         case collapseKey = "collapse_key", restrictedPackageName = "restricted_package_name"
         case contentAvailable = "content_available", mutableContent = "mutable_content"
         case dryRun = "dry_run", delayWhileIdle = "delay_while_idle", timeToLive = "time_to_live"
-
-        static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
     }
 
     /// A member's value when it has the expected type, else FCM's 400 text.
