@@ -76,7 +76,7 @@ extension Gateway {
     }
 
     /// A topic or condition send; returns the topic message id.
-    private func v1Broadcast(_ send: V1Request, _ target: Message.Target, _ devices: [Device], _ request: Request,
+    private func v1Broadcast(_ send: V1Request, _ target: Message.Target, _ devices: some Sequence<Device>, _ request: Request,
                              _ project: Project) -> String {
         let bulk = ids.bulk()
         let message = record(send, target, request, project, id: String(bulk), bulkID: bulk)

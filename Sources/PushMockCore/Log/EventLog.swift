@@ -45,8 +45,11 @@ public final class EventLog {
         self.capacity = max(1, capacity)
     }
 
+    /// Block and index of the k-th oldest event (k < capacity, so one subtraction wraps it:
+    /// a division here was a tenth of appending an event).
     private func slot(_ k: Int) -> (Int, Int) {
-        let i = (head + k) % capacity
+        var i = head + k
+        if i >= capacity { i -= capacity }
         return (i / Self.blockSize, i % Self.blockSize)
     }
 
@@ -84,7 +87,7 @@ public final class EventLog {
         } else {
             let (b, i) = slot(0)
             blocks[b][i] = event
-            head = (head + 1) % capacity
+            head = head + 1 == capacity ? 0 : head + 1
             evictedForRoom += 1
         }
     }
