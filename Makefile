@@ -98,6 +98,11 @@ fuzz: deps
 bench: bench-deps venv
 	bench/run.sh
 
+## bench-instructions: instructions per request under callgrind (the same in every run,
+## unlike this machine's wall-clock rates), pushmock and its floors
+bench-instructions: bench-deps venv
+	bench/instructions.sh
+
 ## image-check: the Docker image's runtime root file system made with debootstrap, pushmock
 ## run in it with chroot as its non-root user, and a smoke test (no Docker engine needed)
 image-check: deps

@@ -1,61 +1,99 @@
 #!/usr/bin/env bash
 # make bench-instructions: instructions per request under valgrind's callgrind, which counts
 # the same for the same binary and input whatever else the machine does (wall-clock rates on
-# this shared machine move by a third between runs). For pushmock's /fcm/send and HTTP v1
-# messages:send to one token, and for the bare libevent floor, each after 300 warm-up requests:
-# the counters are zeroed, 3,000 requests are sent with h2load (HTTP/1.1, 4 connections) and
-# the counts dumped. User-space instructions only: the kernel's share is the same for all three.
+# this shared machine move by a third between runs). Each server runs under callgrind; after
+# a warm-up the counters are zeroed, a fixed number of requests is sent with h2load and the
+# counts dumped. User-space instructions only: the kernel's share is about the same for a
+# server and its floor.
+#   - the bare libevent floor, and pushmock's /fcm/send and HTTP v1 messages:send to one
+#     token (HTTP/1.1, 4 connections, 3,000 requests after 300), v1 with a real bearer token
+#     from a service account, as `make bench` sends it;
+#   - nghttpd's static answer, and pushmock's APNs push to one iPhone over TLS and HTTP/2 with
+#     a provider token (4 connections of 100 streams, 20,000 pushes after 2,000).
 # BIN=path/to/pushmock measures another build (e.g. an older commit's; TUNE= runs it without
 # the malloc tunable, as a build from before the tunable ran).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-N=3000
 work=$(mktemp -d)
 trap 'pkill -f "callgrind-out-file=$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 cc -O2 -Wall -o bench/floor bench/floor.c -levent
 if [ -z "${BIN:-}" ]; then swift build -c release --product pushmock >/dev/null; BIN=$(swift build -c release --show-bin-path)/pushmock; fi
 port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# GLIBC_TUNABLES as pushmock sets it for itself (it would otherwise re-execute itself to set
+# it, which callgrind would not follow).
+tune="${TUNE-glibc.malloc.tcache_count=1000}"
 
-measure() { # name, port, url, body file, auth header, command... → prints instructions per request
-  local name=$1 p=$2 url=$3 body=$4 auth=$5; shift 5
+load=()  # h2load arguments (without -n), set by each case's setup
+measure() { # name, warm-up count, count, readiness URL, command... → prints instructions per request
+  local name=$1 warm=$2 n=$3 ready=$4; shift 4
   valgrind --tool=callgrind --callgrind-out-file="$work/$name.%p" "$@" >"$work/$name.log" 2>&1 &
-  for _ in $(seq 200); do curl -sf -o /dev/null "http://127.0.0.1:$p/healthz" 2>/dev/null && break
-    curl -s -o /dev/null "http://127.0.0.1:$p/" 2>/dev/null && break; sleep 0.1; done
-  if [ -n "${setup:-}" ]; then $setup "$p"; fi
-  h2load --h1 -n 300 -c 4 -d "$work/$body" -H "$auth" -H 'Content-Type: application/json' "$url" >/dev/null
-  callgrind_control -z >/dev/null
-  h2load --h1 -n $N -c 4 -d "$work/$body" -H "$auth" -H 'Content-Type: application/json' "$url" >"$work/h2load.out"
-  grep -q "$N succeeded" "$work/h2load.out" || { cat "$work/h2load.out" >&2; exit 1; }
-  grep -q "$N 2xx" "$work/h2load.out" || { cat "$work/h2load.out" >&2; echo "answers other than 2xx" >&2; exit 1; }
-  callgrind_control -d >/dev/null
+  for _ in $(seq 300); do curl -sk -o /dev/null "$ready" 2>/dev/null && break; sleep 0.1; done
+  if [ -n "${setup:-}" ]; then $setup; fi
+  h2load -n "$warm" "${load[@]}" >/dev/null
+  callgrind_control -z >/dev/null 2>&1
+  h2load -n "$n" "${load[@]}" >"$work/h2load.out"
+  grep -q "$n succeeded" "$work/h2load.out" || { cat "$work/h2load.out" >&2; exit 1; }
+  grep -q "$n 2xx" "$work/h2load.out" || { cat "$work/h2load.out" >&2; echo "answers other than 2xx" >&2; exit 1; }
+  callgrind_control -d >/dev/null 2>&1
   sleep 0.5
   local dump
   dump=$(ls "$work/$name".*.1 | head -n1)
-  callgrind_annotate "$dump" 2>/dev/null | awk -v n=$N -v name="$name" \
+  callgrind_annotate "$dump" 2>/dev/null | awk -v n="$n" -v name="$name" \
     '/PROGRAM TOTALS/ { gsub(",", "", $1); printf "%-28s %8.0f instructions per request\n", name, $1 / n; exit }'
   pkill -f "callgrind-out-file=$work/$name" || true
   sleep 0.5
 }
 
-register() { # port: one Android device; writes the bodies with its token
-  local token
-  token=$(curl -sf -X POST "http://127.0.0.1:$1/emulator/v1/projects/demo-pushmock/devices" \
-    -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
-  echo "{\"to\":\"$token\",\"priority\":\"high\",\"notification\":{\"title\":\"Bench\",\"body\":\"hello\"},\"data\":{\"k\":\"v\"}}" >"$work/send.json"
-  echo "{\"message\":{\"token\":\"$token\",\"notification\":{\"title\":\"Bench\",\"body\":\"hello\"},\"data\":{\"k\":\"v\"}}}" >"$work/v1.json"
+device() { # pushmock URL, platform → the new device's JSON
+  curl -sf -X POST "$1/emulator/v1/projects/demo-pushmock/devices" -d "{\"platform\":\"$2\",\"app\":\"com.example.bench\"}"
 }
-echo '{"to":"x"}' >"$work/floor.json"
+field() { python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$1"; }
 
+# The floor answers any request; it is sent the /fcm/send request.
 p=$(port)
-setup="" measure floor "$p" "http://127.0.0.1:$p/fcm/send" floor.json "Authorization: key=x" bench/floor "$p"
+echo '{"to":"x"}' >"$work/floor.json"
+load=(--h1 -c 4 -d "$work/floor.json" -H "Authorization: key=x" -H 'Content-Type: application/json' "http://127.0.0.1:$p/fcm/send")
+setup="" measure floor 300 3000 "http://127.0.0.1:$p/" bench/floor "$p"
+
+legacy() {
+  local token
+  token=$(device "$pm" android | field token)
+  echo "{\"to\":\"$token\",\"priority\":\"high\",\"notification\":{\"title\":\"Bench\",\"body\":\"hello\"},\"data\":{\"k\":\"v\"}}" >"$work/send.json"
+  load=(--h1 -c 4 -d "$work/send.json" -H "Authorization: key=pushmock-dev-server-key" -H 'Content-Type: application/json' "$pm/fcm/send")
+}
+v1() {
+  local token bearer
+  token=$(device "$pm" android | field token)
+  echo "{\"message\":{\"token\":\"$token\",\"notification\":{\"title\":\"Bench\",\"body\":\"hello\"},\"data\":{\"k\":\"v\"}}}" >"$work/v1.json"
+  curl -sf "$pm/emulator/v1/projects/demo-pushmock/serviceAccount" >"$work/sa.json"
+  bearer=$(.venv/bin/python -c 'import sys; from google.oauth2 import service_account; from google.auth.transport.requests import Request
+c = service_account.Credentials.from_service_account_file(sys.argv[1], scopes=["https://www.googleapis.com/auth/firebase.messaging"]); c.refresh(Request()); print(c.token)' "$work/sa.json")
+  load=(--h1 -c 4 -d "$work/v1.json" -H "Authorization: Bearer $bearer" -H 'Content-Type: application/json'
+        "$pm/v1/projects/demo-pushmock/messages:send")
+}
 for api in legacy v1; do
-  p=$(port)
-  if [ $api = legacy ]; then url="http://127.0.0.1:$p/fcm/send" body=send.json auth="Authorization: key=pushmock-dev-server-key"
-  else url="http://127.0.0.1:$p/v1/projects/demo-pushmock/messages:send" body=v1.json auth="Authorization: Bearer any"; fi
-  # The bodies need the device's token: register it before the warm-up.
-  # GLIBC_TUNABLES as pushmock sets it for itself (it would otherwise re-execute itself to set
-  # it, which callgrind would not follow).
-  GLIBC_TUNABLES="${TUNE-glibc.malloc.tcache_count=1000}" setup=register measure "pushmock-$api" "$p" "$url" "$body" "$auth" \
-    "$BIN" --port "$p" --tls-port off --device-rate-limit 0 --accept-any-token --quota-per-minute 100000000
+  p=$(port); pm="http://127.0.0.1:$p"
+  GLIBC_TUNABLES="$tune" setup=$api measure "pushmock-$api" 300 3000 "$pm/healthz" \
+    "$BIN" --port "$p" --tls-port off --device-rate-limit 0 --quota-per-minute 100000000
 done
+
+# APNs: pushmock makes the certificates (in its --cert-dir) that nghttpd then serves with.
+apns() {
+  local key apnstoken jwt
+  curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/apnsKeys" -d '{}' >"$work/key.json"
+  apnstoken=$(device "$pm" ios | field apns_token)
+  jwt=$(.venv/bin/python -c 'import json, sys, time, jwt; k = json.load(open(sys.argv[1]))
+print(jwt.encode({"iss": k["team_id"], "iat": int(time.time())}, k["private_key"], algorithm="ES256", headers={"kid": k["key_id"]}))' "$work/key.json")
+  echo '{"aps":{"alert":{"title":"Bench","body":"hello"}},"k":"v"}' >"$work/apns.json"
+  mkdir -p "$work/htdocs/3/device" && : >"$work/htdocs/3/device/$apnstoken"
+  load=(-c 4 -m 100 -t 1 -d "$work/apns.json" -H "authorization: bearer $jwt" -H 'apns-topic: com.example.bench'
+        -H 'apns-push-type: alert' "$pmtls/3/device/$apnstoken")
+}
+p=$(port); t=$(port); pm="http://127.0.0.1:$p"; pmtls="https://127.0.0.1:$t"
+GLIBC_TUNABLES="$tune" setup=apns measure "pushmock-apns" 2000 20000 "$pm/healthz" \
+  "$BIN" --port "$p" --tls-port "$t" --cert-dir "$work/certs" --device-rate-limit 0 --quota-per-minute 100000000
+g=$(port)
+load=("${load[@]:0:${#load[@]}-1}" "https://127.0.0.1:$g${load[-1]#"$pmtls"}")
+setup="" measure nghttpd 2000 20000 "https://127.0.0.1:$g/" \
+  nghttpd -n 1 -d "$work/htdocs" "$g" "$work/certs/server-key.pem" "$work/certs/server.pem"
