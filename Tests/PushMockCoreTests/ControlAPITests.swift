@@ -121,6 +121,11 @@ struct ControlAPITests {
         #expect(json(h.call("GET", base))["events_evicted"] as? Int == 3)
     }
 
+    @Test("a log row takes 120 bytes (a million are kept by default; a topic send writes two per device)")
+    func rowSize() {
+        #expect(MemoryLayout<Event>.stride == 120)
+    }
+
     @Test("messages list newest first; DELETE messages clears sends, inboxes and events; DELETE project resets")
     func messagesAndReset() {
         let h = Harness()
