@@ -12,16 +12,15 @@ public struct APNsHeaders: Sendable {
     /// The bundle id the topic addresses: the topic without its push-type suffix.
     public private(set) var bundleID = ""
 
-    /// The suffix `apns-topic` carries for each push type that needs one.
-    static let topicSuffixes: [String: String] = [
-        "voip": ".voip", "complication": ".complication", "fileprovider": ".pushkit.fileprovider",
-        "liveactivity": ".push-type.liveactivity", "location": ".location-query", "pushtotalk": ".voip-ptt",
-        "widgets": ".push-type.widgets", "controls": ".push-type.controls",
+    /// The suffix `apns-topic` carries for each push type that needs one; the other types
+    /// need none. Scanned, not hashed: the lists are short and this runs on every push.
+    static let typeSuffixes: [(type: String, suffix: String)] = [
+        ("voip", ".voip"), ("complication", ".complication"), ("fileprovider", ".pushkit.fileprovider"),
+        ("liveactivity", ".push-type.liveactivity"), ("location", ".location-query"), ("pushtotalk", ".voip-ptt"),
+        ("widgets", ".push-type.widgets"), ("controls", ".push-type.controls"),
     ]
-    static let typeSuffixes = topicSuffixes.map { (type: $0.key, suffix: $0.value) }
-    /// The suffixes alone, searched on every push (iterating the dictionary costs more).
-    static let suffixes = Array(topicSuffixes.values)
-    static let pushTypes: Set<String> = Set(topicSuffixes.keys).union(["alert", "background", "mdm"])
+    static let suffixBytes = typeSuffixes.map { Array($0.suffix.utf8) }
+    static let typesWithoutSuffix = ["alert", "background", "mdm"]
     /// The headers read, in the order of the bits that mark them seen.
     static let names = ["apns-id", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id",
                         "authorization"]
@@ -68,34 +67,35 @@ public struct APNsHeaders: Sendable {
         guard let topic else { throw APNsFailure(.missingTopic) }
         if let c = collapseID, c.utf8.count > 64 { throw APNsFailure(.badCollapseId) }
         if let p = priority, ![10, 5, 1].contains(p) { throw APNsFailure(.badPriority) }
-        if let t = pushType, !Self.pushTypes.contains(t) { throw APNsFailure(.invalidPushType) }
+        if let t = pushType, Self.suffixIndex(of: t) == nil, !Self.typesWithoutSuffix.contains(t) {
+            throw APNsFailure(.invalidPushType)
+        }
         guard !topic.isEmpty, topic.utf8.count <= 255, !topic.withBytes({ $0.contains(0x20) }) else { throw APNsFailure(.badTopic) }
         let type = pushType ?? "alert"
         // The topic's push-type suffix must be the one its push type needs (none for alert
         // and background); MDM topics come from the certificate and are taken as they are.
-        let needed = Self.suffix(of: type)
-        if type != "mdm" {
-            let carried = Self.suffixes.first { Self.endsWith(topic, $0) }
-            if carried != needed { throw APNsFailure(.badTopic) }
-        }
+        let needed = Self.suffixIndex(of: type), carried = Self.carriedSuffix(topic)
+        if type != "mdm", carried != needed { throw APNsFailure(.badTopic) }
         // A background push must not claim immediate delivery (§E.2).
         if type == "background", priority == 10 { throw APNsFailure(.badPriority) }
-        if let needed, Self.endsWith(topic, needed) {
-            bundleID = String(Substring(topic.utf8.dropLast(needed.utf8.count)))
+        if let needed, carried == needed {
+            bundleID = String(Substring(topic.utf8.dropLast(Self.suffixBytes[needed].count)))
         } else {
             bundleID = topic
         }
     }
 
-    /// The suffix a push type's topic carries, if any (a scan: cheaper than hashing).
-    static func suffix(of type: String) -> String? {
-        typeSuffixes.first { $0.type == type }?.suffix
+    /// Where a push type is in `typeSuffixes`; nil for a type without a suffix.
+    static func suffixIndex(of type: String) -> Int? {
+        typeSuffixes.firstIndex { $0.type == type }
     }
 
-    /// Whether `s` ends with `suffix`, byte for byte (String's `hasSuffix` compares
-    /// grapheme clusters, which costs more and is not what a topic means).
-    static func endsWith(_ s: String, _ suffix: String) -> Bool {
-        s.withBytes { a in suffix.withBytes { b in a.count >= b.count && a.suffix(b.count).elementsEqual(b) } }
+    /// Which of `typeSuffixes` the topic ends with, byte for byte (String's `hasSuffix`
+    /// compares grapheme clusters, which costs more and is not what a topic means).
+    static func carriedSuffix(_ topic: String) -> Int? {
+        topic.withBytes { t in
+            suffixBytes.firstIndex { s in t.count >= s.count && t.last == s.last && t.suffix(s.count).elementsEqual(s) }
+        }
     }
 
     /// 8-4-4-4-12 hex digits.
