@@ -8,7 +8,9 @@ public final class Gateway {
     public let clock: Clock
     public let log: EventLog
     /// All mutable state below is guarded by the loop thread.
-    public private(set) var projects: [String: Project] = [:]
+    public private(set) var projects: [String: Project] = [:] { didSet { lastAPIProject = nil } }
+    /// The last project a Google API path named (by id or number), and that name.
+    var lastAPIProject: (name: String, project: Project)?
     var projectsByKey: [String: Project] = [:] { didSet { lastServerKey = nil } }
     /// The last `Authorization` value that named a server key, and its project.
     var lastServerKey: (header: String, project: Project)?

@@ -7,7 +7,9 @@ indirect enum V1Type: Sendable {
     case string, bool, int, number, duration
     case stringMap, stringArray, freeObject, anyJSON
     case enumeration(Set<String>)
-    case object([String: V1Type])
+    /// Fields by name, found by a scan (a message has at most a few dozen; hashing each name
+    /// cost more).
+    case object(KeyValuePairs<String, V1Type>)
     case array(V1Type)
 
     var protoName: String {
@@ -120,7 +122,7 @@ enum V1Schema {
             var out: [(key: String, value: JSONValue)]?
             for (i, (key, item)) in obj.entries.enumerated() {
                 let name = snakeCase(key)
-                guard let fieldType = fields[name] else {
+                guard let fieldType = fields.first(where: { $0.key.utf8.count == name.utf8.count && $0.key == name })?.value else {
                     let path = at()
                     throw Violation(field: path, description: "Invalid JSON payload received. Unknown name \"\(key)\"\(path.isEmpty ? "" : " at '\(path)'"): Cannot find field.")
                 }

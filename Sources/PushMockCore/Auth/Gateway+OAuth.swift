@@ -117,7 +117,10 @@ extension Gateway {
 
     /// A project named in a Google API path, by id or by number; nil when there is none.
     func apiProject(_ idOrNumber: String) -> Project? {
-        projects[idOrNumber] ?? projects.values.first { String($0.number) == idOrNumber }
+        if let last = lastAPIProject, last.name == idOrNumber { return last.project }
+        guard let project = projects[idOrNumber] ?? projects.values.first(where: { String($0.number) == idOrNumber }) else { return nil }
+        lastAPIProject = (idOrNumber, project)
+        return project
     }
 
     /// The project a Google API path names once its bearer passed: an existing one, or with
