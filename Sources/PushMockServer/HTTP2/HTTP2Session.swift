@@ -33,8 +33,7 @@ final class HTTP2Session {
     /// The stream whose header block is being received (saves a table lookup per field).
     private var receivingHeaders: HTTP2Stream?
     /// Reused for each answer's header block.
-    private var fieldText: [UInt8] = []
-    private var fieldSpans: [(name: Int, value: Int, end: Int)] = []
+    private var fields = ResponseFields()
     private(set) var goingAway = false
     /// A chaos drop asked for the connection to end at once, with no answer.
     private(set) var abandoned = false
@@ -95,7 +94,7 @@ final class HTTP2Session {
             guard used >= 0 else { return false }
             evbuffer_drain(input, n)
         }
-        receiving = false
+        receiving = false  // before the flush: what it sends may let streams answer (the defer covers failures)
         return flush()
     }
 
@@ -220,42 +219,17 @@ final class HTTP2Session {
     func respond(_ stream: HTTP2Stream, _ response: Response) {
         guard !stream.closed, session != nil else { return }
         if !stream.streaming { stream.responseBody = stream.head.method == "HEAD" ? [] : response.body }
-        // The fields as one byte string (names lower-cased, as HTTP/2 requires), then
-        // nghttp2's name/value pointers into it; both buffers are reused.
-        fieldText.removeAll(keepingCapacity: true)
-        fieldSpans.removeAll(keepingCapacity: true)
-        func add(_ name: String, _ value: String) {
-            let n0 = fieldText.count
-            if name.hasASCIIUppercase {
-                for c in name.utf8 { fieldText.append(c >= 0x41 && c <= 0x5A ? c | 0x20 : c) }
+        fields.start(status: response.status)
+        for (name, value) in response.headers where !HTTP2Stream.isConnectionHeader(name) { fields.add(name, value) }
+        if !stream.responseBody.isEmpty, !stream.streaming { fields.add("content-length", String(stream.responseBody.count)) }
+        let hasBody = !stream.responseBody.isEmpty || stream.streaming
+        fields.withNameValues { nva, count in
+            if hasBody {
+                var provider = nghttp2_data_provider()
+                provider.read_callback = h2ReadBody
+                nghttp2_submit_response(session, stream.id, nva, count, &provider)
             } else {
-                fieldText.append(contentsOf: name.utf8)
-            }
-            let v0 = fieldText.count
-            fieldText.append(contentsOf: value.utf8)
-            fieldSpans.append((n0, v0, fieldText.count))
-        }
-        add(":status", String(response.status))
-        for (name, value) in response.headers where !HTTP2Stream.isConnectionHeader(name) { add(name, value) }
-        if !stream.responseBody.isEmpty, !stream.streaming { add("content-length", String(stream.responseBody.count)) }
-        // Field values other than the status are not added to HPACK's dynamic table: many are
-        // new in each answer (ids), and indexing them only churns the table.
-        let indexed = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue), notIndexed = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
-        let spans = fieldSpans
-        fieldText.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: spans.count) { nva in
-                for (i, span) in spans.enumerated() {
-                    nva[i] = nghttp2_nv(name: base + span.name, value: base + span.value, namelen: span.value - span.name,
-                                        valuelen: span.end - span.value, flags: i == 0 ? indexed : notIndexed)
-                }
-                if stream.responseBody.isEmpty, !stream.streaming {
-                    nghttp2_submit_response(session, stream.id, nva.baseAddress, spans.count, nil)
-                } else {
-                    var provider = nghttp2_data_provider()
-                    provider.read_callback = h2ReadBody
-                    nghttp2_submit_response(session, stream.id, nva.baseAddress, spans.count, &provider)
-                }
+                nghttp2_submit_response(session, stream.id, nva, count, nil)
             }
         }
     }

@@ -1,0 +1,47 @@
+internal import CNghttp2
+import PushMockCore
+
+/// An answer's header fields as nghttp2 takes them: one byte buffer, reused from answer to
+/// answer, holding each name (lower-cased, as HTTP/2 requires) and value, and their spans.
+struct ResponseFields {
+    private var text: [UInt8] = []
+    private var spans: [(name: Int, value: Int, end: Int)] = []
+
+    /// Starts the next answer's fields with its `:status`.
+    mutating func start(status: Int) {
+        text.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
+        add(":status", String(status))
+    }
+
+    mutating func add(_ name: String, _ value: String) {
+        let n0 = text.count
+        if name.hasASCIIUppercase {
+            for c in name.utf8 { text.append(c >= 0x41 && c <= 0x5A ? c | 0x20 : c) }
+        } else {
+            text.append(contentsOf: name.utf8)
+        }
+        let v0 = text.count
+        text.append(contentsOf: value.utf8)
+        spans.append((n0, v0, text.count))
+    }
+
+    /// Calls `body` with nghttp2's name/value array for the fields (valid during the call;
+    /// nghttp2 copies what it keeps). Values other than the status are marked not to be
+    /// indexed: many are new in each answer (ids), and adding them to HPACK's dynamic table
+    /// only churned it.
+    mutating func withNameValues(_ body: (UnsafePointer<nghttp2_nv>, Int) -> Void) {
+        let indexed = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue), notIndexed = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+        let spans = spans
+        text.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: spans.count) { nva in
+                for (i, span) in spans.enumerated() {
+                    nva[i] = nghttp2_nv(name: base + span.name, value: base + span.value, namelen: span.value - span.name,
+                                        valuelen: span.end - span.value, flags: i == 0 ? indexed : notIndexed)
+                }
+                body(UnsafePointer(nva.baseAddress!), spans.count)
+            }
+        }
+    }
+}
