@@ -82,6 +82,19 @@ struct JSONTests {
         #expect((try? JSONParser.parse(ok)) != nil)
     }
 
+    @Test("the writer escapes a quote, backslash or control character at any offset of a long string")
+    func writerEscapesLongStrings() throws {
+        let plain = String(repeating: "abcdéfgh", count: 4)
+        for offset in 0...plain.count {
+            for special in ["\"", "\\", "\n", "\u{1F}", "\u{7F}"] {
+                var s = plain
+                s.insert(contentsOf: special, at: s.index(s.startIndex, offsetBy: offset))
+                let quoted = JSONWriter.quoted(s)
+                #expect(try JSONParser.parse(quoted).stringValue == s, "\(quoted)")
+            }
+        }
+    }
+
     @Test("writer output round-trips through Foundation, with escapes and nesting")
     func writerRoundTrips() throws {
         var w = JSONWriter()

@@ -124,6 +124,29 @@ public struct JSONWriter {
 
     private static let hex = Array("0123456789abcdef".utf8)
 
+    /// Whether any byte is a quote, a backslash or a control character (bytes from 0x80 pass:
+    /// UTF-8 is written as it is).
+    static func needsEscape(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        if let base = u.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+            while i + 8 <= u.count {
+                let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                // A false alarm only sends the bytes to the exact check below.
+                if (w &- 0x2020_2020_2020_2020) & ~w & highs != 0 || hasZero(w ^ 0x2222_2222_2222_2222)
+                    || hasZero(w ^ 0x5C5C_5C5C_5C5C_5C5C) { break }
+                i += 8
+            }
+        }
+        while i < u.count {
+            let c = u[i]
+            if c < 0x20 || c == 0x22 || c == 0x5C { return true }
+            i += 1
+        }
+        return false
+    }
+
     public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         appendEscaped(s, to: &out)
@@ -133,18 +156,26 @@ public struct JSONWriter {
     /// The string's bytes with JSON's escapes, without quotes.
     static func appendEscaped(_ s: String, to out: inout [UInt8]) {
         s.withBytes { u in
+            // Most strings need no escape: found eight bytes at a time, then copied at once.
+            guard needsEscape(u) else { return out.append(contentsOf: u) }
             var start = 0
             for i in 0..<u.count {
                 let c = u[i]
                 guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
+                // Byte by byte: an array literal here allocated for every escape.
+                out.append(0x5C)
                 switch c {
-                case 0x22: out.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                default: out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(c >> 4)], hex[Int(c & 15)]])
+                case 0x22, 0x5C: out.append(c)
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                default:
+                    out.append(UInt8(ascii: "u"))
+                    out.append(0x30)
+                    out.append(0x30)
+                    out.append(hex[Int(c >> 4)])
+                    out.append(hex[Int(c & 15)])
                 }
                 start = i + 1
             }
