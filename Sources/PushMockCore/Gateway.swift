@@ -8,19 +8,19 @@ public final class Gateway {
     public let clock: Clock
     public let log: EventLog
     /// All mutable state below is guarded by the loop thread.
-    public private(set) var projects: [String: Project] = [:] { didSet { lastAPIProject = nil } }
-    /// The last project a Google API path named (by id or number), and that name.
-    var lastAPIProject: (name: String, project: Project)?
-    var projectsByKey: [String: Project] = [:] { didSet { lastServerKey = nil } }
-    /// The last `Authorization` value that named a server key, and its project.
-    var lastServerKey: (header: String, project: Project)?
+    public private(set) var projects: [String: Project] = [:] { didSet { apiProjectByName.clear() } }
+    /// The project a Google API path last named (by id or number).
+    var apiProjectByName = Remembered<String, Project>()
+    var projectsByKey: [String: Project] = [:] { didSet { projectByAuthorization.clear() } }
+    /// The project of the last `Authorization` value that named a server key.
+    var projectByAuthorization = Remembered<String, Project>()
     /// Devices with stored or held messages, for expiry; keyed by project and device id.
     var waiting: [String: Device] = [:]
     /// Service accounts pushmock issued, by client email; access tokens it handed out.
     var serviceAccounts: [String: ServiceAccount] = [:]
-    var accessTokens: [String: AccessToken] = [:] { didSet { lastBearer = nil } }
-    /// The last `Authorization` value that carried a known access token, and that token.
-    var lastBearer: (header: String, token: AccessToken)?
+    var accessTokens: [String: AccessToken] = [:] { didSet { accessTokenByAuthorization.clear() } }
+    /// The access token the last `Authorization` value with a known one carried.
+    var accessTokenByAuthorization = Remembered<String, AccessToken>()
     /// APNs auth keys registered in any project, by key id.
     var apnsKeys: [String: APNsKey] = [:]
     /// Set when the server starts shutting down: APNs then answers 503 Shutdown.

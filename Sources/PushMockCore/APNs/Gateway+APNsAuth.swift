@@ -16,7 +16,7 @@ extension Gateway {
         if let context = request.connection, context.apns.authorization == auth, let token = context.apns.token {
             text = token
         } else {
-            guard let token = Self.providerToken(auth) else { throw APNsFailure(.missingProviderToken) }
+            guard let token = Self.bearerToken(auth, trimmed: true) else { throw APNsFailure(.missingProviderToken) }
             text = token
         }
         let (key, iat) = try verifiedProviderToken(text, on: request.connection)
@@ -40,16 +40,6 @@ extension Gateway {
             context.apns.teamID = key.teamID
         }
         return project
-    }
-
-    /// The token of a `bearer <token>` value, without surrounding spaces (on bytes).
-    static func providerToken(_ auth: String) -> String? {
-        guard auth.utf8.count > 7, Request.equalsLowercased(String(Substring(auth.utf8.prefix(7))), "bearer ") else { return nil }
-        let rest = auth.utf8.dropFirst(7)
-        var start = rest.startIndex, end = rest.endIndex
-        while start < end, rest[start] == 0x20 { start = rest.index(after: start) }
-        while end > start, rest[rest.index(before: end)] == 0x20 { end = rest.index(before: end) }
-        return start < end ? String(Substring(rest[start..<end])) : nil
     }
 
     /// The key that signed a provider token, and its `iat`; a token already verified on the

@@ -3,11 +3,8 @@ extension Gateway {
     /// The project whose server key the request carries; with `--accept-any-key`, the key's
     /// project if it names one, else the configured project.
     func legacyProject(_ request: Request) -> Project? {
-        let header = request.header("authorization")
-        // The last key that matched is remembered (an app server sends with one key).
-        if let header, let last = lastServerKey, last.header == header { return last.project }
-        if let header, let key = Self.serverKey(header), let p = projectsByKey[key] {
-            lastServerKey = (header, p)
+        if let header = request.header("authorization"),
+           let p = projectByAuthorization.value(for: header, { Self.serverKey(header).flatMap { projectsByKey[$0] } }) {
             return p
         }
         return configuration.acceptAnyKey ? projects[configuration.project] : nil
@@ -18,7 +15,7 @@ extension Gateway {
     func iidProject(_ request: Request) -> Project? {
         if let p = legacyProject(request) { return p }
         guard request.header("access_token_auth") == "true",
-              let bearer = request.header("authorization").flatMap(Self.bearerToken) else { return nil }
+              let bearer = request.header("authorization").flatMap({ Self.bearerToken($0) }) else { return nil }
         if configuration.acceptAnyToken { return projects[configuration.project] }
         guard let token = accessTokens[bearer], token.expires > clock.now() else { return nil }
         return projects[token.projectID]

@@ -102,25 +102,26 @@ extension Gateway {
     /// The access token an `Authorization` value carries, if pushmock issued it; the last one
     /// found is remembered (a client sends the same one until it expires).
     private func accessToken(_ header: String) -> AccessToken? {
-        if let last = lastBearer, last.header == header { return last.token }
-        guard let token = Self.bearerToken(header).flatMap({ accessTokens[$0] }) else { return nil }
-        lastBearer = (header, token)
-        return token
+        accessTokenByAuthorization.value(for: header) { Self.bearerToken(header).flatMap { accessTokens[$0] } }
     }
 
-    /// The token of `Bearer <token>` (scheme in any case), read on bytes.
-    static func bearerToken(_ header: String) -> String? {
+    /// The token of `Bearer <token>` (scheme in any case), read on bytes; `trimmed` drops
+    /// spaces around it (APNs takes them, Google's APIs do not), and an empty token is none.
+    static func bearerToken(_ header: String, trimmed: Bool = false) -> String? {
         let u = header.utf8
         guard u.count > 7, Request.equalsLowercased(String(Substring(u.prefix(7))), "bearer ") else { return nil }
-        return String(Substring(u.dropFirst(7)))
+        var token = u.dropFirst(7)
+        guard trimmed else { return String(Substring(token)) }
+        while token.first == 0x20 { token = token.dropFirst() }
+        while token.last == 0x20 { token = token.dropLast() }
+        return token.isEmpty ? nil : String(Substring(token))
     }
 
     /// A project named in a Google API path, by id or by number; nil when there is none.
     func apiProject(_ idOrNumber: String) -> Project? {
-        if let last = lastAPIProject, last.name == idOrNumber { return last.project }
-        guard let project = projects[idOrNumber] ?? projects.values.first(where: { String($0.number) == idOrNumber }) else { return nil }
-        lastAPIProject = (idOrNumber, project)
-        return project
+        apiProjectByName.value(for: idOrNumber) {
+            projects[idOrNumber] ?? projects.values.first { String($0.number) == idOrNumber }
+        }
     }
 
     /// The project a Google API path names once its bearer passed: an existing one, or with
