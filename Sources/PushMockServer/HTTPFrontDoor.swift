@@ -132,16 +132,18 @@ final class HTTPFrontDoor {
     /// A C string as text (invalid UTF-8 repaired); cheaper than `String(cString:)`, which
     /// takes the slow repairing path for every string.
     private static func text(_ p: UnsafePointer<CChar>) -> String {
-        p.withMemoryRebound(to: UInt8.self, capacity: 1) { String(decoding: UnsafeBufferPointer(start: $0, count: strlen(p)), as: UTF8.self) }
+        String(decoding: bytes(p), as: UTF8.self)
     }
 
     /// `text(p)`, or `last` when it has the same bytes (then nothing is decoded); the new
     /// text becomes `last`.
     private static func text(_ p: UnsafePointer<CChar>, last: inout String) -> String {
-        let n = strlen(p)
-        if last.utf8.count == n, last.withBytes({ n == 0 || memcmp($0.baseAddress!, p, n) == 0 }) { return last }
-        last = text(p)
+        if !last.hasBytes(bytes(p)) { last = text(p) }
         return last
+    }
+
+    private static func bytes(_ p: UnsafePointer<CChar>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
     }
 
     static func method(_ cmd: evhttp_cmd_type) -> String {

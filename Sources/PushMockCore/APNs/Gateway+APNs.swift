@@ -112,12 +112,7 @@ extension Gateway {
         return host.withBytes { bytes in
             var name = bytes[...]
             if name.last != UInt8(ascii: "]"), let colon = name.lastIndex(of: UInt8(ascii: ":")) { name = name[..<colon] }
-            func named(_ lower: StaticString) -> Bool {
-                guard name.count == lower.utf8CodeUnitCount else { return false }
-                for (a, b) in zip(name, UnsafeBufferPointer(start: lower.utf8Start, count: lower.utf8CodeUnitCount))
-                where (a >= 0x41 && a <= 0x5A ? a | 0x20 : a) != b { return false }
-                return true
-            }
+            func named(_ lower: String) -> Bool { Request.equalsLowercased(UnsafeBufferPointer(rebasing: name), lower) }
             if named("api.push.apple.com") { return .production }
             if named("api.sandbox.push.apple.com") || named("api.development.push.apple.com") { return .sandbox }
             return configuration.apnsEnvironment

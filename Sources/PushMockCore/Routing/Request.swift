@@ -17,7 +17,9 @@ public struct Request {
         self.method = method
         self.headers = headers
         self.body = body
-        if target.withBytes({ $0.contains(UInt8(ascii: "?")) }), let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+        // The `?` found on bytes (a loop over `utf8` costs more; every request passes here).
+        if let offset = target.withBytes({ $0.firstIndex(of: UInt8(ascii: "?")) }) {
+            let q = target.utf8.index(target.utf8.startIndex, offsetBy: offset)
             path = String(Substring(target.utf8[..<q]))
             query = URLCoding.formPairs(String(Substring(target.utf8[target.utf8.index(after: q)...]))) ?? []
         } else {
@@ -28,6 +30,7 @@ public struct Request {
 
     /// The first value of a header; `name` is lower-case and matched case-insensitively.
     public func header(_ name: String) -> String? {
+        // By index, lengths first: binding each (name, value) pair retained both Strings.
         let count = name.utf8.count
         for i in headers.indices where headers[i].name.utf8.count == count && Self.equalsLowercased(headers[i].name, name) {
             return headers[i].value
@@ -37,16 +40,18 @@ public struct Request {
 
     /// ASCII case-insensitive comparison against an already lower-case string, on bytes.
     public static func equalsLowercased(_ s: String, _ lower: String) -> Bool {
-        guard s.utf8.count == lower.utf8.count else { return false }
-        return s.withBytes { x in
-            lower.withBytes { y in
-                guard x.count == y.count else { return false }
-                for i in 0..<x.count {
-                    let c = x[i]
-                    if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != y[i] { return false }
-                }
-                return true
+        s.utf8.count == lower.utf8.count && s.withBytes { equalsLowercased($0, lower) }
+    }
+
+    /// The same for bytes (a part of a header value, say).
+    public static func equalsLowercased(_ x: UnsafeBufferPointer<UInt8>, _ lower: String) -> Bool {
+        lower.withBytes { y in
+            guard x.count == y.count else { return false }
+            for i in 0..<x.count {
+                let c = x[i]
+                if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != y[i] { return false }
             }
+            return true
         }
     }
 

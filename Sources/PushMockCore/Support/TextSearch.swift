@@ -1,3 +1,5 @@
+import Foundation
+
 extension StringProtocol {
     /// Whether `needle`'s UTF-8 bytes occur in this string's. Used instead of Foundation's
     /// `contains(_:)`, which traps on some inputs (haystack "i̇", needle "i̇\0": found by the
@@ -14,6 +16,14 @@ extension String {
     public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let r = utf8.withContiguousStorageIfAvailable(body) { return r }
         return Array(utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// Whether the string's UTF-8 bytes are exactly `bytes`.
+    @inlinable
+    public func hasBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard utf8.count == bytes.count else { return false }
+        guard let b = bytes.baseAddress, !bytes.isEmpty else { return true }
+        return withBytes { memcmp($0.baseAddress!, b, bytes.count) == 0 }
     }
 
     /// Whether any byte is an ASCII capital letter.

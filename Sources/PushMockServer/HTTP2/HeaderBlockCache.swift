@@ -1,4 +1,3 @@
-import Glibc
 import PushMockCore
 
 /// A request's head as HTTP/2 delivers it: the pseudo-headers and the regular fields, in
@@ -45,7 +44,7 @@ struct HeaderBlockCache {
     /// Field `position` of `stream`'s block.
     mutating func receive(_ stream: HTTP2Stream, at position: Int, _ name: UnsafeBufferPointer<UInt8>,
                           _ value: UnsafeBufferPointer<UInt8>) {
-        let known = position < fields.count && Self.same(fields[position].name, name) && Self.same(fields[position].value, value)
+        let known = position < fields.count && fields[position].name.hasBytes(name) && fields[position].value.hasBytes(value)
         if stream.ownFields == nil {
             if known { return }
             stream.ownFields = Array(fields[..<position])
@@ -68,11 +67,5 @@ struct HeaderBlockCache {
             fields = own
             head = stream.head
         }
-    }
-
-    private static func same(_ s: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard s.utf8.count == bytes.count else { return false }
-        guard let b = bytes.baseAddress, !bytes.isEmpty else { return true }
-        return s.withBytes { memcmp($0.baseAddress!, b, bytes.count) == 0 }
     }
 }
