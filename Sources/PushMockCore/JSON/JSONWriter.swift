@@ -129,15 +129,7 @@ public struct JSONWriter {
     static func needsEscape(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         if let base = u.baseAddress {
-            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-            func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
-            while i + 8 <= u.count {
-                let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                // A false alarm only sends the bytes to the exact check below.
-                if (w &- 0x2020_2020_2020_2020) & ~w & highs != 0 || hasZero(w ^ 0x2222_2222_2222_2222)
-                    || hasZero(w ^ 0x5C5C_5C5C_5C5C_5C5C) { break }
-                i += 8
-            }
+            while i + 8 <= u.count, !ByteWord.mayNeedEscape(ByteWord.load(base + i)) { i += 8 }
         }
         while i < u.count {
             let c = u[i]
