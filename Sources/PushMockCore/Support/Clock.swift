@@ -48,31 +48,36 @@ extension Timestamp {
         let micros = Int(self - Int64(secs) * 1_000_000)
         let (y, m, d) = Self.civil(days: secs.floorDiv(86_400))
         let daySecs = secs - secs.floorDiv(86_400) * 86_400
-        if (0...9999).contains(y) {
-            // Digits written in place: every event's JSON carries one of these.
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 27) { out in
-                var at = 0
-                func put(_ n: Int, _ width: Int, then separator: UInt8?) {
-                    var v = n
-                    for k in stride(from: width - 1, through: 0, by: -1) {
-                        out[at + k] = UInt8(ascii: "0") + UInt8(v % 10)
-                        v /= 10
-                    }
-                    at += width
-                    if let separator { out[at] = separator; at += 1 }
+        // Digits written in place: every event's JSON carries one of these. A year outside
+        // 0…9999 is written as it is, padded to four characters as the others are to theirs.
+        let year = (0...9999).contains(y) ? nil : Self.pad(y, 4)
+        let count = 23 + (year?.utf8.count ?? 4)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { out in
+            var at = 0
+            func put(_ n: Int, _ width: Int, then separator: UInt8) {
+                var v = n
+                for k in stride(from: width - 1, through: 0, by: -1) {
+                    out[at + k] = UInt8(ascii: "0") + UInt8(v % 10)
+                    v /= 10
                 }
-                put(y, 4, then: UInt8(ascii: "-"))
-                put(m, 2, then: UInt8(ascii: "-"))
-                put(d, 2, then: UInt8(ascii: "T"))
-                put(daySecs / 3600, 2, then: UInt8(ascii: ":"))
-                put(daySecs / 60 % 60, 2, then: UInt8(ascii: ":"))
-                put(daySecs % 60, 2, then: UInt8(ascii: "."))
-                put(micros, 6, then: UInt8(ascii: "Z"))
-                return String(decoding: UnsafeBufferPointer(out), as: UTF8.self)
+                out[at + width] = separator
+                at += width + 1
             }
+            if let year {
+                for c in year.utf8 { out[at] = c; at += 1 }
+                out[at] = UInt8(ascii: "-")
+                at += 1
+            } else {
+                put(y, 4, then: UInt8(ascii: "-"))
+            }
+            put(m, 2, then: UInt8(ascii: "-"))
+            put(d, 2, then: UInt8(ascii: "T"))
+            put(daySecs / 3600, 2, then: UInt8(ascii: ":"))
+            put(daySecs / 60 % 60, 2, then: UInt8(ascii: ":"))
+            put(daySecs % 60, 2, then: UInt8(ascii: "."))
+            put(micros, 6, then: UInt8(ascii: "Z"))
+            return String(decoding: UnsafeBufferPointer(rebasing: out[..<at]), as: UTF8.self)
         }
-        return "\(Self.pad(y, 4))-\(Self.pad(m, 2))-\(Self.pad(d, 2))T\(Self.pad(daySecs / 3600, 2)):"
-            + "\(Self.pad(daySecs / 60 % 60, 2)):\(Self.pad(daySecs % 60, 2)).\(Self.pad(micros, 6))Z"
     }
 
     /// Whole days since 1970-01-01 (UTC): cheap to compare, unlike `day`.
