@@ -88,6 +88,8 @@ struct APNsTests {
             (token, [("apns-push-type", "voip")], "{}", "BadTopic", 400),
             (token, [("apns-topic", "com.example.app.voip")], "{}", "BadTopic", 400),
             (token, [("apns-expiration", "tomorrow")], "{}", "BadExpirationDate", 400),
+            (token, [("apns-topic", "com.example app")], "{}", "BadTopic", 400),
+            (token, [("APNS-PRIORITY", "10"), ("apns-priority", "5")], "{}", "DuplicateHeaders", 400),
             (token, [("apns-priority", "10"), ("apns-priority", "5")], "{}", "DuplicateHeaders", 400),
             ("abc", [], "{}", "BadDeviceToken", 400),
             (String(repeating: "a", count: 64), [], "{}", "BadDeviceToken", 400),
@@ -187,12 +189,17 @@ struct APNsTests {
         }
         #expect(push(nil) == "MissingProviderToken")
         #expect(push("") == "MissingProviderToken")
+        #expect(push("   ") == "MissingProviderToken")
         #expect(push("not.a.jwt") == "InvalidProviderToken")
         #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds, valid: false)) == "InvalidProviderToken")
         #expect(push(h.providerToken(kid: "ZZZZZZZZZZ", iss: team, iat: h.nowSeconds)) == "InvalidProviderToken")
         #expect(push(h.providerToken(kid: kid, iss: "WRONGTEAM0", iat: h.nowSeconds)) == "InvalidProviderToken")
         #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds - 3601)) == "ExpiredProviderToken")
         #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds)) == "ok")
+        // Spaces around the token are not part of it; the device token in capitals is the same token.
+        #expect(push(" " + h.providerToken(kid: kid, iss: team, iat: h.nowSeconds) + "  ") == "ok")
+        let capitals = h.apns(token.uppercased(), headers: topic + [("authorization", "bearer " + h.providerToken(kid: kid, iss: team, iat: h.nowSeconds))], on: h.h2())
+        #expect(capitals.status == 200, "\(capitals.bodyText)")
 
         let (prodKid, _) = h.addKey(#"{"environment":"production"}"#)
         #expect(push(h.providerToken(kid: prodKid, iss: team, iat: h.nowSeconds)) == "BadEnvironmentKeyIdInToken")
