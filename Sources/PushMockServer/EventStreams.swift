@@ -1,7 +1,7 @@
 internal import CLibevent
 import PushMockCore
 
-/// One client of a streamed answer: an evhttp request answered in chunks, or an HTTP/2
+/// One client of a streamed answer: an HTTP/1.1 request answered in chunks, or an HTTP/2
 /// stream with a deferred body.
 protocol StreamResponder: AnyObject {
     func begin(_ head: Response)
@@ -17,7 +17,7 @@ protocol StreamResponder: AnyObject {
 
 /// Open event streams (SSE and NDJSON exports), fed on a timer so bursts of events reach a
 /// client a few times a second, not once per event. A live client whose unread output passes
-/// `maxPending` is cut off; an export only writes while its client keeps up (and evhttp's
+/// `maxPending` is cut off; an export only writes while its client keeps up (and the front door's
 /// `--timeout` drops one that stops reading). Nothing here ever waits for a client.
 final class EventStreams {
     static let tickSeconds = 0.1
@@ -121,50 +121,4 @@ final class EventStreams {
 private func streamsTick(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     Unmanaged<EventStreams>.fromOpaque(arg).takeUnretainedValue().tick()
-}
-
-/// A streamed evhttp reply (chunked transfer encoding).
-final class EvhttpStream: StreamResponder {
-    /// evhttp's; nil once ended or cut off. When the client goes away evhttp detaches it from
-    /// its connection (`evhttp_request_get_connection` is nil) and `end()` frees it.
-    private var request: OpaquePointer?
-
-    init(_ request: OpaquePointer) { self.request = request }
-
-    private var connection: OpaquePointer? { request.flatMap { evhttp_request_get_connection($0) } }
-
-    func begin(_ head: Response) {
-        guard let request else { return }
-        if let out = evhttp_request_get_output_headers(request) {
-            for (name, value) in head.headers { evhttp_add_header(out, name, value) }
-        }
-        evhttp_send_reply_start(request, Int32(head.status), HTTPStatus.reason(head.status))
-    }
-
-    func send(_ bytes: [UInt8]) {
-        guard let request, connection != nil, let buffer = evbuffer_new() else { return }
-        defer { evbuffer_free(buffer) }
-        bytes.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
-        evhttp_send_reply_chunk(request, buffer)
-    }
-
-    func end() {
-        guard let request else { return }
-        self.request = nil
-        evhttp_send_reply_end(request)
-    }
-
-    var isGone: Bool { connection == nil }
-
-    var pendingBytes: Int {
-        guard let connection, let bev = evhttp_connection_get_bufferevent(connection) else { return 0 }
-        return evbuffer_get_length(bufferevent_get_output(bev))
-    }
-
-    func cutOff() {
-        guard let connection else { return }
-        // Freeing the connection frees the request with it.
-        request = nil
-        evhttp_connection_free(connection)
-    }
 }

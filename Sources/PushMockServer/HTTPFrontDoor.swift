@@ -2,62 +2,65 @@ internal import CLibevent
 import Glibc
 import PushMockCore
 
-/// The HTTP/1.1 listener (libevent evhttp). It turns each evhttp request into a `Request`,
-/// asks the gateway, and writes the `Reply` back: exactly one reply per request.
+/// The HTTP/1.1 listener: accepts connections (libevent's evconnlistener), reads requests
+/// on each (`HTTP1Connection`), asks the gateway, writes the `Reply` back: exactly one reply
+/// per request.
+///
+/// Bounds, in number: `--max-connections` (at the cap the listener pauses; a close resumes
+/// it). In time: each connection gets `--timeout` seconds to deliver a whole request, counted
+/// from its opening or from its previous answer (as Go's `ReadTimeout`), so a client that
+/// trickles a byte a second (slowloris) cannot hold it; a request waiting for its answer (a
+/// long-poll, a stream) has no deadline, but a client that leaves `--timeout` seconds of
+/// output unread is cut off. A sweep each second closes the late ones.
 final class HTTPFrontDoor {
-    /// Freed in deinit (which also closes every connection).
-    let http: OpaquePointer
     private let base: EventBase
     private let gateway: Gateway
     private let polls: LongPolls
     private let streams: EventStreams
-    /// Caps connections on the TCP port (the TLS listener caps its own) and gives each
-    /// connection `--timeout` to deliver a whole request.
-    private let limiter: ConnectionLimiter
-    /// Loop thread only.
-    private var bound: OpaquePointer?
     /// Whether requests arrive over TLS (through `TLSConnection`'s HTTP/1.1 bridge).
     private let secure: Bool
-    /// The last request's target and header fields (by position) as Strings: clients repeat
-    /// them, so the same bytes reuse the same Strings instead of decoding them again.
-    private var lastTarget = ""
-    private var lastFields: [(name: String, value: String)] = []
+    private let cap: Int
+    let timeoutNanos: UInt64
+    /// How long a closing connection waits for its client to close first.
+    let lingerNanos: UInt64 = 2_000_000_000
+    let maxBodyBytes: Int
+    /// Loop thread only, like everything here.
+    var parser = HTTP1HeadParser(maxHeadBytes: 64 * 1024)
+    var encoder = HTTP1Encoder()
+    private(set) var draining = false
+    private var listener: OpaquePointer?
+    private var tcp = true
+    private var sweep: LoopEvent?
+    private var connections: [ObjectIdentifier: HTTP1Connection] = [:]
 
     init(base: EventBase, gateway: Gateway, polls: LongPolls, streams: EventStreams, configuration: Configuration,
          secure: Bool = false) throws(ServerError) {
-        guard let http = evhttp_new(base.pointer) else { throw ServerError("evhttp_new failed") }
-        self.http = http
         self.base = base
         self.gateway = gateway
         self.polls = polls
         self.streams = streams
         self.secure = secure
-        self.limiter = ConnectionLimiter(cap: secure ? nil : configuration.maxConnections, timeoutSeconds: configuration.timeoutSeconds)
-        evhttp_set_max_body_size(http, configuration.maxBodyBytes)
-        evhttp_set_max_headers_size(http, 64 * 1024)
-        // evhttp has one timer per connection: it bounds silence while a request's headers
-        // and body arrive and while a keep-alive connection waits for the next request.
-        var tv = timeval(seconds: Double(configuration.timeoutSeconds))
-        evhttp_set_timeout_tv(http, &tv)
-        let all = EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue | EVHTTP_REQ_HEAD.rawValue | EVHTTP_REQ_PUT.rawValue
-            | EVHTTP_REQ_DELETE.rawValue | EVHTTP_REQ_OPTIONS.rawValue | EVHTTP_REQ_TRACE.rawValue
-            | EVHTTP_REQ_CONNECT.rawValue | EVHTTP_REQ_PATCH.rawValue
-        evhttp_set_allowed_methods(http, UInt16(all))
-        evhttp_set_gencb(http, frontDoorRequest, Unmanaged.passUnretained(self).toOpaque())
+        cap = secure ? Int.max : configuration.maxConnections
+        timeoutNanos = UInt64(configuration.timeoutSeconds) * 1_000_000_000
+        maxBodyBytes = configuration.maxBodyBytes
+        sweep = try LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: frontDoorSweep,
+                              argument: Unmanaged.passUnretained(self).toOpaque())
+        sweep?.add(seconds: 1)
     }
 
-    deinit { evhttp_free(http) }
+    deinit {
+        for c in Array(connections.values) { c.close() }
+        if let listener { evconnlistener_free(listener) }
+    }
 
-    var openConnections: Int { limiter.open }
+    var openConnections: Int { connections.count }
 
     /// Binds and returns the port actually bound (for `--port 0`).
     func bind(host: String, port: Int) throws(ServerError) -> Int {
-        guard let handle = evhttp_bind_socket_with_handle(http, host, UInt16(port)) else {
-            throw ServerError("cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
-        }
-        bound = handle
-        try limiter.install(on: http, base: base, listener: evhttp_bound_socket_get_listener(handle))
-        return try SocketPort.bound(evhttp_bound_socket_get_fd(handle))
+        let l = try SocketPort.listen(base: base, host: host, port: port, callback: frontDoorAccepted,
+                                      argument: Unmanaged.passUnretained(self).toOpaque())
+        listener = l
+        return try SocketPort.bound(evconnlistener_get_fd(l))
     }
 
     /// Listens on a fresh abstract Unix socket that only `HTTP1Bridge` connects to, and
@@ -72,147 +75,83 @@ final class HTTPFrontDoor {
         let rc = withUnsafePointer(to: &addr.storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, addr.length) }
         }
-        guard rc == 0, listen(fd, 128) == 0, let handle = evhttp_accept_socket_with_handle(http, fd) else {
+        guard rc == 0, let l = evconnlistener_new(base.pointer, frontDoorAccepted, Unmanaged.passUnretained(self).toOpaque(),
+                                                  UInt32(LEV_OPT_CLOSE_ON_FREE), 128, fd) else {
             close(fd)
             throw ServerError("cannot listen on the internal socket: \(String(cString: strerror(errno)))")
         }
-        bound = handle
-        try limiter.install(on: http, base: base, listener: nil)
+        listener = l
+        tcp = false
         return name
     }
 
-    /// Stops accepting new connections; open ones carry on.
+    /// Stops accepting new connections; idle ones close now, busy ones after their answer.
     func stopAccepting() {
-        if let bound { evhttp_del_accept_socket(http, bound) }
-        bound = nil
+        if let listener { evconnlistener_free(listener) }
+        listener = nil
+        draining = true
+        for c in Array(connections.values) where c.isIdle { c.close() }
     }
 
-    fileprivate func handle(_ req: OpaquePointer) {
-        limiter.requestArrived(req)
-        var request = request(from: req)
+    fileprivate func accepted(_ fd: Int32) {
+        guard let bev = bufferevent_socket_new(base.pointer, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            close(fd)
+            return
+        }
+        if tcp {
+            var on: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let connection = HTTP1Connection(door: self, bev: bev, fd: fd, now: Metrics.monotonicNanos())
+        connections[ObjectIdentifier(connection)] = connection
+        bufferevent_setcb(bev, http1Read, http1Write, http1Event, Unmanaged.passUnretained(connection).toOpaque())
+        // Reading pauses while a waiting request's successors fill this much; the write
+        // callback reports progress whenever less than an export step is left unread.
+        bufferevent_setwatermark(bev, Int16(EV_READ), 0, parser.maxHeadBytes + maxBodyBytes + 64 * 1024)
+        bufferevent_setwatermark(bev, Int16(EV_WRITE), EventStreams.exportLowWater, 0)
+        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+        if connections.count >= cap, let listener { evconnlistener_disable(listener) }
+    }
+
+    func closed(_ connection: HTTP1Connection) {
+        guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        if connections.count < cap, let listener { evconnlistener_enable(listener) }
+    }
+
+    /// Closes the connections whose request is late or whose client stopped reading.
+    fileprivate func closeLate() {
+        let now = Metrics.monotonicNanos()
+        for c in Array(connections.values) {
+            let late = c.deadline != 0 && c.deadline < now
+            let stalled = c.pendingOutput > 0 && now - c.lastDrained > timeoutNanos
+            if late || stalled { c.close() }
+        }
+    }
+
+    /// Asks the gateway about one whole request.
+    func handle(_ head: HTTP1Head, body: [UInt8]) -> Reply {
+        var request = Request(method: head.method, target: head.target, headers: head.headers, body: body)
         request.secure = secure
-        let reply = gateway.handle(request)
-        // The common case answers at once, without a responder object per request.
-        if case .response(let response) = reply {
-            Self.send(response, to: req)
-            polls.noteChanges()
-        } else {
-            carry(reply, to: EvhttpResponder(req), stream: EvhttpStream(req), polls: polls, streams: streams)
-        }
+        return gateway.handle(request)
     }
 
-    func request(from req: OpaquePointer) -> Request {
-        let target = evhttp_request_get_uri(req).map { Self.text($0, last: &lastTarget) } ?? "/"
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(8)
-        var kv = evhttp_request_get_input_headers(req)?.pointee.tqh_first
-        while let h = kv {
-            let position = headers.count
-            if position == lastFields.count, position < 64 { lastFields.append(("", "")) }
-            if position < lastFields.count {
-                headers.append((Self.text(h.pointee.key, last: &lastFields[position].name),
-                                Self.text(h.pointee.value, last: &lastFields[position].value)))
-            } else {
-                headers.append((Self.text(h.pointee.key), Self.text(h.pointee.value)))
-            }
-            kv = h.pointee.next.tqe_next
-        }
-        var body: [UInt8] = []
-        if let input = evhttp_request_get_input_buffer(req) {
-            let n = evbuffer_get_length(input)
-            if n > 0 {
-                body = [UInt8](unsafeUninitializedCapacity: n) { buf, count in
-                    count = Int(evbuffer_copyout(input, buf.baseAddress, n))
-                }
-            }
-        }
-        return Request(method: Self.method(evhttp_request_get_command(req)), target: target, headers: headers, body: body)
+    /// Carries out a reply that is not an answer at once.
+    func carry(_ reply: Reply, _ exchange: HTTP1Exchange) {
+        PushMockServer.carry(reply, to: exchange, stream: exchange, polls: polls, streams: streams)
     }
 
-    /// A C string as text (invalid UTF-8 repaired); cheaper than `String(cString:)`, which
-    /// takes the slow repairing path for every string.
-    private static func text(_ p: UnsafePointer<CChar>) -> String {
-        String(decoding: bytes(p), as: UTF8.self)
-    }
-
-    /// `text(p)`, or `last` when it has the same bytes (then nothing is decoded); the new
-    /// text becomes `last`.
-    private static func text(_ p: UnsafePointer<CChar>, last: inout String) -> String {
-        if !last.hasBytes(bytes(p)) { last = text(p) }
-        return last
-    }
-
-    private static func bytes(_ p: UnsafePointer<CChar>) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
-    }
-
-    static func method(_ cmd: evhttp_cmd_type) -> String {
-        switch cmd {
-        case EVHTTP_REQ_GET: "GET"
-        case EVHTTP_REQ_POST: "POST"
-        case EVHTTP_REQ_HEAD: "HEAD"
-        case EVHTTP_REQ_PUT: "PUT"
-        case EVHTTP_REQ_DELETE: "DELETE"
-        case EVHTTP_REQ_OPTIONS: "OPTIONS"
-        case EVHTTP_REQ_TRACE: "TRACE"
-        case EVHTTP_REQ_CONNECT: "CONNECT"
-        case EVHTTP_REQ_PATCH: "PATCH"
-        default: "UNKNOWN"
-        }
-    }
-
-    static func send(_ response: Response, to req: OpaquePointer) {
-        // `withCString` lends the String's own bytes; passing a String where C wants a
-        // pointer copies it to a new array first.
-        if let out = evhttp_request_get_output_headers(req) {
-            for (name, value) in response.headers {
-                name.withCString { n in value.withCString { v in _ = evhttp_add_header(out, n, v) } }
-            }
-        }
-        if !response.body.isEmpty, let buf = evhttp_request_get_output_buffer(req) {
-            response.body.withUnsafeBytes { _ = evbuffer_add(buf, $0.baseAddress, $0.count) }
-        }
-        HTTPStatus.reason(response.status).withCString { evhttp_send_reply(req, Int32(response.status), $0, nil) }
-    }
+    /// After each request handled: long-polls may now be satisfied.
+    func noteChanges() { polls.noteChanges() }
 }
 
-/// An evhttp request answered later: parked, delayed, streamed or dropped. The request stays
-/// valid until answered: when its client goes away evhttp only detaches it from the connection.
-final class EvhttpResponder: Responder {
-    /// evhttp's; nil once answered or ended.
-    private var request: OpaquePointer?
-
-    init(_ request: OpaquePointer) { self.request = request }
-
-    func respond(_ response: Response) {
-        guard let request else { return }
-        self.request = nil
-        HTTPFrontDoor.send(response, to: request)
-    }
-
-    /// HTTP/1.1 has no GOAWAY: both modes close the connection. evhttp frees the connection
-    /// (and with it this request) on the next loop turn, outside its own callback.
-    func drop(_ mode: DropMode) {
-        guard let request else { return }
-        self.request = nil
-        guard let connection = evhttp_request_get_connection(request) else { return evhttpDropNow(-1, 0, UnsafeMutableRawPointer(request)) }
-        event_base_once(evhttp_connection_get_base(connection), -1, Int16(EV_TIMEOUT), evhttpDropNow, UnsafeMutableRawPointer(request), nil)
-    }
+private func frontDoor(_ arg: UnsafeMutableRawPointer?) -> HTTPFrontDoor? {
+    arg.map { Unmanaged<HTTPFrontDoor>.fromOpaque($0).takeUnretainedValue() }
 }
 
-/// Frees the dropped request's connection, or, if its client already left, the request alone
-/// (evhttp's reply to a request without a connection only frees it; nothing is sent).
-private func evhttpDropNow(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
-    guard let arg else { return }
-    let request = OpaquePointer(arg)
-    if let connection = evhttp_request_get_connection(request) {
-        evhttp_connection_free(connection)
-    } else {
-        evhttp_send_reply(request, 503, "Service Unavailable", nil)
-    }
+private func frontDoorAccepted(_ listener: OpaquePointer?, _ fd: Int32, _ addr: UnsafeMutablePointer<sockaddr>?,
+                               _ len: Int32, _ arg: UnsafeMutableRawPointer?) {
+    guard let door = frontDoor(arg) else { close(fd); return }
+    door.accepted(fd)
 }
 
-private func frontDoorRequest(_ req: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
-    guard let req, let arg else { return }
-    Unmanaged<HTTPFrontDoor>.fromOpaque(arg).takeUnretainedValue().handle(req)
-}
+private func frontDoorSweep(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) { frontDoor(arg)?.closeLate() }

@@ -1,7 +1,7 @@
 internal import CLibevent
 import PushMockCore
 
-/// Something that can answer one request later: an evhttp request or an HTTP/2 stream.
+/// Something that can answer one request later: an HTTP/1.1 exchange or an HTTP/2 stream.
 protocol Responder: AnyObject {
     func respond(_ response: Response)
     /// Ends the connection with no answer (chaos): at once, or over HTTP/2 after a GOAWAY

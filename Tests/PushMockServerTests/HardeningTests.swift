@@ -29,7 +29,7 @@ struct HardeningTests {
         func status(_ name: String, _ key: String) -> Int? { (seen(name)[key] as? [Any])?.first as? Int }
 
         // 150 plain and 20 TLS connections trickling header bytes: each cut off once --timeout
-        // passes without a whole request (evhttp's own timer would never fire: bytes keep coming).
+        // passes without a whole request (a timer on silence would never fire: bytes keep coming).
         let loris = seen("slowloris")
         #expect(loris["cut_off"] as? Int == 170 && loris["connections"] as? Int == 170, "\(loris)")
         #expect((loris["first_cut"] as? Double ?? 0) >= 2, "not before the timeout: \(loris)")

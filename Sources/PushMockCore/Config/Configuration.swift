@@ -23,8 +23,9 @@ public struct Configuration: Sendable, Equatable {
     public var maxMessages = 100_000
     public var maxConnections = 4096
     public var maxBodyBytes = 1 << 20
-    /// How long a connection may stay silent, mid-request or idle between keep-alive
-    /// requests: libevent 2.1's evhttp has one read timer per connection for both.
+    /// How long an HTTP/1.1 connection has to deliver a whole request, counted from its
+    /// opening or its previous answer (mid-request and idle between keep-alive requests
+    /// alike), and how long its client may leave an answer unread.
     public var timeoutSeconds = 30
     /// The TLS port (HTTP/2 and HTTP/1.1, APNs); nil when off.
     public var tlsPort: Int? = Configuration.defaultTLSPort

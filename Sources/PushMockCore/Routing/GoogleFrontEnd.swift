@@ -1,5 +1,12 @@
 /// Google's own front end answers unknown paths and methods on its API hosts with HTML.
-enum GoogleFrontEnd {
+public enum GoogleFrontEnd {
+    /// Its answer to a request it cannot read: 400 when malformed, 413 when too large.
+    public static func framingError(_ status: Int) -> Response {
+        status == 413
+            ? page(413, "Request Entity Too Large", "Your client issued a request that was too large.")
+            : page(400, "Bad Request", "Your client has issued a malformed or illegal request.")
+    }
+
     static func notFound(_ path: String) -> Response {
         page(404, "Not Found", "The requested URL <code>\(escape(path))</code> was not found on this server.")
     }

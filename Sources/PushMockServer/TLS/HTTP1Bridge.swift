@@ -1,16 +1,16 @@
 internal import CLibevent
 import Glibc
 
-/// HTTP/1.1 over TLS. evhttp cannot take over a connection whose TLS handshake (and ALPN
-/// choice) already happened, so the decrypted bytes are relayed to the secure evhttp front
-/// door over an abstract Unix socket: one route table, one state, one HTTP/1.1 parser.
+/// HTTP/1.1 over TLS. The decrypted bytes are relayed to the secure HTTP/1.1 front door over
+/// an abstract Unix socket (the front door writes answers straight to its sockets): one route
+/// table, one state, one HTTP/1.1 parser.
 final class HTTP1Bridge {
     /// How much either side may buffer for the other before reading from it pauses.
     static let maxPending = 256 * 1024
 
     /// The TLS side, owned by the `TLSConnection`.
     private let outer: OpaquePointer
-    /// The side evhttp serves; freed in deinit (which closes the socket).
+    /// The side the front door serves; freed in deinit (which closes the socket).
     private let inner: OpaquePointer
     private unowned let connection: TLSConnection
 
@@ -50,14 +50,14 @@ final class HTTP1Bridge {
         return (addr, socklen_t(length))
     }
 
-    /// Bytes arrived from the client: pass them to evhttp.
+    /// Bytes arrived from the client: pass them to the front door.
     func outerReadable() { relay(from: outer, to: inner) }
-    /// The client took what we sent: evhttp may send more.
+    /// The client took what we sent: the front door may send more.
     func outerWritable() { bufferevent_enable(inner, Int16(EV_READ)) }
 
     fileprivate func innerReadable() { relay(from: inner, to: outer) }
     fileprivate func innerWritable() { bufferevent_enable(outer, Int16(EV_READ)) }
-    /// evhttp closed its side (Connection: close, a timeout, an error).
+    /// The front door closed its side (Connection: close, a timeout, an error).
     fileprivate func innerClosed() { connection.closeWhenFlushed() }
 
     private func relay(from source: OpaquePointer, to sink: OpaquePointer) {

@@ -118,7 +118,7 @@ final class TLSConnection {
     private func startBridge() {
         guard let bridge = try? listener.makeBridge(outer: bev, connection: self) else { return finish() }
         stage = .bridged(bridge)
-        // evhttp times the connection from here on.
+        // The HTTP/1.1 front door times the connection from here on.
         bufferevent_set_timeouts(bev, nil, nil)
         bridge.outerReadable()
     }

@@ -4,7 +4,7 @@ import PushMockCore
 
 /// The TLS port: accepts connections, caps how many are open (`--max-connections`), and
 /// gives each a `TLSConnection`. HTTP/2 is served here; HTTP/1.1 is relayed to `http1`, the
-/// secure evhttp front door, which shares the gateway and its route table.
+/// secure HTTP/1.1 front door, which shares the gateway and its route table.
 final class TLSListener {
     private let base: EventBase
     private let gateway: Gateway
@@ -42,20 +42,8 @@ final class TLSListener {
 
     /// Binds and returns the port actually bound (for `--tls-port 0`).
     func bind(host: String, port: Int) throws(ServerError) -> Int {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        var found: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &found) == 0, let info = found else {
-            throw ServerError("cannot resolve \(host)")
-        }
-        defer { freeaddrinfo(info) }
-        let flags = LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC
-        guard let l = evconnlistener_new_bind(base.pointer, tlsAccepted, Unmanaged.passUnretained(self).toOpaque(),
-                                              UInt32(flags), 1024, info.pointee.ai_addr, Int32(info.pointee.ai_addrlen)) else {
-            throw ServerError("cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
-        }
+        let l = try SocketPort.listen(base: base, host: host, port: port, callback: tlsAccepted,
+                                      argument: Unmanaged.passUnretained(self).toOpaque())
         listener = l
         return try SocketPort.bound(evconnlistener_get_fd(l))
     }
@@ -100,20 +88,4 @@ private func tlsAccepted(_ listener: OpaquePointer?, _ fd: Int32, _ addr: Unsafe
                          _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { close(fd); return }
     Unmanaged<TLSListener>.fromOpaque(arg).takeUnretainedValue().accepted(fd)
-}
-
-/// The port a listening socket is bound to.
-enum SocketPort {
-    static func bound(_ fd: Int32) throws(ServerError) -> Int {
-        var addr = sockaddr_storage()
-        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let rc = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        guard rc == 0 else { throw ServerError("getsockname failed") }
-        let raw = addr.ss_family == sa_family_t(AF_INET6)
-            ? withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port } }
-            : withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port } }
-        return Int(UInt16(bigEndian: raw))
-    }
 }

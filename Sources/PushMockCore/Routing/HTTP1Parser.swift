@@ -1,0 +1,319 @@
+/// An HTTP/1.x request's head (RFC 9112 §3–6): what the front door needs to read its body
+/// and to answer it.
+public struct HTTP1Head {
+    public enum Framing: Equatable {
+        case none
+        case length(Int)
+        case chunked
+    }
+
+    public var method: String
+    /// As sent (origin form, still percent-encoded).
+    public var target: String
+    public var headers: [(name: String, value: String)]
+    public var isHTTP10: Bool
+    /// HTTP/1.1 unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
+    public var keepAlive: Bool
+    public var framing: Framing
+    /// `Expect: 100-continue`: the client waits for an interim answer before the body.
+    public var expectsContinue: Bool
+
+    public init(method: String, target: String, headers: [(name: String, value: String)] = [], isHTTP10: Bool = false,
+                keepAlive: Bool = true, framing: Framing = .none, expectsContinue: Bool = false) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.isHTTP10 = isHTTP10
+        self.keepAlive = keepAlive
+        self.framing = framing
+        self.expectsContinue = expectsContinue
+    }
+}
+
+/// Reads request heads from bytes: pure, no I/O. Nothing is decoded until the whole head is
+/// there, so a head arriving a byte at a time costs a scan per read, not a parse. Strings
+/// the previous request had at the same place (target, each header by position) are reused
+/// when the bytes are the same: clients repeat them.
+public struct HTTP1HeadParser {
+    public enum Outcome {
+        /// More bytes are needed.
+        case incomplete
+        /// A head `length` bytes long (blank line included).
+        case head(HTTP1Head, length: Int)
+        /// Malformed, or longer than the limit: answered with 400, then closed.
+        case invalid
+    }
+
+    public static let methods = ["GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE", "CONNECT", "PATCH"]
+
+    public let maxHeadBytes: Int
+    private var lastTarget = ""
+    private var lastFields: [(name: String, value: String)] = []
+
+    public init(maxHeadBytes: Int) {
+        self.maxHeadBytes = maxHeadBytes
+    }
+
+    public mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+        let b = bytes.bindMemory(to: UInt8.self)
+        // Blank lines before a request line are ignored (RFC 9112 §2.2).
+        var start = 0
+        while start < b.count, b[start] == 0x0D || b[start] == 0x0A { start += 1 }
+        guard let end = Self.headEnd(b, from: start) else { return b.count >= maxHeadBytes ? .invalid : .incomplete }
+        guard end <= maxHeadBytes else { return .invalid }
+        var lines = Lines(bytes: b, position: start, end: end)
+        guard let requestLine = lines.next(), let (method, targetRange, isHTTP10) = Self.requestLine(b, requestLine) else {
+            return .invalid
+        }
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(8)
+        var length: Int?
+        var chunked = false, close = false, keepAlive = false, expectsContinue = false
+        while let line = lines.next(), !line.isEmpty {
+            guard let (nameRange, valueRange) = Self.field(b, line) else { return .invalid }
+            let name = UnsafeBufferPointer(rebasing: b[nameRange])
+            let value = UnsafeBufferPointer(rebasing: b[valueRange])
+            switch name.count {
+            case 14 where Self.equalsLowercased(name, "content-length"):
+                guard let n = Self.decimal(value), length == nil || length == n else { return .invalid }
+                length = n
+            case 17 where Self.equalsLowercased(name, "transfer-encoding"):
+                // Only chunked is understood, and it must be the last coding (RFC 9112 §6.3).
+                guard Self.lastToken(of: value).map({ Self.equalsLowercased($0, "chunked") }) == true else { return .invalid }
+                chunked = true
+            case 10 where Self.equalsLowercased(name, "connection"):
+                Self.eachToken(of: value) { token in
+                    if Self.equalsLowercased(token, "close") { close = true }
+                    if Self.equalsLowercased(token, "keep-alive") { keepAlive = true }
+                }
+            case 6 where Self.equalsLowercased(name, "expect"):
+                expectsContinue = Self.equalsLowercased(value, "100-continue")
+            default: break
+            }
+            let position = headers.count
+            if position == lastFields.count, position < 64 { lastFields.append(("", "")) }
+            if position < lastFields.count {
+                headers.append((Self.text(name, last: &lastFields[position].name), Self.text(value, last: &lastFields[position].value)))
+            } else {
+                headers.append((Self.text(name), Self.text(value)))
+            }
+        }
+        let framing: HTTP1Head.Framing = chunked ? .chunked : length.map { .length($0) } ?? .none
+        let target = Self.text(UnsafeBufferPointer(rebasing: b[targetRange]), last: &lastTarget)
+        let head = HTTP1Head(method: method, target: target, headers: headers, isHTTP10: isHTTP10,
+                             keepAlive: isHTTP10 ? keepAlive && !close : !close, framing: framing,
+                             expectsContinue: expectsContinue && !isHTTP10)
+        return .head(head, length: end)
+    }
+
+    /// The offset just past the blank line that ends the head (CRLF CRLF, or bare LFs).
+    private static func headEnd(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var i = start
+        while i < b.count {
+            guard let lf = b[i...].firstIndex(of: 0x0A) else { return nil }
+            var next = lf + 1
+            if next < b.count, b[next] == 0x0D { next += 1 }
+            if next < b.count, b[next] == 0x0A { return next + 1 }
+            i = lf + 1
+        }
+        return nil
+    }
+
+    /// The head's lines, without their CR LF.
+    private struct Lines {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position: Int
+        let end: Int
+
+        mutating func next() -> Range<Int>? {
+            guard position < end, let lf = bytes[position..<end].firstIndex(of: 0x0A) else { return nil }
+            let line = position..<(lf > position && bytes[lf - 1] == 0x0D ? lf - 1 : lf)
+            position = lf + 1
+            return line
+        }
+    }
+
+    /// `METHOD SP target SP HTTP/1.x`: the method (one pushmock's routes know), the target's
+    /// bytes and whether it is HTTP/1.0.
+    private static func requestLine(_ b: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (String, Range<Int>, Bool)? {
+        guard let sp1 = b[line].firstIndex(of: 0x20), let sp2 = b[(sp1 + 1)..<line.upperBound].lastIndex(of: 0x20),
+              sp2 > sp1 + 1 else { return nil }
+        let methodBytes = UnsafeBufferPointer(rebasing: b[line.lowerBound..<sp1])
+        guard let method = methods.first(where: { $0.hasBytes(methodBytes) }) else { return nil }
+        let target = (sp1 + 1)..<sp2
+        // No spaces or control bytes inside the target.
+        guard !b[target].contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
+        let version = UnsafeBufferPointer(rebasing: b[(sp2 + 1)..<line.upperBound])
+        guard version.count == 8, "HTTP/1.".hasBytes(UnsafeBufferPointer(rebasing: version[0..<7])),
+              version[7] >= 0x30, version[7] <= 0x39 else { return nil }
+        return (method, target, version[7] == 0x30)
+    }
+
+    /// `name: value`: a token name (no space before the colon), the value without the spaces
+    /// around it. Obsolete line folding and control bytes are refused.
+    private static func field(_ b: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (Range<Int>, Range<Int>)? {
+        guard let colon = b[line].firstIndex(of: UInt8(ascii: ":")), colon > line.lowerBound,
+              !b[line.lowerBound..<colon].contains(where: { !isTokenByte($0) }) else { return nil }
+        var from = colon + 1, to = line.upperBound
+        while from < to, b[from] == 0x20 || b[from] == 0x09 { from += 1 }
+        while to > from, b[to - 1] == 0x20 || b[to - 1] == 0x09 { to -= 1 }
+        guard !b[from..<to].contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
+        return (line.lowerBound..<colon, from..<to)
+    }
+
+    private static func isTokenByte(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(c)
+        }
+    }
+
+    /// A Content-Length: digits only, at most 18 of them.
+    private static func decimal(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !b.isEmpty, b.count <= 18 else { return nil }
+        var n = 0
+        for c in b {
+            guard c >= 0x30, c <= 0x39 else { return nil }
+            n = n * 10 + Int(c - 0x30)
+        }
+        return n
+    }
+
+    /// Calls `body` with each comma-separated token of a header value, spaces trimmed.
+    private static func eachToken(of b: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var start = 0
+        while start <= b.count {
+            let comma = b[start...].firstIndex(of: UInt8(ascii: ",")) ?? b.count
+            var from = start, to = comma
+            while from < to, b[from] == 0x20 || b[from] == 0x09 { from += 1 }
+            while to > from, b[to - 1] == 0x20 || b[to - 1] == 0x09 { to -= 1 }
+            body(UnsafeBufferPointer(rebasing: b[from..<to]))
+            start = comma + 1
+        }
+    }
+
+    private static func lastToken(of b: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        var last: UnsafeBufferPointer<UInt8>?
+        eachToken(of: b) { last = $0 }
+        return last
+    }
+
+    /// Whether `b` is `lowercase` in any letter case.
+    static func equalsLowercased(_ b: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard b.count == lowercase.utf8CodeUnitCount else { return false }
+        let l = lowercase.utf8Start
+        for i in 0..<b.count {
+            let c = b[i]
+            if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != l[i] { return false }
+        }
+        return true
+    }
+
+    private static func text(_ b: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: b, as: UTF8.self)
+    }
+
+    /// `text(b)`, or `last` when it has the same bytes; the new text becomes `last`.
+    private static func text(_ b: UnsafeBufferPointer<UInt8>, last: inout String) -> String {
+        if !last.hasBytes(b) { last = text(b) }
+        return last
+    }
+}
+
+/// A chunked request body (RFC 9112 §7.1), decoded as it arrives: `feed` takes what bytes
+/// are there and says how many it used, so nothing is scanned twice.
+public struct ChunkedDecoder {
+    public enum Outcome: Equatable {
+        case needMore
+        case done
+        case invalid
+        /// The decoded body would pass the limit.
+        case tooLarge
+    }
+
+    private enum State {
+        case size
+        case data(remaining: Int)
+        case dataEnd
+        case trailer
+    }
+
+    public private(set) var body: [UInt8] = []
+    private var state = State.size
+    private var trailerBytes = 0
+    let maxBytes: Int
+
+    /// A chunk-size line (with extensions) or a trailer field longer than this is refused.
+    static let maxLine = 8192
+
+    public init(maxBytes: Int) {
+        self.maxBytes = maxBytes
+    }
+
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, outcome: Outcome) {
+        let b = bytes.bindMemory(to: UInt8.self)
+        var i = 0
+        while true {
+            switch state {
+            case .size:
+                guard let lf = b[i...].firstIndex(of: 0x0A) else {
+                    return (i, b.count - i > Self.maxLine ? .invalid : .needMore)
+                }
+                guard let size = Self.chunkSize(UnsafeBufferPointer(rebasing: b[i..<lf])) else { return (i, .invalid) }
+                guard size <= maxBytes - body.count else { return (i, .tooLarge) }
+                i = lf + 1
+                state = size == 0 ? .trailer : .data(remaining: size)
+                if size > 0 { body.reserveCapacity(body.count + size) }
+            case .data(let remaining):
+                let n = min(remaining, b.count - i)
+                guard n > 0 else { return (i, .needMore) }
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<(i + n)]))
+                i += n
+                state = n == remaining ? .dataEnd : .data(remaining: remaining - n)
+            case .dataEnd:
+                guard i < b.count else { return (i, .needMore) }
+                if b[i] == 0x0D {
+                    guard i + 1 < b.count else { return (i, .needMore) }
+                    guard b[i + 1] == 0x0A else { return (i, .invalid) }
+                    i += 2
+                } else {
+                    guard b[i] == 0x0A else { return (i, .invalid) }
+                    i += 1
+                }
+                state = .size
+            case .trailer:
+                // Trailer fields are read and ignored, up to a blank line.
+                guard let lf = b[i...].firstIndex(of: 0x0A) else {
+                    return (i, trailerBytes + b.count - i > Self.maxLine ? .invalid : .needMore)
+                }
+                let blank = lf == i || (lf == i + 1 && b[i] == 0x0D)
+                trailerBytes += lf + 1 - i
+                i = lf + 1
+                if blank { return (i, .done) }
+                if trailerBytes > Self.maxLine { return (i, .invalid) }
+            }
+        }
+    }
+
+    /// Hex digits, then optional `;extensions`; at most 15 digits.
+    private static func chunkSize(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+        var n = 0, digits = 0
+        for c in line {
+            let v: Int
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = Int(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = Int(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = Int(c - UInt8(ascii: "A") + 10)
+            case UInt8(ascii: ";"), 0x0D, 0x20, 0x09:
+                return digits > 0 ? n : nil
+            default: return nil
+            }
+            digits += 1
+            guard digits <= 15 else { return nil }
+            n = n * 16 + v
+        }
+        return digits > 0 ? n : nil
+    }
+}
