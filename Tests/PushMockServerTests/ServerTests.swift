@@ -48,6 +48,48 @@ struct ServerTests {
         #expect(try HTTPConnection(port: server.port).request("GET", "/healthz").status == 200)
     }
 
+    @Test("HTTP/1.1 framing: pipelined requests answered in order, chunked bodies, Expect: 100-continue, HTTP/1.0, malformed heads")
+    func framing() throws {
+        let server = try ServerProcess()
+        let key = "Authorization: key=pushmock-dev-server-key\r\nContent-Type: application/json\r\n"
+        func chunk(_ s: String) -> String { String(s.utf8.count, radix: 16) + ";x=y\r\n" + s + "\r\n" }
+        // Three requests in one write: three answers, in order.
+        let c = try HTTPConnection(port: server.port)
+        let send = #"{"to":"/topics/p","data":{"k":"v"}}"#
+        try c.write("POST /fcm/send HTTP/1.1\r\n\(key)Content-Length: \(send.utf8.count)\r\n\r\n\(send)"
+                    + "GET /nope HTTP/1.1\r\n\r\n"
+                    + "POST /fcm/send HTTP/1.1\r\n\(key)Transfer-Encoding: chunked\r\n\r\n"
+                    + chunk(#"{"to""#) + chunk(#":"/topics/q","data":{"a":"b"}}"#) + "0\r\n\r\n")
+        let first = try c.readReply(), second = try c.readReply(), third = try c.readReply()
+        #expect(first.status == 200 && first.json["message_id"] != nil)
+        #expect(second.status == 404)
+        #expect(third.status == 200 && third.json["message_id"] != nil, "\(third.text)")
+        // Expect: 100-continue gets the interim answer before the body is sent.
+        try c.write("POST /fcm/send HTTP/1.1\r\n\(key)Expect: 100-continue\r\nContent-Length: \(send.utf8.count)\r\n\r\n")
+        #expect(try c.readReply().status == 100)
+        try c.write(send)
+        #expect(try c.readReply().status == 200)
+        #expect(try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true&type=accepted").json["count"] as? Int == 3)
+        // A request pipelined behind a long-poll waits for it: answers stay in order.
+        try c.write("GET /emulator/v1/projects/demo-pushmock/events?wait=0.3&min=100 HTTP/1.1\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n")
+        let poll = try c.readReply(), health = try c.readReply()
+        #expect(poll.status == 200 && (poll.json["events"] as? [Any])?.isEmpty == false && health.json["status"] as? String == "ok")
+        // HTTP/1.0: answered, then closed.
+        let old = try HTTPConnection(port: server.port)
+        try old.write("GET /healthz HTTP/1.0\r\n\r\n")
+        #expect(try old.readReply().status == 200)
+        #expect(old.isClosedByServer())
+        // Malformed: Google's 400 page, then the connection closes.
+        for bad in ["GET /healthz HTTP/1.1\r\nX : y\r\n\r\n", "BREW /healthz HTTP/1.1\r\n\r\n",
+                    "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"] {
+            let b = try HTTPConnection(port: server.port)
+            try b.write(bad)
+            let r = try b.readReply()
+            #expect(r.status == 400 && r.text.contains("Your client has issued a malformed or illegal request."), "\(bad)")
+            #expect(b.isClosedByServer())
+        }
+    }
+
     @Test("unknown routes get Google's 404 page; the control API answers in Google's JSON shape")
     func notFound() throws {
         let server = try ServerProcess()

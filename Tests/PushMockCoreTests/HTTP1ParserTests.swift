@@ -1,0 +1,153 @@
+import Testing
+@testable import PushMockCore
+
+@Suite("HTTP/1.1 request heads and chunked bodies")
+struct HTTP1ParserTests {
+    func parse(_ text: String, max: Int = 64 * 1024) -> HTTP1HeadParser.Outcome {
+        var parser = HTTP1HeadParser(maxHeadBytes: max)
+        return Array(text.utf8).withUnsafeBytes { parser.parse($0) }
+    }
+
+    func head(_ text: String) throws -> (HTTP1Head, Int) {
+        guard case .head(let h, let length) = parse(text) else { throw Failure(text) }
+        return (h, length)
+    }
+
+    struct Failure: Error { let text: String; init(_ t: String) { text = t } }
+
+    func isInvalid(_ text: String) -> Bool {
+        if case .invalid = parse(text) { return true }
+        return false
+    }
+
+    func isIncomplete(_ text: String) -> Bool {
+        if case .incomplete = parse(text) { return true }
+        return false
+    }
+
+    @Test("a request line and its fields; the length ends at the blank line, whatever follows")
+    func parsesHead() throws {
+        let text = "POST /fcm/send?x=1 HTTP/1.1\r\nHost: a\r\nContent-Type:  application/json \r\nContent-Length: 2\r\n\r\n{}"
+        let (h, length) = try head(text)
+        #expect(h.method == "POST" && h.target == "/fcm/send?x=1" && !h.isHTTP10 && h.keepAlive)
+        #expect(h.headers.map(\.name) == ["Host", "Content-Type", "Content-Length"])
+        #expect(h.headers[1].value == "application/json")
+        #expect(h.framing == .length(2) && !h.expectsContinue)
+        #expect(length == text.utf8.count - 2)
+        // Bare LFs, and blank lines before the request line.
+        let (bare, bareLength) = try head("\r\n\nGET / HTTP/1.1\nHost: a\n\nGET")
+        #expect(bare.method == "GET" && bare.target == "/" && bareLength == "\r\n\nGET / HTTP/1.1\nHost: a\n\n".utf8.count)
+    }
+
+    @Test("incomplete until the blank line; refused past the limit")
+    func incomplete() {
+        #expect(isIncomplete(""))
+        #expect(isIncomplete("GET / HTTP/1.1\r\nHost: a\r\n"))
+        #expect(isIncomplete("GET / HTTP/1.1\r\nHost: a\r\n\r"))
+        if case .invalid = parse("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100), max: 64) {} else {
+            Issue.record("a head past the limit without its end is refused")
+        }
+        if case .invalid = parse("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100) + "\r\n\r\n", max: 64) {} else {
+            Issue.record("a whole head past the limit is refused")
+        }
+    }
+
+    @Test("keep-alive by version and Connection; chunked over Content-Length; Expect: 100-continue")
+    func semantics() throws {
+        #expect(try !head("GET / HTTP/1.1\r\nConnection: Close\r\n\r\n").0.keepAlive)
+        #expect(try !head("GET / HTTP/1.1\r\nConnection: te, close\r\n\r\n").0.keepAlive)
+        #expect(try !head("GET / HTTP/1.0\r\n\r\n").0.keepAlive)
+        let ten = try head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").0
+        #expect(ten.keepAlive && ten.isHTTP10)
+        #expect(try head("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, Chunked\r\nContent-Length: 5\r\n\r\n").0.framing == .chunked)
+        #expect(try head("POST / HTTP/1.1\r\nContent-Length: 5\r\ncontent-length: 5\r\n\r\n").0.framing == .length(5))
+        #expect(try head("POST / HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 5\r\n\r\n").0.expectsContinue)
+        #expect(try !head("POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n").0.expectsContinue)
+    }
+
+    @Test("malformed heads are refused")
+    func refused() {
+        for text in [
+            "BREW / HTTP/1.1\r\n\r\n",                                  // a method no route knows
+            "GET /\r\n\r\n",                                            // no version
+            "GET  HTTP/1.1\r\n\r\n",                                    // no target
+            "GET / HTTP/2.0\r\n\r\n",
+            "GET /a b HTTP/1.1\r\n\r\n",                                // a space in the target
+            "GET / HTTP/1.1\r\nHost : a\r\n\r\n",                       // a space before the colon
+            "GET / HTTP/1.1\r\n: a\r\n\r\n",                            // no name
+            "GET / HTTP/1.1\r\nNoColon\r\n\r\n",
+            "GET / HTTP/1.1\r\nX: a\r\n folded\r\n\r\n",                // obsolete line folding
+            "GET / HTTP/1.1\r\nX: a\u{1}b\r\n\r\n",                     // a control byte
+            "POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
+            "POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
+            "POST / HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",        // only chunked is understood
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
+        ] {
+            #expect(isInvalid(text), "\(text.debugDescription)")
+        }
+    }
+
+    @Test("bytes above 0x7F in the target and values are kept (repaired as text), never refused")
+    func invalidUTF8() throws {
+        var parser = HTTP1HeadParser(maxHeadBytes: 1024)
+        let bytes = Array("GET /?q=".utf8) + [0xFF] + Array(" HTTP/1.1\r\nX: ".utf8) + [0xC3] + Array("\r\n\r\n".utf8)
+        guard case .head(let h, _) = bytes.withUnsafeBytes({ parser.parse($0) }) else { throw Failure("refused") }
+        #expect(h.target == "/?q=\u{FFFD}" && h.headers[0].value == "\u{FFFD}")
+    }
+
+    @Test("the next request with the same target and fields reuses them; a different one is read afresh")
+    func reuse() throws {
+        var parser = HTTP1HeadParser(maxHeadBytes: 1024)
+        func next(_ text: String) throws -> HTTP1Head {
+            guard case .head(let h, _) = Array(text.utf8).withUnsafeBytes({ parser.parse($0) }) else { throw Failure(text) }
+            return h
+        }
+        let a = try next("GET /a HTTP/1.1\r\nX: 1\r\nY: 2\r\n\r\n")
+        let b = try next("GET /a HTTP/1.1\r\nX: 1\r\nY: 3\r\nZ: 4\r\n\r\n")
+        let c = try next("GET /b HTTP/1.1\r\nX: 5\r\n\r\n")
+        #expect(a.target == "/a" && a.headers.map(\.value) == ["1", "2"])
+        #expect(b.target == "/a" && b.headers.map(\.value) == ["1", "3", "4"])
+        #expect(c.target == "/b" && c.headers.map(\.value) == ["5"])
+    }
+
+    func decode(_ pieces: [String], max: Int = 1 << 20) -> (ChunkedDecoder.Outcome, String, rest: String) {
+        var decoder = ChunkedDecoder(maxBytes: max)
+        var pending: [UInt8] = []
+        var outcome = ChunkedDecoder.Outcome.needMore
+        for piece in pieces {
+            pending += Array(piece.utf8)
+            repeat {
+                let (consumed, o) = pending.withUnsafeBytes { decoder.feed($0) }
+                pending.removeFirst(consumed)
+                outcome = o
+                if o != .needMore || consumed == 0 { break }
+            } while true
+            if outcome != .needMore { break }
+        }
+        return (outcome, String(decoding: decoder.body, as: UTF8.self), String(decoding: pending, as: UTF8.self))
+    }
+
+    @Test("chunked bodies: sizes in hex with extensions, trailers ignored, fed whole or a byte at a time")
+    func chunked() {
+        let wire = "5;name=v\r\nhello\r\nA\r\n, world!!!\r\n0\r\nX-Trailer: 1\r\n\r\nGET /next"
+        let whole = decode([wire])
+        #expect(whole.0 == .done && whole.1 == "hello, world!!!" && whole.rest == "GET /next")
+        let trickled = decode(wire.map { String($0) })
+        #expect(trickled.0 == .done && trickled.1 == "hello, world!!!")
+        #expect(decode(["3\nabc\n0\n\n"]).0 == .done)
+        #expect(decode(["3\r\nab"]).0 == .needMore)
+    }
+
+    @Test("chunked bodies: bad sizes and missing line ends refused, a body past the limit too large")
+    func chunkedRefused() {
+        #expect(decode(["x\r\n"]).0 == .invalid)
+        #expect(decode(["\r\n"]).0 == .invalid)
+        #expect(decode(["1000000000000000\r\n"]).0 == .invalid)
+        #expect(decode(["3\r\nabcX"]).0 == .invalid)
+        #expect(decode([String(repeating: "1", count: 9000)]).0 == .invalid)
+        #expect(decode(["0\r\n" + String(repeating: "X: y\r\n", count: 2000)]).0 == .invalid)
+        #expect(decode(["5\r\nhello\r\n5\r\nworld\r\n"], max: 8).0 == .tooLarge)
+        #expect(decode(["8\r\nhello wo\r\n0\r\n\r\n"], max: 8).0 == .done)
+    }
+}
