@@ -68,13 +68,39 @@ private func post(_ g: Gateway, _ target: String, _ body: [UInt8], headers: [(na
     _ = g.handle(request)
 }
 
+/// The HTTP/1.1 reader: a head, then (chunked) a body, which must decode the same fed whole
+/// or in two pieces split anywhere.
+private func http1(_ bytes: [UInt8]) {
+    var parser = HTTP1HeadParser(maxHeadBytes: 4096)
+    guard case .head(let head, let length) = bytes.withUnsafeBytes({ parser.parse($0) }), head.framing == .chunked else { return }
+    let rest = Array(bytes[length...])
+    func decode(_ pieces: [ArraySlice<UInt8>]) -> (ChunkedDecoder.Outcome, [UInt8]) {
+        var decoder = ChunkedDecoder(maxBytes: 1 << 16)
+        var pending: [UInt8] = []
+        for piece in pieces {
+            pending += piece
+            while true {
+                let (consumed, outcome) = pending.withUnsafeBytes { decoder.feed($0) }
+                pending.removeFirst(consumed)
+                if outcome != .needMore { return (outcome, decoder.body) }
+                if consumed == 0 { break }
+            }
+        }
+        return (.needMore, decoder.body)
+    }
+    let whole = decode([rest[...]])
+    let split = rest.isEmpty ? 0 : Int(rest[0]) % (rest.count + 1)
+    let pieces = decode([rest[..<split], rest[split...]])
+    guard whole.0 == pieces.0, whole.0 != .done || whole.1 == pieces.1 else { fatalError("chunked decoding depends on how bytes arrive") }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let g = setUp()
     let input = UnsafeBufferPointer(start: data, count: size)
     let body = expand(Array(input)[1...])
-    switch input[0] % 9 {
+    switch input[0] % 10 {
     case 0:
         // The parser, and a property: what it accepts, the writer writes back to the same value.
         if let value = try? JSONParser.parse(body) {
@@ -95,6 +121,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 7:
         _ = g.handle(Request(method: "PUT", target: "/emulator/v1/projects/demo-pushmock/chaos", body: body))
         _ = g.handle(Request(method: "DELETE", target: "/emulator/v1/projects/demo-pushmock/chaos"))
+    case 8: http1(body)
     default:
         // Any target: the router, query parsing and path parameters.
         _ = g.handle(Request(method: "GET", target: String(decoding: body, as: UTF8.self)))

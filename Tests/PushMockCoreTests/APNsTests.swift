@@ -157,6 +157,12 @@ struct APNsTests {
         h.advance(61)
         h.gateway.expireDue()
         #expect(h.story(id).last == "EXPIRED(ttl)")
+        // An expiration past what microseconds can count (found by the fuzzer): stored, never due.
+        #expect(h.apns(token, headers: [("apns-expiration", "200000000000000761")]).status == 200)
+        #expect(h.story(id).last == "STORED(device_offline)")
+        h.advance(86_400 * 365)
+        h.gateway.expireDue()
+        #expect(h.story(id).last == "STORED(device_offline)")
     }
 
     @Test("certificates: the topic comes from the certificate; untrusted, wrong-environment and other-bundle certificates are refused")

@@ -141,7 +141,12 @@ public final class Message {
     /// when it was received is now-or-never.
     public func expiry(on platform: Platform) -> Timestamp {
         if platform == .ios {
-            if let exp = options.apnsExpiration { return exp == 0 ? receivedAt : exp * 1_000_000 }
+            if let exp = options.apnsExpiration {
+                if exp == 0 { return receivedAt }
+                // Seconds past year 294,000 (which `apns-expiration` may well say) stay far off.
+                let (micros, overflow) = exp.multipliedReportingOverflow(by: 1_000_000)
+                return overflow ? (exp > 0 ? .max : .min) : micros
+            }
             if format == .v1 || format == .apns { return receivedAt + 30 * 86_400 * 1_000_000 }
         }
         return receivedAt + Timestamp(options.ttl) * 1_000_000
