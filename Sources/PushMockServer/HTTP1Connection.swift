@@ -54,6 +54,8 @@ final class HTTP1Connection {
         guard let bev else { return }
         bufferevent_free(bev)
         self.bev = nil
+        // Lets go of a waiting exchange (which holds this connection).
+        state = .closing
         door.closed(self)
     }
 
@@ -176,7 +178,11 @@ final class HTTP1Connection {
         } else {
             state = .head
             deadline = Metrics.monotonicNanos() + door.timeoutNanos
-            readable()
+            // Requests already read (pipelined) are taken up by the read loop when it is
+            // running; otherwise from the event loop, never from inside another request.
+            if !reading, let bev, evbuffer_get_length(bufferevent_get_input(bev)) > 0 {
+                bufferevent_trigger(bev, Int16(EV_READ), Int32(BEV_TRIG_IGNORE_WATERMARKS.rawValue | BEV_TRIG_DEFER_CALLBACKS.rawValue))
+            }
         }
     }
 
