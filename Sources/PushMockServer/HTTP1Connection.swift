@@ -108,10 +108,18 @@ final class HTTP1Connection {
                 continueIfExpected(head)
                 return false
             }
-            // A contiguous piece at a time (no more than the buffer's first chain holds).
+            // A contiguous piece at a time: the buffer's first chain, or more when a line
+            // runs past its end.
             var vec = iovec()
             guard evbuffer_peek(input, -1, nil, &vec, 1) > 0, let start = vec.iov_base else { return false }
-            let (consumed, outcome) = decoder.feed(UnsafeRawBufferPointer(start: start, count: vec.iov_len))
+            // The decoder leaves `state` while its body grows: a copy left there would make
+            // every append copy the whole body.
+            state = .closing
+            var (consumed, outcome) = decoder.feed(UnsafeRawBufferPointer(start: start, count: vec.iov_len))
+            if consumed == 0, outcome == .needMore, available > vec.iov_len {
+                let n = min(available, vec.iov_len + ChunkedDecoder.maxLine + 2)
+                (consumed, outcome) = decoder.feed(UnsafeRawBufferPointer(start: evbuffer_pullup(input, n), count: n))
+            }
             evbuffer_drain(input, consumed)
             switch outcome {
             case .needMore:

@@ -1,3 +1,5 @@
+import Glibc
+
 /// An HTTP/1.x request's head (RFC 9112 §3–6): what the front door needs to read its body
 /// and to answer it.
 public struct HTTP1Head {
@@ -110,7 +112,7 @@ public struct HTTP1HeadParser {
     private static func headEnd(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         var i = start
         while i < b.count {
-            guard let lf = b[i...].firstIndex(of: 0x0A) else { return nil }
+            guard let lf = b.index(of: 0x0A, in: i..<b.count) else { return nil }
             var next = lf + 1
             if next < b.count, b[next] == 0x0D { next += 1 }
             if next < b.count, b[next] == 0x0A { return next + 1 }
@@ -126,7 +128,7 @@ public struct HTTP1HeadParser {
         let end: Int
 
         mutating func next() -> Range<Int>? {
-            guard position < end, let lf = bytes[position..<end].firstIndex(of: 0x0A) else { return nil }
+            guard position < end, let lf = bytes.index(of: 0x0A, in: position..<end) else { return nil }
             let line = position..<(lf > position && bytes[lf - 1] == 0x0D ? lf - 1 : lf)
             position = lf + 1
             return line
@@ -136,13 +138,13 @@ public struct HTTP1HeadParser {
     /// `METHOD SP target SP HTTP/1.x`: the method (one pushmock's routes know), the target's
     /// bytes and whether it is HTTP/1.0.
     private static func requestLine(_ b: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (String, Range<Int>, Bool)? {
-        guard let sp1 = b[line].firstIndex(of: 0x20), let sp2 = b[(sp1 + 1)..<line.upperBound].lastIndex(of: 0x20),
+        guard let sp1 = b.index(of: 0x20, in: line), let sp2 = b.lastIndex(of: 0x20, in: (sp1 + 1)..<line.upperBound),
               sp2 > sp1 + 1 else { return nil }
         let methodBytes = UnsafeBufferPointer(rebasing: b[line.lowerBound..<sp1])
         guard let method = methods.first(where: { $0.hasBytes(methodBytes) }) else { return nil }
         let target = (sp1 + 1)..<sp2
         // No spaces or control bytes inside the target.
-        guard !b[target].contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
+        guard !b.any(in: target, { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
         let version = UnsafeBufferPointer(rebasing: b[(sp2 + 1)..<line.upperBound])
         guard version.count == 8, "HTTP/1.".hasBytes(UnsafeBufferPointer(rebasing: version[0..<7])),
               version[7] >= 0x30, version[7] <= 0x39 else { return nil }
@@ -152,12 +154,12 @@ public struct HTTP1HeadParser {
     /// `name: value`: a token name (no space before the colon), the value without the spaces
     /// around it. Obsolete line folding and control bytes are refused.
     private static func field(_ b: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (Range<Int>, Range<Int>)? {
-        guard let colon = b[line].firstIndex(of: UInt8(ascii: ":")), colon > line.lowerBound,
-              !b[line.lowerBound..<colon].contains(where: { !isTokenByte($0) }) else { return nil }
+        guard let colon = b.index(of: UInt8(ascii: ":"), in: line), colon > line.lowerBound,
+              !b.any(in: line.lowerBound..<colon, { !isTokenByte($0) }) else { return nil }
         var from = colon + 1, to = line.upperBound
         while from < to, b[from] == 0x20 || b[from] == 0x09 { from += 1 }
         while to > from, b[to - 1] == 0x20 || b[to - 1] == 0x09 { to -= 1 }
-        guard !b[from..<to].contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
+        guard !b.any(in: from..<to, { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
         return (line.lowerBound..<colon, from..<to)
     }
 
@@ -185,7 +187,7 @@ public struct HTTP1HeadParser {
     private static func eachToken(of b: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var start = 0
         while start <= b.count {
-            let comma = b[start...].firstIndex(of: UInt8(ascii: ",")) ?? b.count
+            let comma = b.index(of: UInt8(ascii: ","), in: start..<b.count) ?? b.count
             var from = start, to = comma
             while from < to, b[from] == 0x20 || b[from] == 0x09 { from += 1 }
             while to > from, b[to - 1] == 0x20 || b[to - 1] == 0x09 { to -= 1 }
@@ -246,7 +248,7 @@ public struct ChunkedDecoder {
     let maxBytes: Int
 
     /// A chunk-size line (with extensions) or a trailer field longer than this is refused.
-    static let maxLine = 8192
+    public static let maxLine = 8192
 
     public init(maxBytes: Int) {
         self.maxBytes = maxBytes
@@ -258,7 +260,7 @@ public struct ChunkedDecoder {
         while true {
             switch state {
             case .size:
-                guard let lf = b[i...].firstIndex(of: 0x0A) else {
+                guard let lf = b.index(of: 0x0A, in: i..<b.count) else {
                     return (i, b.count - i > Self.maxLine ? .invalid : .needMore)
                 }
                 guard let size = Self.chunkSize(UnsafeBufferPointer(rebasing: b[i..<lf])) else { return (i, .invalid) }
@@ -285,7 +287,7 @@ public struct ChunkedDecoder {
                 state = .size
             case .trailer:
                 // Trailer fields are read and ignored, up to a blank line.
-                guard let lf = b[i...].firstIndex(of: 0x0A) else {
+                guard let lf = b.index(of: 0x0A, in: i..<b.count) else {
                     return (i, trailerBytes + b.count - i > Self.maxLine ? .invalid : .needMore)
                 }
                 let blank = lf == i || (lf == i + 1 && b[i] == 0x0D)
@@ -315,5 +317,35 @@ public struct ChunkedDecoder {
             n = n * 16 + v
         }
         return digits > 0 ? n : nil
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Where `byte` first is in `range` (memchr). The scans here avoid the generic
+    /// collection algorithms on slices: unoptimized builds (the tests', ASan's) allocate for
+    /// every element those touch, megabytes for one large head.
+    func index(of byte: UInt8, in range: Range<Int>) -> Int? {
+        guard !range.isEmpty, let base = baseAddress, let found = memchr(base + range.lowerBound, Int32(byte), range.count) else {
+            return nil
+        }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+    }
+
+    /// Where `byte` last is in `range`.
+    func lastIndex(of byte: UInt8, in range: Range<Int>) -> Int? {
+        guard let base = baseAddress else { return nil }
+        var i = range.upperBound
+        while i > range.lowerBound {
+            i -= 1
+            if base[i] == byte { return i }
+        }
+        return nil
+    }
+
+    /// Whether a byte in `range` passes `test`.
+    func any(in range: Range<Int>, _ test: (UInt8) -> Bool) -> Bool {
+        guard let base = baseAddress else { return false }
+        for i in range where test(base[i]) { return true }
+        return false
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import PushMockCore
 
 /// A request's head as HTTP/2 delivers it: the pseudo-headers and the regular fields, in
@@ -38,19 +39,40 @@ struct HeaderBlockCache {
     /// The last block's fields in order, pseudo-headers included, and its head.
     private var fields: [(name: String, value: String)] = []
     private var head = RequestHead()
+    /// The same fields' bytes back to back, and where each name and value ends: incoming
+    /// fields are compared with these, not with the Strings (reading a String out of
+    /// `fields` costs a retain and a release, two atomic operations, per field).
+    private var bytes: [UInt8] = []
+    private var ends: [(name: Int, value: Int)] = []
     /// Blocks longer than this are not kept.
     static let maxFields = 64
 
     /// Field `position` of `stream`'s block.
     mutating func receive(_ stream: HTTP2Stream, at position: Int, _ name: UnsafeBufferPointer<UInt8>,
                           _ value: UnsafeBufferPointer<UInt8>) {
-        let known = position < fields.count && fields[position].name.hasBytes(name) && fields[position].value.hasBytes(value)
+        let known = matches(position, name, value)
         if stream.ownFields == nil {
             if known { return }
             stream.ownFields = Array(fields[..<position])
         }
         stream.ownFields!.append(known ? fields[position]
                                        : (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    }
+
+    /// Whether field `position` of the last block had these bytes.
+    private func matches(_ position: Int, _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard position < ends.count else { return false }
+        let start = position == 0 ? 0 : ends[position - 1].value
+        let end = ends[position]
+        guard end.name - start == name.count, end.value - end.name == value.count else { return false }
+        return bytes.withUnsafeBufferPointer { b in
+            Self.same(b, at: start, name) && Self.same(b, at: end.name, value)
+        }
+    }
+
+    private static func same(_ b: UnsafeBufferPointer<UInt8>, at offset: Int, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let p = other.baseAddress, other.count > 0 else { return true }
+        return memcmp(b.baseAddress! + offset, p, other.count) == 0
     }
 
     /// `stream`'s block is complete after `count` fields: it gets its head, the cached one
@@ -66,6 +88,14 @@ struct HeaderBlockCache {
         if own.count <= Self.maxFields {
             fields = own
             head = stream.head
+            bytes.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+            for field in own {
+                bytes += field.name.utf8
+                let nameEnd = bytes.count
+                bytes += field.value.utf8
+                ends.append((nameEnd, bytes.count))
+            }
         }
     }
 }
