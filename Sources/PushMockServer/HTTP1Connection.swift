@@ -15,7 +15,8 @@ final class HTTP1Connection {
         /// until it is answered.
         case answering(HTTP1Exchange)
         /// The last answer is written; the connection ends once it is sent. What the client
-        /// still sends is read and dropped, so the answer is not lost to a reset.
+        /// still sends is read and dropped (up to a limit), so the answer is not lost to a
+        /// reset.
         case closing
     }
 
@@ -28,6 +29,8 @@ final class HTTP1Connection {
     /// that is already satisfied) must not start reading the next request from inside.
     private var reading = false
     private var sentContinue = false
+    /// What a closing connection has read and dropped.
+    private var lingerBytes = 0
     /// When the next request must have arrived whole (monotonic ns), counted from the
     /// connection's opening or its last answer; 0 while a request waits for its answer.
     private(set) var deadline: UInt64
@@ -135,6 +138,9 @@ final class HTTP1Connection {
             return false
         case .closing:
             evbuffer_drain(input, available)
+            lingerBytes += available
+            // Enough to let a client see its answer; the rest of a huge body is not read.
+            if lingerBytes > door.maxLingerBytes { close() }
             return false
         }
     }

@@ -23,6 +23,8 @@ final class HTTPFrontDoor {
     let timeoutNanos: UInt64
     /// How long a closing connection waits for its client to close first.
     let lingerNanos: UInt64 = 2_000_000_000
+    /// How much a closing connection reads and drops before it closes regardless.
+    let maxLingerBytes = 256 * 1024
     let maxBodyBytes: Int
     /// Loop thread only, like everything here.
     var parser = HTTP1HeadParser(maxHeadBytes: 64 * 1024)
