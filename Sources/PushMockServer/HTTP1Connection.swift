@@ -54,12 +54,18 @@ final class HTTP1Connection {
     }
 
     func close() {
+        guard bev != nil else { return }
+        release()
+        door.closed(self)
+    }
+
+    /// Closes without telling the front door (which is going away).
+    func release() {
         guard let bev else { return }
         bufferevent_free(bev)
         self.bev = nil
         // Lets go of a waiting exchange (which holds this connection).
         state = .closing
-        door.closed(self)
     }
 
     // MARK: Reading

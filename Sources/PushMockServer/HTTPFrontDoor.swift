@@ -51,7 +51,7 @@ final class HTTPFrontDoor {
     }
 
     deinit {
-        for c in Array(connections.values) { c.close() }
+        for c in connections.values { c.release() }
         if let listener { evconnlistener_free(listener) }
     }
 
