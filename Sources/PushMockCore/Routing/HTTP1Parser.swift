@@ -46,7 +46,8 @@ public struct HTTP1HeadParser {
         case invalid
     }
 
-    public static let methods = ["GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE", "CONNECT", "PATCH"]
+    /// The methods pushmock's routes know; any other is refused.
+    static let methods = ["GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE", "CONNECT", "PATCH"]
 
     public let maxHeadBytes: Int
     private var lastTarget = ""
