@@ -40,7 +40,7 @@ extension Gateway {
                            roll: inout ChaosRoll) throws(APNsFailure) -> (Device, Project, APNsHeaders) {
         if shuttingDown { throw APNsFailure(.shutdown) }
         if storeFailing() { throw APNsFailure(.serviceUnavailable) }
-        let headers = try APNsHeaders(request, certificateTopic: request.connection?.clientCertificate?.userID)
+        let headers = try readHeaders(request)
         guard let key = APNsHeaders.deviceTokenKey(token) else {
             throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken)
         }
@@ -75,6 +75,18 @@ extension Gateway {
             if let device = project.byAPNsToken[token] { return device }
         }
         return nil
+    }
+
+    /// The push's `apns-*` headers, read once per distinct header list on a connection.
+    private func readHeaders(_ request: Request) throws(APNsFailure) -> APNsHeaders {
+        guard let context = request.connection else { return try APNsHeaders(request, certificateTopic: nil) }
+        if let last = context.lastAPNsHeaders, last.fields.count == request.headers.count,
+           last.fields.withUnsafeBufferPointer({ $0.baseAddress }) == request.headers.withUnsafeBufferPointer({ $0.baseAddress }) {
+            return last.value
+        }
+        let headers = try APNsHeaders(request, certificateTopic: context.clientCertificate?.userID)
+        context.lastAPNsHeaders = (request.headers, headers)
+        return headers
     }
 
     /// Records the push with the options the device model needs, read from the headers
