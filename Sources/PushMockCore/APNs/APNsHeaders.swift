@@ -1,16 +1,18 @@
 /// The `apns-*` request headers of one push, checked in the order Pushy's mock server uses
-/// (protocol.md §E.2, §E.4). Kept with the accepted message, as the device sees them.
-public struct APNsHeaders: Sendable {
-    public var apnsID: String?
-    public var topic: String?
-    public var pushType: String?
-    public var priority: Int?
+/// (protocol.md §E.2, §E.4). Kept with the accepted message, as the device sees them. A class:
+/// a push passes it along several times, and a copy of a struct of eight Strings costs eight
+/// atomic retains.
+public final class APNsHeaders: Sendable {
+    public let apnsID: String?
+    public let topic: String?
+    public let pushType: String?
+    public let priority: Int?
     /// UNIX seconds; 0 means one attempt only.
-    public var expiration: Int64?
-    public var collapseID: String?
-    var authorization: String?
+    public let expiration: Int64?
+    public let collapseID: String?
+    let authorization: String?
     /// The bundle id the topic addresses: the topic without its push-type suffix.
-    public private(set) var bundleID = ""
+    public let bundleID: String
 
     /// The suffix `apns-topic` carries for each push type that needs one; the other types
     /// need none. Scanned, not hashed: the lists are short and this runs on every push.
@@ -43,6 +45,8 @@ public struct APNsHeaders: Sendable {
 
     /// Reads and checks the headers; `certificateTopic` stands in for a missing `apns-topic`.
     init(_ request: Request, certificateTopic: String?) throws(APNsFailure) {
+        var apnsID: String?, topic: String?, pushType: String?, priority: Int?, expiration: Int64?
+        var collapseID: String?, authorization: String?
         var seen: UInt8 = 0
         for (rawName, value) in request.headers {
             guard let bit = Self.bit(of: rawName) else { continue }
@@ -63,8 +67,7 @@ public struct APNsHeaders: Sendable {
             }
         }
         if let id = apnsID, !Self.isUUID(id) { throw APNsFailure(.badMessageId) }
-        if topic == nil { topic = certificateTopic }
-        guard let topic else { throw APNsFailure(.missingTopic) }
+        guard let topic = topic ?? certificateTopic else { throw APNsFailure(.missingTopic) }
         if let c = collapseID, c.utf8.count > 64 { throw APNsFailure(.badCollapseId) }
         if let p = priority, ![10, 5, 1].contains(p) { throw APNsFailure(.badPriority) }
         if let t = pushType, Self.suffixIndex(of: t) == nil, !Self.typesWithoutSuffix.contains(t) {
@@ -83,6 +86,30 @@ public struct APNsHeaders: Sendable {
         } else {
             bundleID = topic
         }
+        self.apnsID = apnsID
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.authorization = authorization
+    }
+
+    private init(_ h: APNsHeaders, apnsID: String, pushType: String) {
+        self.apnsID = apnsID
+        topic = h.topic
+        self.pushType = pushType
+        priority = h.priority
+        expiration = h.expiration
+        collapseID = h.collapseID
+        authorization = nil
+        bundleID = h.bundleID
+    }
+
+    /// The headers as the device sees them: the push's `apns-id` and push type settled, the
+    /// provider token left out.
+    func resolved(apnsID: String, pushType: String) -> APNsHeaders {
+        APNsHeaders(self, apnsID: apnsID, pushType: pushType)
     }
 
     /// Where a push type is in `typeSuffixes`; nil for a type without a suffix.

@@ -102,10 +102,7 @@ extension Gateway {
                                   collapseKey: headers.collapseID)
         content.options.isNotification = pushType == "alert" && hasAlert
         content.options.apnsExpiration = headers.expiration
-        var resolved = headers
-        resolved.apnsID = apnsID
-        resolved.pushType = pushType
-        resolved.authorization = nil
+        let resolved = headers.resolved(apnsID: apnsID, pushType: pushType)
         let message = accept(api: "apns", format: .apns, options: content.options, target: .token, request: request,
                              project: project, id: apnsID, bulkID: nil)
         message.apns = resolved
