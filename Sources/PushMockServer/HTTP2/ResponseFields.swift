@@ -11,8 +11,16 @@ struct ResponseFields {
     mutating func start(status: Int) {
         text.removeAll(keepingCapacity: true)
         spans.removeAll(keepingCapacity: true)
-        add(":status", String(status))
+        text.append(contentsOf: Self.statusName)
+        // Three digits, written as bytes (a `String(status)` costs more than the rest).
+        let s = min(max(status, 100), 999)
+        text.append(UInt8(48 + s / 100))
+        text.append(UInt8(48 + s / 10 % 10))
+        text.append(UInt8(48 + s % 10))
+        spans.append((0, Self.statusName.count, text.count))
     }
+
+    private static let statusName = Array(":status".utf8)
 
     mutating func add(_ name: String, _ value: String) {
         let n0 = text.count
