@@ -84,8 +84,8 @@ final class HTTP1Connection {
         switch state {
         case .head:
             guard available > 0 else { return false }
-            let n = min(available, door.parser.maxHeadBytes)
-            switch door.parser.parse(UnsafeRawBufferPointer(start: evbuffer_pullup(input, n), count: n)) {
+            let scanned = min(available, door.parser.maxHeadBytes)
+            switch door.parser.parse(UnsafeRawBufferPointer(start: evbuffer_pullup(input, scanned), count: scanned)) {
             case .incomplete:
                 return false
             case .invalid:

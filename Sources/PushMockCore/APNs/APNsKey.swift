@@ -23,4 +23,8 @@ struct APNsConnectionState {
     /// The last token whose signature was verified, its key and `iat`: APNs checks a
     /// connection's token once, not on every push.
     var verified: (token: String, keyID: String, iat: Double)?
+    /// The last push's headers as read, with the header list they were read from: HTTP/2
+    /// hands a header block that repeats the last one over as the same list (shared, not
+    /// copied), which then is not read again.
+    var headers: (fields: [(name: String, value: String)], value: APNsHeaders)?
 }

@@ -80,12 +80,12 @@ extension Gateway {
     /// The push's `apns-*` headers, read once per distinct header list on a connection.
     private func readHeaders(_ request: Request) throws(APNsFailure) -> APNsHeaders {
         guard let context = request.connection else { return try APNsHeaders(request, certificateTopic: nil) }
-        if let last = context.lastAPNsHeaders, last.fields.count == request.headers.count,
+        if let last = context.apns.headers, last.fields.count == request.headers.count,
            last.fields.withUnsafeBufferPointer({ $0.baseAddress }) == request.headers.withUnsafeBufferPointer({ $0.baseAddress }) {
             return last.value
         }
         let headers = try APNsHeaders(request, certificateTopic: context.clientCertificate?.userID)
-        context.lastAPNsHeaders = (request.headers, headers)
+        context.apns.headers = (request.headers, headers)
         return headers
     }
 

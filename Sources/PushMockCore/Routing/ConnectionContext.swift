@@ -6,10 +6,6 @@ public final class ConnectionContext {
     public let clientCertificate: ClientCertificate?
     /// Bound by the connection's first authenticated push (protocol.md §E.1, §E.3).
     var apns = APNsConnectionState()
-    /// The last push's headers as read, with the header list they were read from: HTTP/2
-    /// hands a header block that repeats the last one over as the same list (shared, not
-    /// copied), which then is not read again.
-    var lastAPNsHeaders: (fields: [(name: String, value: String)], value: APNsHeaders)?
 
     public init(isHTTP2: Bool, clientCertificate: ClientCertificate?) {
         self.isHTTP2 = isHTTP2

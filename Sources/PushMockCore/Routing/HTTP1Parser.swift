@@ -77,20 +77,20 @@ public struct HTTP1HeadParser {
             let name = UnsafeBufferPointer(rebasing: b[nameRange])
             let value = UnsafeBufferPointer(rebasing: b[valueRange])
             switch name.count {
-            case 14 where Self.equalsLowercased(name, "content-length"):
+            case 14 where Request.equalsLowercased(name, "content-length"):
                 guard let n = Self.decimal(value), length == nil || length == n else { return .invalid }
                 length = n
-            case 17 where Self.equalsLowercased(name, "transfer-encoding"):
+            case 17 where Request.equalsLowercased(name, "transfer-encoding"):
                 // Only chunked is understood, and it must be the last coding (RFC 9112 §6.3).
-                guard Self.lastToken(of: value).map({ Self.equalsLowercased($0, "chunked") }) == true else { return .invalid }
+                guard Self.lastToken(of: value).map({ Request.equalsLowercased($0, "chunked") }) == true else { return .invalid }
                 chunked = true
-            case 10 where Self.equalsLowercased(name, "connection"):
+            case 10 where Request.equalsLowercased(name, "connection"):
                 Self.eachToken(of: value) { token in
-                    if Self.equalsLowercased(token, "close") { close = true }
-                    if Self.equalsLowercased(token, "keep-alive") { keepAlive = true }
+                    if Request.equalsLowercased(token, "close") { close = true }
+                    if Request.equalsLowercased(token, "keep-alive") { keepAlive = true }
                 }
-            case 6 where Self.equalsLowercased(name, "expect"):
-                expectsContinue = Self.equalsLowercased(value, "100-continue")
+            case 6 where Request.equalsLowercased(name, "expect"):
+                expectsContinue = Request.equalsLowercased(value, "100-continue")
             default: break
             }
             let position = headers.count
@@ -201,17 +201,6 @@ public struct HTTP1HeadParser {
         var last: UnsafeBufferPointer<UInt8>?
         eachToken(of: b) { last = $0 }
         return last
-    }
-
-    /// Whether `b` is `lowercase` in any letter case.
-    static func equalsLowercased(_ b: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
-        guard b.count == lowercase.utf8CodeUnitCount else { return false }
-        let l = lowercase.utf8Start
-        for i in 0..<b.count {
-            let c = b[i]
-            if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != l[i] { return false }
-        }
-        return true
     }
 
     private static func text(_ b: UnsafeBufferPointer<UInt8>) -> String {
