@@ -81,11 +81,23 @@ struct ServerTests {
         #expect(old.isClosedByServer())
         // Malformed: Google's 400 page, then the connection closes.
         for bad in ["GET /healthz HTTP/1.1\r\nX : y\r\n\r\n", "BREW /healthz HTTP/1.1\r\n\r\n",
-                    "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"] {
+                    "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+                    "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+                    "POST /fcm/send HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"] {
             let b = try HTTPConnection(port: server.port)
             try b.write(bad)
             let r = try b.readReply()
             #expect(r.status == 400 && r.text.contains("Your client has issued a malformed or illegal request."), "\(bad)")
+            #expect(b.isClosedByServer())
+        }
+        // Too large, by its length or once its chunks pass 1 MiB: Google's 413 page, then a close.
+        let chunks = String(repeating: chunk(String(repeating: "a", count: 0x10000)), count: 17)
+        for big in ["POST /fcm/send HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n",
+                    "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks] {
+            let b = try HTTPConnection(port: server.port)
+            try b.write(big)
+            let r = try b.readReply()
+            #expect(r.status == 413 && r.text.contains("Your client issued a request that was too large."))
             #expect(b.isClosedByServer())
         }
     }
