@@ -36,9 +36,12 @@ final class LoopEvent {
 
     deinit { event_free(pointer) }
 
-    /// Arms the event, with a timeout when `seconds` is given.
+    /// Arms the event, with a timeout when `seconds` is given. The timeout counts from now,
+    /// not from when the loop last woke (libevent's cached time, stale after long work).
     func add(seconds: Double? = nil) {
-        if var tv = seconds.map(timeval.init(seconds:)) { event_add(pointer, &tv) } else { event_add(pointer, nil) }
+        guard var tv = seconds.map(timeval.init(seconds:)) else { event_add(pointer, nil); return }
+        event_base_update_cache_time(event_get_base(pointer))
+        event_add(pointer, &tv)
     }
 
     func activate() { event_active(pointer, Int32(EV_TIMEOUT), 0) }

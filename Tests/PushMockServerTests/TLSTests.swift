@@ -161,6 +161,28 @@ struct TLSTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("answers far larger than the socket buffers reach a reader whole over HTTP/2 and HTTP/1.1; a client that stops reading is cut off at the timeout")
+    func backPressure() throws {
+        let server = try ServerProcess(["--timeout", "2"])
+        let (status, out) = try runCommand(RealClientTests.python, [
+            Self.clients + "/h2_clients.py", "backpressure", String(try #require(server.tlsPort)), ServerProcess.caFile,
+            String(server.port), "2",
+        ])
+        #expect(status == 0, "\(out)")
+        let seen = lastJSON(out)
+        let reader = seen["reader"] as? [String: Any] ?? [:]
+        #expect(reader["ended"] as? Int == 10, "\(out)")
+        #expect(reader["identical"] as? Int == 10, "\(out)")
+        #expect((reader["each"] as? Int ?? 0) > 1_000_000, "\(out)")
+        let http1 = seen["http1"] as? [[Any]] ?? []
+        #expect(http1.count == 3 && http1.allSatisfy { $0.first as? String == "HTTP/1.1" && $0.last as? Bool == true }, "\(out)")
+        #expect(seen["healthy_meanwhile"] as? Bool == true, "\(out)")
+        let nonReader = seen["non_reader"] as? [String: Any] ?? [:]
+        #expect(nonReader["closed"] as? Bool == true, "\(out)")
+        #expect((nonReader["received"] as? Int ?? .max) < (nonReader["asked"] as? Int ?? 0) / 2, "\(out)")
+        #expect(server.stop() == 0)
+    }
+
     @Test("shutdown sends GOAWAY to open HTTP/2 connections and exits cleanly")
     func goAwayOnShutdown() throws {
         let server = try ServerProcess()

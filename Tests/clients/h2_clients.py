@@ -3,6 +3,8 @@
 usage: h2_clients.py httpx PORT CA HTTP_PORT   httpx http2=True: FCM v1 and APNs; prints JSON
        h2_clients.py abuse PORT CA             every abuse case; prints one JSON line per case
        h2_clients.py goaway PORT CA            prints "ready", then waits for the server's GOAWAY
+       h2_clients.py backpressure PORT CA HTTP_PORT TIMEOUT
+                                               large answers to a reader and a non-reader; prints JSON
 """
 import json
 import socket
@@ -13,6 +15,7 @@ import time
 import h2.config
 import h2.connection
 import h2.events
+import h2.settings
 import httpx
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -217,6 +220,81 @@ def goaway(port, ca):
     print(json.dumps(seen), flush=True)
 
 
+def many_at_once(port, ca, path, count):
+    """A connection with HTTP/2's largest windows (the server may send all it can) that asks
+    for `path` `count` times at once."""
+    sock = tls(port, ca)
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+    conn.local_settings = h2.settings.Settings(client=True, initial_values={
+        h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 2**31 - 1})
+    conn.initiate_connection()
+    conn.increment_flow_control_window(2**31 - 1 - 65535)
+    for i in range(count):
+        conn.send_headers(1 + 2 * i, headers(path), end_stream=True)
+    sock.sendall(conn.data_to_send())
+    return sock, conn
+
+
+def read_bodies(sock, conn, count, limit=60.0):
+    bodies, ended = {}, 0
+    deadline = time.monotonic() + limit
+    while ended < count and time.monotonic() < deadline:
+        data = sock.recv(1 << 20)
+        if not data:
+            break
+        for e in conn.receive_data(data):
+            if isinstance(e, h2.events.DataReceived):
+                bodies[e.stream_id] = bodies.get(e.stream_id, b"") + e.data
+            elif isinstance(e, h2.events.StreamEnded):
+                ended += 1
+        sock.sendall(conn.data_to_send())
+    return bodies, ended
+
+
+def backpressure(port, ca, http_port, timeout):
+    """Answers far larger than the socket buffers, over TLS: a client that reads gets every
+    byte of each (HTTP/2 and HTTP/1.1); one that stops reading is cut off after the timeout
+    while others are served."""
+    out = {}
+    control = f"http://127.0.0.1:{http_port}/emulator/v1/projects/demo-pushmock"
+    path = "/emulator/v1/projects/demo-pushmock/devices"
+    with httpx.Client(timeout=30) as c:
+        c.post(control + "/devices:batchCreate", json={"platform": "android", "app": "com.example.many", "count": 3000})
+        reference = c.get(control + "/devices").content
+    count = 10
+    sock, conn = many_at_once(port, ca, path, count)
+    bodies, ended = read_bodies(sock, conn, count)
+    sock.close()
+    out["reader"] = {"ended": ended, "identical": sum(1 for b in bodies.values() if b == reference),
+                     "bytes": sum(len(b) for b in bodies.values()), "each": len(reference)}
+    with httpx.Client(http2=False, verify=ca, timeout=30) as c:
+        answers = [c.get(f"https://localhost:{port}{path}") for _ in range(3)]
+    out["http1"] = [[r.http_version, r.content == reference] for r in answers]
+    # Past the kernel's buffers, and past the time the answers take to make (slower under
+    # the address sanitizer) plus the timeout.
+    count = 8
+    sock, conn = many_at_once(port, ca, path, count)
+    time.sleep(timeout + 4)
+    out["healthy_meanwhile"] = healthy(port, ca)[0]
+    received, closed = 0, False
+    sock.settimeout(1.0)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            data = sock.recv(1 << 20)
+        except socket.timeout:
+            continue
+        except OSError:
+            closed = True
+            break
+        if not data:
+            closed = True
+            break
+        received += len(data)
+    out["non_reader"] = {"closed": closed, "received": received, "asked": count * len(reference)}
+    print(json.dumps(out))
+
+
 if __name__ == "__main__":
     mode, port, ca = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     if mode == "abuse":
@@ -225,3 +303,5 @@ if __name__ == "__main__":
         with_httpx(port, ca, int(sys.argv[4]))
     elif mode == "goaway":
         goaway(port, ca)
+    elif mode == "backpressure":
+        backpressure(port, ca, int(sys.argv[4]), float(sys.argv[5]))

@@ -3,8 +3,7 @@ internal import CNghttp2
 import Glibc
 import PushMockCore
 
-/// One HTTP/2 connection (nghttp2 server session) over a TLS bufferevent the owning
-/// `TLSConnection` holds. Streams become `Request`s when their last frame arrives; replies
+/// One HTTP/2 connection (nghttp2 server session) over the `TLSConnection` that owns it. Streams become `Request`s when their last frame arrives; replies
 /// go out as HEADERS (+ one DATA frame for a body). Memory is bounded: at most
 /// `maxConcurrentStreams` streams, `maxHeaderBytes` of headers each, `maxBufferedBytes` of
 /// unanswered request data in all, and reading pauses while `maxPendingOutput` waits to be sent.
@@ -16,8 +15,8 @@ final class HTTP2Session {
 
     /// Freed in deinit.
     private var session: OpaquePointer?
-    /// Owned by the `TLSConnection`, which outlives this session.
-    private let bev: OpaquePointer
+    /// The connection owns this session and outlives it.
+    private unowned let connection: TLSConnection
     private let gateway: Gateway
     private let polls: LongPolls
     private let streams: EventStreams
@@ -38,9 +37,9 @@ final class HTTP2Session {
     /// A chaos drop asked for the connection to end at once, with no answer.
     private(set) var abandoned = false
 
-    init(bev: OpaquePointer, gateway: Gateway, polls: LongPolls, streams: EventStreams,
+    init(connection: TLSConnection, gateway: Gateway, polls: LongPolls, streams: EventStreams,
          context: ConnectionContext, maxBodyBytes: Int) throws(ServerError) {
-        self.bev = bev
+        self.connection = connection
         self.gateway = gateway
         self.polls = polls
         self.streams = streams
@@ -103,25 +102,28 @@ final class HTTP2Session {
         if !receiving { flush() }
     }
 
-    /// Writes what nghttp2 has queued, up to the output bound; returns false when the
+    /// Sends what nghttp2 has queued, up to the output bound; returns false when the
     /// session is over (an error, or GOAWAY sent and no stream left) and the connection
     /// should close once the output is sent.
     @discardableResult
     func flush() -> Bool {
-        guard let output = bufferevent_get_output(bev) else { return false }
-        while evbuffer_get_length(output) < Self.maxPendingOutput {
-            var data: UnsafePointer<UInt8>?
-            let n = nghttp2_session_mem_send(session, &data)
-            guard n >= 0 else { return false }
-            guard n > 0, let data else { break }
-            guard evbuffer_add(output, data, n) == 0 else { return false }
+        let output = connection.output
+        while true {
+            while evbuffer_get_length(output) < Self.maxPendingOutput {
+                var data: UnsafePointer<UInt8>?
+                let n = nghttp2_session_mem_send(session, &data)
+                guard n >= 0 else { return false }
+                guard n > 0, let data else { break }
+                guard evbuffer_add(output, data, n) == 0 else { return false }
+            }
+            let full = evbuffer_get_length(output) >= Self.maxPendingOutput
+            connection.transmit()
+            // Everything went and nghttp2 has more: go on; else the connection calls again
+            // once the peer has taken what is waiting.
+            if !full || evbuffer_get_length(output) > 0 { break }
         }
         // Back-pressure: stop reading while the peer is not reading what we send.
-        if evbuffer_get_length(output) >= Self.maxPendingOutput {
-            bufferevent_disable(bev, Int16(EV_READ))
-        } else {
-            bufferevent_enable(bev, Int16(EV_READ))
-        }
+        connection.setReading(evbuffer_get_length(output) < Self.maxPendingOutput)
         if goingAway, streamTable.isEmpty { return false }
         return nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
     }

@@ -8,17 +8,15 @@ final class HTTP1Bridge {
     /// How much either side may buffer for the other before reading from it pauses.
     static let maxPending = 256 * 1024
 
-    /// The TLS side, owned by the `TLSConnection`.
-    private let outer: OpaquePointer
     /// The side the front door serves; freed in deinit (which closes the socket).
     private let inner: OpaquePointer
+    /// The TLS side, which owns this bridge.
     private unowned let connection: TLSConnection
 
-    init(outer: OpaquePointer, connection: TLSConnection, base: EventBase, address name: [UInt8]) throws(ServerError) {
+    init(connection: TLSConnection, base: EventBase, address name: [UInt8]) throws(ServerError) {
         guard let inner = bufferevent_socket_new(base.pointer, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
             throw ServerError("bufferevent_socket_new failed")
         }
-        self.outer = outer
         self.inner = inner
         self.connection = connection
         bufferevent_setcb(inner, bridgeInnerRead, bridgeInnerWrite, bridgeInnerEvent, Unmanaged.passUnretained(self).toOpaque())
@@ -51,20 +49,26 @@ final class HTTP1Bridge {
     }
 
     /// Bytes arrived from the client: pass them to the front door.
-    func outerReadable() { relay(from: outer, to: inner) }
+    func outerReadable() {
+        guard let output = bufferevent_get_output(inner) else { return }
+        evbuffer_add_buffer(output, connection.input)
+        if evbuffer_get_length(output) > Self.maxPending { connection.setReading(false) }
+    }
+
     /// The client took what we sent: the front door may send more.
     func outerWritable() { bufferevent_enable(inner, Int16(EV_READ)) }
 
-    fileprivate func innerReadable() { relay(from: inner, to: outer) }
-    fileprivate func innerWritable() { bufferevent_enable(outer, Int16(EV_READ)) }
+    fileprivate func innerReadable() {
+        guard let input = bufferevent_get_input(inner) else { return }
+        evbuffer_add_buffer(connection.output, input)
+        connection.transmit()
+        if evbuffer_get_length(connection.output) > Self.maxPending { bufferevent_disable(inner, Int16(EV_READ)) }
+    }
+
+    /// The front door took what we passed on: the client may send more.
+    fileprivate func innerWritable() { connection.setReading(true) }
     /// The front door closed its side (Connection: close, a timeout, an error).
     fileprivate func innerClosed() { connection.closeWhenFlushed() }
-
-    private func relay(from source: OpaquePointer, to sink: OpaquePointer) {
-        guard let input = bufferevent_get_input(source), let output = bufferevent_get_output(sink) else { return }
-        evbuffer_add_buffer(output, input)
-        if evbuffer_get_length(output) > Self.maxPending { bufferevent_disable(source, Int16(EV_READ)) }
-    }
 }
 
 private func bridge(_ arg: UnsafeMutableRawPointer?) -> HTTP1Bridge? {

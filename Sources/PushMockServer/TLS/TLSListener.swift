@@ -74,13 +74,13 @@ final class TLSListener {
         if !shuttingDown, connections.count < configuration.maxConnections, let listener { evconnlistener_enable(listener) }
     }
 
-    func makeSession(bev: OpaquePointer, context: ConnectionContext) throws(ServerError) -> HTTP2Session {
-        try HTTP2Session(bev: bev, gateway: gateway, polls: polls, streams: streams, context: context,
+    func makeSession(connection: TLSConnection, context: ConnectionContext) throws(ServerError) -> HTTP2Session {
+        try HTTP2Session(connection: connection, gateway: gateway, polls: polls, streams: streams, context: context,
                          maxBodyBytes: configuration.maxBodyBytes)
     }
 
-    func makeBridge(outer: OpaquePointer, connection: TLSConnection) throws(ServerError) -> HTTP1Bridge {
-        try HTTP1Bridge(outer: outer, connection: connection, base: base, address: http1Address)
+    func makeBridge(connection: TLSConnection) throws(ServerError) -> HTTP1Bridge {
+        try HTTP1Bridge(connection: connection, base: base, address: http1Address)
     }
 }
 
