@@ -8,7 +8,12 @@ public final class Gateway {
     public let clock: Clock
     public let log: EventLog
     /// All mutable state below is guarded by the loop thread.
-    public private(set) var projects: [String: Project] = [:] { didSet { apiProjectByName.clear() } }
+    public private(set) var projects: [String: Project] = [:] {
+        didSet {
+            apiProjectByName.clear()
+            apnsCredentialsVersion &+= 1
+        }
+    }
     /// The project a Google API path last named (by id or number).
     var apiProjectByName = Remembered<String, Project>()
     var projectsByKey: [String: Project] = [:] { didSet { projectByAuthorization.clear() } }
@@ -22,7 +27,9 @@ public final class Gateway {
     /// The access token the last `Authorization` value with a known one carried.
     var accessTokenByAuthorization = Remembered<String, AccessToken>()
     /// APNs auth keys registered in any project, by key id.
-    var apnsKeys: [String: APNsKey] = [:]
+    var apnsKeys: [String: APNsKey] = [:] { didSet { apnsCredentialsVersion &+= 1 } }
+    /// Changes with `apnsKeys` and `projects`: provider tokens verified before are looked at again.
+    var apnsCredentialsVersion = 0
     /// Set when the server starts shutting down: APNs then answers 503 Shutdown.
     public var shuttingDown = false
     /// Whether the durable log cannot write (a full disk): sends are then refused with the

@@ -93,6 +93,8 @@ struct APNsTests {
             (token, [("apns-priority", "10"), ("apns-priority", "5")], "{}", "DuplicateHeaders", 400),
             ("abc", [], "{}", "BadDeviceToken", 400),
             (String(repeating: "a", count: 64), [], "{}", "BadDeviceToken", 400),
+            (String(token.dropLast()) + "g", [], "{}", "BadDeviceToken", 400),
+            ("g" + String(token.dropFirst()), [], "{}", "BadDeviceToken", 400),
             (token, [("apns-topic", "com.other.app")], "{}", "DeviceTokenNotForTopic", 400),
             (token, [], "", "PayloadEmpty", 400),
             (token, [], "{\"x\":\"" + String(repeating: "x", count: 4090) + "\"}", "PayloadTooLarge", 413),

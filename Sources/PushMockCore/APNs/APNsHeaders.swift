@@ -140,21 +140,6 @@ public final class APNsHeaders: Sendable {
         }
     }
 
-    /// `token` in lower case if it is a hex device token (Pushy: 64 hex digits), else nil;
-    /// one pass over the bytes.
-    static func deviceTokenKey(_ token: String) -> String? {
-        guard token.utf8.count == 64 else { return nil }
-        var upper = false
-        let valid = token.withBytes { bytes in
-            bytes.allSatisfy { c in
-                upper = upper || (c >= 0x41 && c <= 0x46)
-                return isHexDigit(c)
-            }
-        }
-        guard valid else { return nil }
-        return upper ? token.lowercased() : token
-    }
-
     static func isHexDigit(_ c: UInt8) -> Bool {
         let lower = c | 0x20
         return (c >= 0x30 && c <= 0x39) || (lower >= 0x61 && lower <= 0x66)

@@ -16,15 +16,34 @@ public struct APNsKey: Sendable {
 struct APNsConnectionState {
     var teamID: String?
     var token: String?
-    /// The `authorization` value `token` was read from: the same value next time is the same
-    /// token, without reading it again.
-    var authorization: String?
     var tokenSince: Timestamp = 0
-    /// The last token whose signature was verified, its key and `iat`: APNs checks a
-    /// connection's token once, not on every push.
-    var verified: (token: String, keyID: String, iat: Double)?
+    /// The last provider token verified on the connection: APNs checks a connection's token
+    /// once, not on every push.
+    var verified: VerifiedProviderToken?
     /// The last push's headers as read, with the header list they were read from: HTTP/2
     /// hands a header block that repeats the last one over as the same list (shared, not
     /// copied), which then is not read again.
     var headers: (fields: [(name: String, value: String)], value: APNsHeaders)?
+}
+
+/// A provider token whose signature was checked, with what it resolved to, and the
+/// `authorization` value it came in: the same value next time is neither read nor verified
+/// again while the registered keys and projects are unchanged (`version`).
+final class VerifiedProviderToken {
+    let authorization: String
+    let token: String
+    let key: APNsKey
+    let iat: Double
+    /// The key's project, if it still exists.
+    let project: Project?
+    let version: Int
+
+    init(authorization: String, token: String, key: APNsKey, iat: Double, project: Project?, version: Int) {
+        self.authorization = authorization
+        self.token = token
+        self.key = key
+        self.iat = iat
+        self.project = project
+        self.version = version
+    }
 }

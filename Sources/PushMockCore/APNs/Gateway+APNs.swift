@@ -41,7 +41,7 @@ extension Gateway {
         if shuttingDown { throw APNsFailure(.shutdown) }
         if storeFailing() { throw APNsFailure(.serviceUnavailable) }
         let headers = try readHeaders(request)
-        guard let key = APNsHeaders.deviceTokenKey(token) else {
+        guard let key = APNsToken(token) else {
             throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken)
         }
         guard let device = apnsDevice(key) else {
@@ -69,8 +69,8 @@ extension Gateway {
         return (device, project, headers)
     }
 
-    /// The device an APNs token (lower-case) names, in any project.
-    private func apnsDevice(_ token: String) -> Device? {
+    /// The device an APNs token names, in any project.
+    private func apnsDevice(_ token: APNsToken) -> Device? {
         for project in projects.values {
             if let device = project.byAPNsToken[token] { return device }
         }

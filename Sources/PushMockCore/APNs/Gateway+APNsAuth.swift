@@ -12,21 +12,18 @@ extension Gateway {
             return try certificateProject(certificate, headers, environment: environment)
         }
         guard let auth = headers.authorization else { throw APNsFailure(.missingProviderToken) }
-        let text: String
-        if let context = request.connection, context.apns.authorization == auth, let token = context.apns.token {
-            text = token
-        } else {
-            guard let token = Self.bearerToken(auth, trimmed: true) else { throw APNsFailure(.missingProviderToken) }
-            text = token
+        let context = request.connection
+        // The usual case: the connection's bound token again, in the same `authorization`.
+        if let context, let v = context.apns.verified, v.version == apnsCredentialsVersion, v.authorization == auth,
+           context.apns.token == v.token {
+            return try checkProviderToken(v, headers, environment: environment, now: clock.now())
         }
-        let (key, iat) = try verifiedProviderToken(text, on: request.connection)
-        if let only = key.environment, only != environment { throw APNsFailure(.badEnvironmentKeyIdInToken) }
-        if let topics = key.topics, !topics.contains(headers.bundleID) { throw APNsFailure(.invalidProviderToken) }
+        guard let text = Self.bearerToken(auth, trimmed: true) else { throw APNsFailure(.missingProviderToken) }
+        let v = try verifiedProviderToken(text, authorization: auth, on: context)
         let now = clock.now()
-        if now - Timestamp(iat * 1_000_000) > Self.providerTokenLifetime { throw APNsFailure(.expiredProviderToken) }
-        guard let project = projects[key.projectID] else { throw APNsFailure(.invalidProviderToken) }
-        if let context = request.connection {
-            if let team = context.apns.teamID, team != key.teamID { throw APNsFailure(.unrelatedKeyIdInToken) }
+        let project = try checkProviderToken(v, headers, environment: environment, now: now)
+        if let context {
+            if let team = context.apns.teamID, team != v.key.teamID { throw APNsFailure(.unrelatedKeyIdInToken) }
             if let current = context.apns.token, current != text {
                 guard now - context.apns.tokenSince >= Self.providerTokenMinInterval else {
                     throw APNsFailure(.tooManyProviderTokenUpdates)
@@ -36,24 +33,43 @@ extension Gateway {
                 context.apns.token = text
                 context.apns.tokenSince = now
             }
-            context.apns.authorization = auth
-            context.apns.teamID = key.teamID
+            context.apns.teamID = v.key.teamID
         }
+        return project
+    }
+
+    /// What is checked on every push, however often its token was seen: the key's
+    /// environment and topics, the token's age, the key's project.
+    private func checkProviderToken(_ v: VerifiedProviderToken, _ headers: APNsHeaders, environment: APNsEnvironment,
+                                    now: Timestamp) throws(APNsFailure) -> Project {
+        if let only = v.key.environment, only != environment { throw APNsFailure(.badEnvironmentKeyIdInToken) }
+        if let topics = v.key.topics, !topics.contains(headers.bundleID) { throw APNsFailure(.invalidProviderToken) }
+        if now - Timestamp(v.iat * 1_000_000) > Self.providerTokenLifetime { throw APNsFailure(.expiredProviderToken) }
+        guard let project = v.project else { throw APNsFailure(.invalidProviderToken) }
         return project
     }
 
     /// The key that signed a provider token, and its `iat`; a token already verified on the
     /// connection is not verified again.
-    private func verifiedProviderToken(_ text: String, on context: ConnectionContext?) throws(APNsFailure) -> (APNsKey, Double) {
-        if let v = context?.apns.verified, v.token == text, let key = apnsKeys[v.keyID] { return (key, v.iat) }
+    private func verifiedProviderToken(_ text: String, authorization: String,
+                                       on context: ConnectionContext?) throws(APNsFailure) -> VerifiedProviderToken {
+        if let v = context?.apns.verified, v.version == apnsCredentialsVersion, v.token == text {
+            if v.authorization == authorization { return v }
+            let again = VerifiedProviderToken(authorization: authorization, token: text, key: v.key, iat: v.iat,
+                                              project: v.project, version: v.version)
+            context?.apns.verified = again
+            return again
+        }
         guard let jwt = JWT(text), jwt.header["alg"]?.stringValue == "ES256", let kid = jwt.header["kid"]?.stringValue,
               let key = apnsKeys[kid], let iss = jwt.claims["iss"]?.stringValue, iss == key.teamID,
               let iat = jwt.seconds("iat"), let keys,
               keys.verifyES256(message: jwt.signedPart, signature: jwt.signature, publicKeyPEM: key.publicKeyPEM) else {
             throw APNsFailure(.invalidProviderToken)
         }
-        context?.apns.verified = (text, kid, iat)
-        return (key, iat)
+        let v = VerifiedProviderToken(authorization: authorization, token: text, key: key, iat: iat,
+                                      project: projects[key.projectID], version: apnsCredentialsVersion)
+        context?.apns.verified = v
+        return v
     }
 
     /// Certificate auth: issued by pushmock's CA, for the other environment or not, and for

@@ -74,7 +74,7 @@ public final class EventLog {
         return lastSeq
     }
 
-    private func store(_ event: Event) {
+    private func store(_ event: consuming Event) {
         if count < capacity {
             let (b, i) = slot(count)
             if b == blocks.count {

@@ -12,8 +12,8 @@ public final class Project {
     var byFID: [String: Device] = [:]
     /// iOS devices by APNs device token, and tokens of uninstalled or reinstalled apps with
     /// when they stopped being valid (APNs answers those 410 Unregistered).
-    var byAPNsToken: [String: Device] = [:]
-    var retiredAPNsTokens: [String: Timestamp] = [:]
+    var byAPNsToken: [APNsToken: Device] = [:]
+    var retiredAPNsTokens: [APNsToken: Timestamp] = [:]
     /// The Apple team the project's apps, APNs keys and certificates belong to.
     public let teamID: String
     /// Topic → subscribed devices by id.
@@ -57,18 +57,18 @@ public final class Project {
         devices[device.id] = device
         deviceOrder.append(device)
         if let token = device.token { byToken[token] = device }
-        if let apns = device.apnsToken { byAPNsToken[apns] = device }
+        if let apns = device.apnsToken.flatMap(APNsToken.init) { byAPNsToken[apns] = device }
         byFID[device.fid] = device
     }
 
     /// Gives an iOS device a new APNs token (a reinstall); the old one is retired.
     func reassignAPNs(_ device: Device, token: String, at time: Timestamp) {
-        if let old = device.apnsToken {
+        if let old = device.apnsToken.flatMap(APNsToken.init) {
             byAPNsToken[old] = nil
             retiredAPNsTokens[old] = time
         }
         device.apnsToken = token
-        byAPNsToken[token] = device
+        if let key = APNsToken(token) { byAPNsToken[key] = device }
     }
 
     /// Gives the device a new token (nil: none) and FID, keeping the indexes in step.
@@ -85,7 +85,7 @@ public final class Project {
 
     /// Removes an uninstalled app's device; its APNs token is retired at `time`.
     func remove(_ device: Device, at time: Timestamp) {
-        if let apns = device.apnsToken {
+        if let apns = device.apnsToken.flatMap(APNsToken.init) {
             byAPNsToken[apns] = nil
             retiredAPNsTokens[apns] = time
         }
