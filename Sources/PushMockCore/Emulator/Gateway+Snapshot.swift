@@ -6,11 +6,11 @@ extension Gateway {
     /// or a send), so the server saves a snapshot only when something changed.
     func noteStateChange(_ request: Request) {
         let path = request.path
+        // Sends change no control-plane state and come first: compared on bytes.
+        if path.hasBytePrefix("/3/") || path.hasByteSuffix("/messages:send") { return }
         let read = request.method == "GET" || request.method == "HEAD"
-        if read, !path.hasSuffix("/serviceAccount") { return }
-        if path == "/fcm/send" || path == "/gcm/send" || path == "/token" || path.hasSuffix("/messages:send") || path.hasPrefix("/3/") {
-            return
-        }
+        if read, !path.hasByteSuffix("/serviceAccount") { return }
+        if path == "/fcm/send" || path == "/gcm/send" || path == "/token" { return }
         stateVersion &+= 1
     }
 

@@ -26,6 +26,21 @@ extension String {
         return withBytes { memcmp($0.baseAddress!, b, bytes.count) == 0 }
     }
 
+    /// Whether the string's UTF-8 bytes start with `prefix`'s (String's `hasPrefix` compares
+    /// grapheme clusters, which costs more and is not what a path means).
+    @inlinable
+    public func hasBytePrefix(_ prefix: StaticString) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        return withBytes { b in b.count >= n && (n == 0 || memcmp(b.baseAddress!, prefix.utf8Start, n) == 0) }
+    }
+
+    /// Whether the string's UTF-8 bytes end with `suffix`'s.
+    @inlinable
+    public func hasByteSuffix(_ suffix: StaticString) -> Bool {
+        let n = suffix.utf8CodeUnitCount
+        return withBytes { b in b.count >= n && (n == 0 || memcmp(b.baseAddress! + b.count - n, suffix.utf8Start, n) == 0) }
+    }
+
     /// Whether any byte is an ASCII capital letter.
     @inlinable
     public var hasASCIIUppercase: Bool {

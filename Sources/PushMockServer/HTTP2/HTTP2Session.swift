@@ -29,8 +29,9 @@ final class HTTP2Session {
     private var headerBlocks = HeaderBlockCache()
     /// Set while nghttp2 processes input: answers given meanwhile are written once, after.
     private var receiving = false
-    /// The stream whose header block is being received (saves a table lookup per field).
-    private var receivingHeaders: HTTP2Stream?
+    /// The stream whose header block is being received (saves a table lookup per field), not
+    /// retained: the table holds it, and `streamClosed` clears this with the table's entry.
+    private var receivingHeaders: Unmanaged<HTTP2Stream>?
     /// Reused for each answer's header block.
     private var fields = ResponseFields()
     private(set) var goingAway = false
@@ -146,15 +147,24 @@ final class HTTP2Session {
               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
         let stream = HTTP2Stream(id: frame.pointee.hd.stream_id, session: self)
         streamTable[stream.id] = stream
-        receivingHeaders = stream
+        receivingHeaders = Unmanaged.passUnretained(stream)
         return 0
     }
 
     fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: UnsafeBufferPointer<UInt8>,
                             _ value: UnsafeBufferPointer<UInt8>) -> Int32 {
         let id = frame.pointee.hd.stream_id
-        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              let stream = receivingHeaders?.id == id ? receivingHeaders : streamTable[id] else { return 0 }
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+        if let receiving = receivingHeaders, receiving._withUnsafeGuaranteedRef({ $0.id == id }) {
+            return receiving._withUnsafeGuaranteedRef { take(frame, $0, name, value) }
+        }
+        guard let stream = streamTable[id] else { return 0 }
+        return take(frame, stream, name, value)
+    }
+
+    /// One field of `stream`'s header block (or trailers), within the bounds on headers.
+    private func take(_ frame: UnsafePointer<nghttp2_frame>, _ stream: HTTP2Stream, _ name: UnsafeBufferPointer<UInt8>,
+                      _ value: UnsafeBufferPointer<UInt8>) -> Int32 {
         let size = name.count + value.count + 32
         stream.headerBytes += size
         bufferedBytes += size
@@ -187,7 +197,8 @@ final class HTTP2Session {
     fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let type = frame.pointee.hd.type, id = frame.pointee.hd.stream_id
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-              let stream = receivingHeaders?.id == id ? receivingHeaders : streamTable[id] else { return 0 }
+              let stream = receivingHeaders.map({ $0.takeUnretainedValue() }).flatMap({ $0.id == id ? $0 : nil }) ?? streamTable[id]
+        else { return 0 }
         if type == UInt8(NGHTTP2_HEADERS.rawValue) {
             receivingHeaders = nil
             if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST { headerBlocks.finish(stream, count: stream.fieldCount) }
@@ -208,7 +219,7 @@ final class HTTP2Session {
     }
 
     fileprivate func streamClosed(_ streamID: Int32) -> Int32 {
-        if receivingHeaders?.id == streamID { receivingHeaders = nil }
+        if receivingHeaders?.takeUnretainedValue().id == streamID { receivingHeaders = nil }
         if let stream = streamTable.removeValue(forKey: streamID) {
             if !stream.dispatched { bufferedBytes -= stream.headerBytes + stream.body.count }
             stream.closed = true
@@ -284,40 +295,45 @@ final class HTTP2Session {
     }
 }
 
-private func h2Session(_ user: UnsafeMutableRawPointer?) -> HTTP2Session? {
-    user.map { Unmanaged<HTTP2Session>.fromOpaque($0).takeUnretainedValue() }
+/// Runs `body` on the session behind nghttp2's user pointer without retaining it: the
+/// session owns the nghttp2 session that calls back, so it outlives every callback (a retain
+/// and release per callback were a few dozen atomic operations a request).
+private func withSession<R>(_ user: UnsafeMutableRawPointer?, _ otherwise: R, _ body: (HTTP2Session) -> R) -> R {
+    guard let user else { return otherwise }
+    return Unmanaged<HTTP2Session>.fromOpaque(user)._withUnsafeGuaranteedRef(body)
 }
 
 private func h2BeginHeaders(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let frame, let session = h2Session(user) else { return 0 }
-    return session.beginHeaders(frame)
+    guard let frame else { return 0 }
+    return withSession(user, 0) { $0.beginHeaders(frame) }
 }
 
 private func h2Header(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ namelen: Int,
                       _ value: UnsafePointer<UInt8>?, _ valuelen: Int, _ flags: UInt8, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let frame, let name, let value, let session = h2Session(user) else { return 0 }
-    return session.header(frame, UnsafeBufferPointer(start: name, count: namelen), UnsafeBufferPointer(start: value, count: valuelen))
+    guard let frame, let name, let value else { return 0 }
+    return withSession(user, 0) {
+        $0.header(frame, UnsafeBufferPointer(start: name, count: namelen), UnsafeBufferPointer(start: value, count: valuelen))
+    }
 }
 
 private func h2DataChunk(_ s: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ len: Int,
                          _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let data, let session = h2Session(user) else { return 0 }
-    return session.dataChunk(streamID, UnsafeBufferPointer(start: data, count: len))
+    guard let data else { return 0 }
+    return withSession(user, 0) { $0.dataChunk(streamID, UnsafeBufferPointer(start: data, count: len)) }
 }
 
 private func h2FrameReceived(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let frame, let session = h2Session(user) else { return 0 }
-    return session.frameReceived(frame)
+    guard let frame else { return 0 }
+    return withSession(user, 0) { $0.frameReceived(frame) }
 }
 
 private func h2StreamClosed(_ s: OpaquePointer?, _ streamID: Int32, _ error: UInt32, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let session = h2Session(user) else { return 0 }
-    return session.streamClosed(streamID)
+    withSession(user, 0) { $0.streamClosed(streamID) }
 }
 
 private func h2ReadBody(_ s: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
                         _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
                         _ user: UnsafeMutableRawPointer?) -> Int {
-    guard let buffer, let flags, let session = h2Session(user) else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    return session.readBody(streamID, buffer, length, flags)
+    guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    return withSession(user, Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)) { $0.readBody(streamID, buffer, length, flags) }
 }

@@ -24,13 +24,14 @@ struct ResponseFields {
 
     mutating func add(_ name: String, _ value: String) {
         let n0 = text.count
+        // Appended from the strings' bytes in place (appending a `utf8` view goes a byte at a time).
         if name.hasASCIIUppercase {
             for c in name.utf8 { text.append(c >= 0x41 && c <= 0x5A ? c | 0x20 : c) }
         } else {
-            text.append(contentsOf: name.utf8)
+            name.withBytes { text.append(contentsOf: $0) }
         }
         let v0 = text.count
-        text.append(contentsOf: value.utf8)
+        value.withBytes { text.append(contentsOf: $0) }
         spans.append((n0, v0, text.count))
     }
 
