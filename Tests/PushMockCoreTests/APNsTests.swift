@@ -74,6 +74,33 @@ struct APNsTests {
         #expect(seen.count == 1000)
     }
 
+    @Test("a device token is 64 hex digits in either case; every other byte anywhere is refused, and tokens differing in one digit differ")
+    func deviceTokenKeys() {
+        let token = "0123456789abcdef" + "fedcba9876543210" + "00ff11ee22dd33cc" + "a1b2c3d4e5f60789"
+        #expect(APNsToken(token) != nil)
+        #expect(APNsToken(token) == APNsToken(token.uppercased()))
+        #expect(APNsToken(String(token.dropLast())) == nil)
+        #expect(APNsToken(token + "0") == nil)
+        let hex = Array("0123456789abcdefABCDEF".utf8)
+        for position in 0..<64 {
+            var bytes = Array(token.utf8)
+            for bad in [UInt8(ascii: "g"), UInt8(ascii: "G"), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "@"),
+                        UInt8(ascii: "`"), UInt8(ascii: " "), 0x00, 0x7F] {
+                bytes[position] = bad
+                #expect(APNsToken(String(decoding: bytes, as: UTF8.self)) == nil, "byte \(bad) at \(position)")
+            }
+            bytes = Array(token.utf8)
+            let original = bytes[position]
+            for digit in hex where digit | 0x20 != original | 0x20 {
+                bytes[position] = digit
+                #expect(APNsToken(String(decoding: bytes, as: UTF8.self)) != APNsToken(token))
+            }
+        }
+        var accented = Array(token.utf8)
+        accented.replaceSubrange(62..<64, with: Array("é".utf8))
+        #expect(APNsToken(String(decoding: accented, as: UTF8.self)) == nil)
+    }
+
     @Test("each bad header, path or payload gets its APNs reason and status, with apns-id")
     func headerRules() {
         let h = Harness()
