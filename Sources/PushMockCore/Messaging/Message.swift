@@ -82,6 +82,8 @@ public final class Message {
     }
 
     public let id: String
+    /// The id's hash for the message store's index, computed once (`MessageKey.fold`).
+    let idHash: UInt64
     public let projectID: String
     public let projectNumber: Int64
     public let api: String
@@ -108,6 +110,7 @@ public final class Message {
     init(id: String, projectID: String, projectNumber: Int64, api: String, target: Target, options: PushOptions, format: Format,
          requestBytes: [UInt8], requestContentType: String?, receivedAt: Timestamp, bulkID: Int64?, dryRun: Bool) {
         self.id = id
+        idHash = MessageKey.fold(id)
         self.projectID = projectID
         self.projectNumber = projectNumber
         self.api = api
