@@ -1,0 +1,47 @@
+import Testing
+@testable import PushMockCore
+
+@Suite("The message store")
+struct MessageStoreTests {
+    func message(_ id: String) -> Message {
+        Message(id: id, projectID: "p", projectNumber: 1, api: "apns", target: .token, options: PushContent().options,
+                format: .apns, requestBytes: [], requestContentType: nil, receivedAt: 0, bulkID: nil, dryRun: false)
+    }
+
+    @Test("ids find their sends until evicted, the newest of a repeated id wins, recipients are found and forgotten with their send")
+    func lookups() {
+        let store = MessageStore(capacity: 3)
+        let a = message("a"), b = message("b"), c = message("c")
+        store.add(a)
+        store.addRecipient("a:1", of: a)
+        store.add(b)
+        store.add(c)
+        #expect(store.message(id: "a") === a)
+        #expect(store.message(id: "a:1") === a)
+        #expect(store.message(id: "c") === c)
+        #expect(store.message(id: "d") == nil)
+        let b2 = message("b")
+        store.add(b2)  // evicts a
+        #expect(store.evicted == 1 && store.count == 3)
+        #expect(store.message(id: "a") == nil)
+        #expect(store.message(id: "a:1") == nil)
+        #expect(store.message(id: "b") === b2)
+        store.add(message("e"))  // evicts the first b: the newer one is still found
+        #expect(store.message(id: "b") === b2)
+        #expect(store.newest(limit: 3).map(\.id) == ["e", "b", "c"])
+        store.removeAll()
+        #expect(store.count == 0 && store.message(id: "e") == nil)
+    }
+
+    @Test("the id hash tells apart ids of every length, and is the same for equal ids")
+    func idHashes() {
+        var seen: [UInt64: String] = [:]
+        for length in 0...40 {
+            for variant in ["a", "b"] {
+                let id = String(repeating: "x", count: length) + variant
+                #expect(MessageKey.fold(id) == MessageKey.fold(String(id)))
+                #expect(seen.updateValue(id, forKey: MessageKey.fold(id)) == nil, "\(id)")
+            }
+        }
+    }
+}
