@@ -73,7 +73,7 @@ public final class Gateway {
         let start = Metrics.monotonicNanos()
         var index = -1
         let logged = log.lastSeq
-        var reply = dispatch(request, &index)
+        var reply = clock.pinned { dispatch(request, &index) }
         noteStateChange(request)
         if let wait = waitUntilStored, log.lastSeq > logged, !wait(log.lastSeq) { reply = .response(storeUnavailable(request)) }
         let status: Int

@@ -53,11 +53,19 @@ def main(http_port, tls_port, ca):
                           "delayed_at_least_400ms": time.monotonic() - start >= 0.4}
 
         # A client that leaves while its delayed answer is pending does not trouble the server.
+        def accepted():
+            return len(c.get(control + "/events?event=MESSAGE_ACCEPTED&limit=1000").json()["events"])
+        before = accepted()
         raw = socket.create_connection(("127.0.0.1", http_port))
         body = json.dumps({"to": token}).encode()
         raw.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: x\r\nAuthorization: key=" + KEY.encode() +
                     b"\r\nContent-Type: application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         raw.close()
+        # The server takes that send before the chaos settings change (else, on a busy
+        # machine, the drop below could take it too).
+        deadline = time.monotonic() + 10
+        while accepted() == before and time.monotonic() < deadline:
+            time.sleep(0.02)
 
         # Dropped HTTP/1.1 connection: closed with no byte of an answer.
         chaos({"legacy": {"drop_rate": 1}})
@@ -138,6 +146,8 @@ def main(http_port, tls_port, ca):
         out["healthy_after"] = httpx.get(base + "/healthz").status_code
         events = c.get(control + "/events?limit=1000").json()["events"]
         out["chaos_events"] = sum(1 for e in events if e.get("reason") == "chaos")
+        out["chaos_event_rows"] = [[e.get("event"), e.get("message_id"), e.get("device_id")] for e in events
+                                   if e.get("reason") == "chaos"]
         out["metrics_dropped"] = [line for line in c.get(base + "/metrics").text.splitlines()
                                   if 'status="dropped"' in line]
     print(json.dumps(out))

@@ -17,8 +17,22 @@ public final class Clock {
         self.manualNow = start ?? Clock.wallNow()
     }
 
+    /// Set while a request is handled: one time for all it does.
+    private var pinned: Timestamp?
+
     public func now() -> Timestamp {
-        mode == .manual ? manualNow : Clock.wallNow()
+        if let pinned { return pinned }
+        return mode == .manual ? manualNow : Clock.wallNow()
+    }
+
+    /// Runs `body` with `now()` answering the time it started: everything one request does
+    /// (a push accepted, delivered and displayed) happens at one time, read once, as
+    /// FCM's log shows a send's events (the system clock was read four times a push).
+    func pinned<R>(_ body: () -> R) -> R {
+        if pinned != nil { return body() }
+        pinned = now()
+        defer { pinned = nil }
+        return body()
     }
 
     /// Moves a manual clock forward; a system clock cannot be moved.
@@ -26,6 +40,7 @@ public final class Clock {
     public func advance(seconds: Double) -> Bool {
         guard mode == .manual else { return false }
         manualNow += Timestamp(seconds * 1_000_000)
+        if pinned != nil { pinned = manualNow }
         return true
     }
 
