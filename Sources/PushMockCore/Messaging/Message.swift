@@ -82,7 +82,7 @@ public final class Message {
     }
 
     public let id: String
-    /// The id's hash for the message store's index, computed once (`MessageKey.fold`).
+    /// The id's hash, computed once (`MessageKey.fold`): the message store finds sends by it.
     let idHash: UInt64
     public let projectID: String
     public let projectNumber: Int64

@@ -3,10 +3,11 @@ internal import CNghttp2
 import Glibc
 import PushMockCore
 
-/// One HTTP/2 connection (nghttp2 server session) over the `TLSConnection` that owns it. Streams become `Request`s when their last frame arrives; replies
-/// go out as HEADERS (+ one DATA frame for a body). Memory is bounded: at most
-/// `maxConcurrentStreams` streams, `maxHeaderBytes` of headers each, `maxBufferedBytes` of
-/// unanswered request data in all, and reading pauses while `maxPendingOutput` waits to be sent.
+/// One HTTP/2 connection (nghttp2 server session) over the `TLSConnection` that owns it.
+/// Streams become `Request`s when their last frame arrives; replies go out as HEADERS (+ one
+/// DATA frame for a body). Memory is bounded: at most `maxConcurrentStreams` streams,
+/// `maxHeaderBytes` of headers each, `maxBufferedBytes` of unanswered request data in all, and
+/// reading pauses while `maxPendingOutput` waits to be sent.
 final class HTTP2Session {
     static let maxConcurrentStreams: UInt32 = 1000
     static let maxHeaderBytes = 64 * 1024
@@ -197,8 +198,7 @@ final class HTTP2Session {
     fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let type = frame.pointee.hd.type, id = frame.pointee.hd.stream_id
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-              let stream = receivingHeaders.map({ $0.takeUnretainedValue() }).flatMap({ $0.id == id ? $0 : nil }) ?? streamTable[id]
-        else { return 0 }
+              let stream = stream(id) else { return 0 }
         if type == UInt8(NGHTTP2_HEADERS.rawValue) {
             receivingHeaders = nil
             if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST { headerBlocks.finish(stream, count: stream.fieldCount) }
@@ -216,6 +216,12 @@ final class HTTP2Session {
         carry(gateway.handle(request), to: stream, stream: stream, polls: polls, streams: streams)
         // A dropped connection fails the read, and `TLSConnection` closes it at once.
         return abandoned ? NGHTTP2_ERR_CALLBACK_FAILURE.rawValue : 0
+    }
+
+    /// The stream with `id`: the one receiving its header block, else the table's.
+    private func stream(_ id: Int32) -> HTTP2Stream? {
+        if let receiving = receivingHeaders?.takeUnretainedValue(), receiving.id == id { return receiving }
+        return streamTable[id]
     }
 
     fileprivate func streamClosed(_ streamID: Int32) -> Int32 {

@@ -41,7 +41,7 @@ final class TLSContext {
 
     deinit { SSL_CTX_free(pointer) }
 
-    /// A new `SSL` for one connection; the caller hands it to its bufferevent, which frees it.
+    /// A new `SSL` for one connection, which owns and frees it.
     func makeSSL() -> OpaquePointer? { SSL_new(pointer) }
 
     /// The protocol ALPN settled on, if any.
