@@ -161,7 +161,7 @@ struct TLSTests {
         #expect(server.stop() == 0)
     }
 
-    @Test("answers far larger than the socket buffers reach a reader whole over HTTP/2 and HTTP/1.1; a client that stops reading is cut off at the timeout")
+    @Test("answers and bodies far larger than the socket buffers go through whole over HTTP/2 and HTTP/1.1; a client that stops reading is cut off at the timeout")
     func backPressure() throws {
         let server = try ServerProcess(["--timeout", "2"])
         let (status, out) = try runCommand(RealClientTests.python, [
@@ -176,6 +176,13 @@ struct TLSTests {
         #expect((reader["each"] as? Int ?? 0) > 1_000_000, "\(out)")
         let http1 = seen["http1"] as? [[Any]] ?? []
         #expect(http1.count == 3 && http1.allSatisfy { $0.first as? String == "HTTP/1.1" && $0.last as? Bool == true }, "\(out)")
+        let uploads = seen["uploads"] as? [[Any]] ?? []
+        #expect(uploads.map { $0.first as? String } == Array(repeating: "HTTP/1.1", count: 3) + Array(repeating: "HTTP/2", count: 3),
+                "\(out)")
+        for upload in uploads {
+            #expect(upload[1] as? Int == 200, "\(out)")
+            #expect(((upload[2] as? [[String: Any]])?.first)?["error"] as? String == "InvalidRegistration", "\(out)")
+        }
         #expect(seen["healthy_meanwhile"] as? Bool == true, "\(out)")
         let nonReader = seen["non_reader"] as? [String: Any] ?? [:]
         #expect(nonReader["closed"] as? Bool == true, "\(out)")
