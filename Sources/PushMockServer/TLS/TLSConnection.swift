@@ -145,6 +145,7 @@ final class TLSConnection {
 
     /// Decrypts what has arrived (up to `readBatch`) into `input` and hands it over.
     private func readPlaintext() {
+        guard reading else { return }  // a turn asked for before reading paused
         ERR_clear_error()
         var taken = 0, ended = false
         while taken < Self.readBatch {
