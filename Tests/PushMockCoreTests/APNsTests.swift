@@ -161,7 +161,21 @@ struct APNsTests {
         #expect(entry["message_id"] as? String == apnsID)
         let apns = try #require(entry["apns"] as? [String: Any])
         #expect((apns["headers"] as? [String: String])?["apns-collapse-id"] == "c1")
+        #expect((apns["headers"] as? [String: String])?["apns-id"] == apnsID)
+        #expect((apns["headers"] as? [String: String])?["apns-push-type"] == "alert")
         #expect(((apns["payload"] as? [String: Any])?["order"] as? String) == "42")
+        // Pushes with the same headers on one connection: each is shown with its own id and
+        // the push type its payload resolves to.
+        let connection = h.h2(certificate: h.certificate())
+        let topic = [("apns-topic", "com.example.app")]
+        let alert = h.apns(token, #"{"aps":{"alert":"a"}}"#, headers: topic, on: connection)
+        let silent = h.apns(token, #"{"aps":{"content-available":1}}"#, headers: topic, on: connection)
+        for (answer, type) in [(alert, "alert"), (silent, "background")] {
+            let id = try #require(answer.headers.first { $0.name == "apns-id" }?.value)
+            let shown = h.inbox(d["id"] as! String).first { $0["message_id"] as? String == id }
+            let headers = (shown?["apns"] as? [String: Any])?["headers"] as? [String: String]
+            #expect(headers?["apns-id"] == id && headers?["apns-push-type"] == type, "\(String(describing: shown))")
+        }
         #expect(h.events().first?["message_type"] as? String == "DISPLAY_NOTIFICATION")
         // Production devices answer only on production hosts.
         let prod = h.device("ios", extra: #","apns_environment":"production""#)["apns_token"] as! String

@@ -1,7 +1,8 @@
 /// The `apns-*` request headers of one push, checked in the order Pushy's mock server uses
-/// (protocol.md §E.2, §E.4). Kept with the accepted message, as the device sees them. A class:
-/// a push passes it along several times, and a copy of a struct of eight Strings costs eight
-/// atomic retains.
+/// (protocol.md §E.2, §E.4). Kept with the accepted message, shared by the pushes of a
+/// connection that repeat the same headers (the device is shown them with the push's own id
+/// and push type, which the message holds). A class: a push passes it along several times,
+/// and a copy of a struct of eight Strings costs eight atomic retains.
 public final class APNsHeaders: Sendable {
     public let apnsID: String?
     public let topic: String?
@@ -93,23 +94,6 @@ public final class APNsHeaders: Sendable {
         self.expiration = expiration
         self.collapseID = collapseID
         self.authorization = authorization
-    }
-
-    private init(_ h: APNsHeaders, apnsID: String, pushType: String) {
-        self.apnsID = apnsID
-        topic = h.topic
-        self.pushType = pushType
-        priority = h.priority
-        expiration = h.expiration
-        collapseID = h.collapseID
-        authorization = nil
-        bundleID = h.bundleID
-    }
-
-    /// The headers as the device sees them: the push's `apns-id` and push type settled, the
-    /// provider token left out.
-    func resolved(apnsID: String, pushType: String) -> APNsHeaders {
-        APNsHeaders(self, apnsID: apnsID, pushType: pushType)
     }
 
     /// Where a push type is in `typeSuffixes`; nil for a type without a suffix.

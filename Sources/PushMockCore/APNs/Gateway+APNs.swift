@@ -102,10 +102,10 @@ extension Gateway {
                                   collapseKey: headers.collapseID)
         content.options.isNotification = pushType == "alert" && hasAlert
         content.options.apnsExpiration = headers.expiration
-        let resolved = headers.resolved(apnsID: apnsID, pushType: pushType)
         let message = accept(api: "apns", format: .apns, options: content.options, target: .token, request: request,
                              project: project, id: apnsID, bulkID: nil)
-        message.apns = resolved
+        message.apns = headers
+        message.apnsPushType = pushType
         return message
     }
 

@@ -101,8 +101,10 @@ public final class Message {
     public internal(set) var overTLS = false
     /// Message ids of the recipients that were accepted (token and multicast sends).
     public internal(set) var recipientIDs: [String] = []
-    /// APNs provider API pushes: the request's `apns-*` headers as resolved.
+    /// APNs provider API pushes: the request's `apns-*` headers as read, and the push type
+    /// they resolve to (its `apns-id` is `id`).
     public internal(set) var apns: APNsHeaders?
+    public internal(set) var apnsPushType: String?
     /// Guarded by the loop thread.
     public internal(set) var accepted = 0
     public internal(set) var failed = 0

@@ -117,8 +117,8 @@ extension APNsRendering {
     init(direct message: Message) {
         var headers: [(name: String, value: String)] = []
         if let h = message.apns {
-            if let v = h.pushType { headers.append(("apns-push-type", v)) }
-            if let v = h.apnsID { headers.append(("apns-id", v)) }
+            if let v = message.apnsPushType { headers.append(("apns-push-type", v)) }
+            headers.append(("apns-id", message.id))
             if let v = h.topic { headers.append(("apns-topic", v)) }
             if let v = h.priority { headers.append(("apns-priority", String(v))) }
             if let v = h.expiration { headers.append(("apns-expiration", String(v))) }
