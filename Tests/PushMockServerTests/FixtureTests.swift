@@ -32,6 +32,6 @@ struct FixtureTests {
         #expect(out.contains("\(bad.path): projects[0].devices[0]: Invalid value at 'platform'"), "\(out)")
         let (missing, text) = try runCommand(ServerProcess.binary.path, ["--port", "0", "--tls-port", "off",
                                                                          "--cert-dir", ServerProcess.certDirectory, "--seed", dir.path + "/nope.json"])
-        #expect(missing != 0 && text.contains("nope.json: cannot read the file"), "\(text)")
+        #expect(missing != 0 && text.contains("nope.json: cannot read the file"), "status \(missing): \(text)")
     }
 }

@@ -12,7 +12,10 @@ func runCommand(_ executable: String, _ arguments: [String]) throws -> (Int32, S
     try p.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    var text = String(decoding: data, as: UTF8.self)
+    // Said in the output, so a failing expectation shows it.
+    if p.terminationReason == .uncaughtSignal { text += "\n[\(executable) ended by signal \(p.terminationStatus)]" }
+    return (p.terminationStatus, text)
 }
 
 @Suite("Real clients: curl and the Python legacy FCM libraries", .timeLimit(.minutes(2)))
