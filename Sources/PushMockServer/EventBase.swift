@@ -54,3 +54,12 @@ extension timeval {
         self.init(tv_sec: Int(whole), tv_usec: Int((seconds - whole) * 1_000_000))
     }
 }
+
+/// Runs `body` on the object a libevent callback's argument points to (its owner passed it
+/// unretained), kept alive until `body` returns: a callback may drop the owner's last
+/// reference on the way (a connection that closes leaves its listener's table).
+func withCallbackTarget<T: AnyObject>(_ arg: UnsafeMutableRawPointer?, _ body: (T) -> Void) {
+    guard let arg else { return }
+    let target = Unmanaged<T>.fromOpaque(arg).takeUnretainedValue()
+    withExtendedLifetime(target) { body(target) }
+}

@@ -295,13 +295,15 @@ final class HTTP1Exchange: Responder, StreamResponder {
     }
 }
 
-// The bufferevent's callbacks; the argument is the connection, kept alive by its front door
-// until closed.
+// The bufferevent's callbacks; the argument is the connection, which its front door keeps
+// until it closes (maybe during the callback).
 
-private func connection(_ arg: UnsafeMutableRawPointer?) -> HTTP1Connection? {
-    arg.map { Unmanaged<HTTP1Connection>.fromOpaque($0).takeUnretainedValue() }
+func http1Read(_ bev: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
+    withCallbackTarget(arg) { (c: HTTP1Connection) in c.readable() }
 }
-
-func http1Read(_ bev: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) { connection(arg)?.readable() }
-func http1Write(_ bev: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) { connection(arg)?.drained() }
-func http1Event(_ bev: OpaquePointer?, _ what: Int16, _ arg: UnsafeMutableRawPointer?) { connection(arg)?.ended() }
+func http1Write(_ bev: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
+    withCallbackTarget(arg) { (c: HTTP1Connection) in c.drained() }
+}
+func http1Event(_ bev: OpaquePointer?, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    withCallbackTarget(arg) { (c: HTTP1Connection) in c.ended() }
+}
