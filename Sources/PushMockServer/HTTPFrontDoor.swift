@@ -100,10 +100,7 @@ final class HTTPFrontDoor {
             close(fd)
             return
         }
-        if tcp {
-            var on: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        }
+        if tcp { SocketPort.noDelay(fd) }
         let connection = HTTP1Connection(door: self, bev: bev, fd: fd, now: Metrics.monotonicNanos())
         connections[ObjectIdentifier(connection)] = connection
         bufferevent_setcb(bev, http1Read, http1Write, http1Event, Unmanaged.passUnretained(connection).toOpaque())

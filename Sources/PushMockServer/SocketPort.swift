@@ -24,6 +24,12 @@ enum SocketPort {
         return l
     }
 
+    /// Sends small writes at once (no Nagle delay): answers are written whole.
+    static func noDelay(_ fd: Int32) {
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// The port a listening socket is bound to.
     static func bound(_ fd: Int32) throws(ServerError) -> Int {
         var addr = sockaddr_storage()

@@ -76,8 +76,7 @@ final class TLSConnection {
         SSL_set_accept_state(ssl)
         SSL_set_read_ahead(ssl, 1)
         SSL_ctrl(ssl, SSL_CTRL_MODE, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER), nil)
-        var on: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        SocketPort.noDelay(fd)
         self.listener = listener
         self.fd = fd
         self.ssl = ssl
@@ -350,14 +349,12 @@ final class TLSConnection {
     }
 }
 
-/// The connection behind a callback's argument, kept alive until the callback returns (it
-/// may leave the listener's table, the last other reference to it, on the way).
-private func withTLSConnection(_ arg: UnsafeMutableRawPointer?, _ body: (TLSConnection) -> Void) {
-    guard let arg else { return }
-    let connection = Unmanaged<TLSConnection>.fromOpaque(arg).takeUnretainedValue()
-    withExtendedLifetime(connection) { body(connection) }
+private func tlsReadable(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    withCallbackTarget(arg) { (c: TLSConnection) in c.readable(what) }
 }
-
-private func tlsReadable(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) { withTLSConnection(arg) { $0.readable(what) } }
-private func tlsWritable(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) { withTLSConnection(arg) { $0.writable(what) } }
-private func tlsLingerEnded(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) { withTLSConnection(arg) { $0.lingerEnded() } }
+private func tlsWritable(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    withCallbackTarget(arg) { (c: TLSConnection) in c.writable(what) }
+}
+private func tlsLingerEnded(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    withCallbackTarget(arg) { (c: TLSConnection) in c.lingerEnded() }
+}
