@@ -55,10 +55,11 @@ struct HTTP1Encoder {
         append(" ")
         scratch.append(contentsOf: HTTPStatus.reason(response.status).utf8)
         append("\r\n")
+        // From the strings' bytes in place (appending a `utf8` view goes a byte at a time).
         for (name, value) in response.headers {
-            scratch.append(contentsOf: name.utf8)
+            name.withBytes { scratch.append(contentsOf: $0) }
             append(": ")
-            scratch.append(contentsOf: value.utf8)
+            value.withBytes { scratch.append(contentsOf: $0) }
             append("\r\n")
         }
         append("Date: ")
