@@ -18,10 +18,10 @@ public final class Clock {
     }
 
     /// Set while a request is handled: one time for all it does.
-    private var pinned: Timestamp?
+    private var requestTime: Timestamp?
 
     public func now() -> Timestamp {
-        if let pinned { return pinned }
+        if let requestTime { return requestTime }
         return mode == .manual ? manualNow : Clock.wallNow()
     }
 
@@ -29,9 +29,9 @@ public final class Clock {
     /// (a push accepted, delivered and displayed) happens at one time, read once, as
     /// FCM's log shows a send's events (the system clock was read four times a push).
     func pinned<R>(_ body: () -> R) -> R {
-        if pinned != nil { return body() }
-        pinned = now()
-        defer { pinned = nil }
+        if requestTime != nil { return body() }
+        requestTime = now()
+        defer { requestTime = nil }
         return body()
     }
 
@@ -40,7 +40,7 @@ public final class Clock {
     public func advance(seconds: Double) -> Bool {
         guard mode == .manual else { return false }
         manualNow += Timestamp(seconds * 1_000_000)
-        if pinned != nil { pinned = manualNow }
+        if requestTime != nil { requestTime = manualNow }
         return true
     }
 
