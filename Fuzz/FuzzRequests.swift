@@ -15,7 +15,9 @@ private func setUp() -> Gateway {
     c.deviceRateLimit = 0
     c.maxEvents = 20_000
     c.maxMessages = 1_000
-    let g = Gateway(configuration: c, clock: Clock(mode: .manual, start: 1_800_000_000_000_000), seed: 1)
+    guard let g = try? Gateway(configuration: c, clock: Clock(mode: .manual, start: 1_800_000_000_000_000), seed: 1) else {
+        fatalError("setup")
+    }
     func create(_ platform: String) -> JSONValue {
         let r = g.handle(Request(method: "POST", target: "/emulator/v1/projects/demo-pushmock/devices",
                                  body: Array("{\"platform\":\"\(platform)\",\"app\":\"com.example.app\"}".utf8)))

@@ -35,7 +35,7 @@ final class EventStreams {
         init(_ responder: any StreamResponder, _ stream: EventStream) {
             self.responder = responder
             self.stream = stream
-            lastWrite = Metrics.monotonicNanos()
+            lastWrite = MonotonicClock.nanos()
         }
     }
 
@@ -59,14 +59,14 @@ final class EventStreams {
         let client = Client(responder, stream)
         clients[ObjectIdentifier(client)] = client
         pump(client)
-        gateway.noteStreamClients(clients.count)
+        gateway.readers.streamClients = clients.count
     }
 
     fileprivate func tick() {
         guard !clients.isEmpty else { return }
         for client in Array(clients.values) { pump(client) }
         step.removeAll(keepingCapacity: true)
-        gateway.noteStreamClients(clients.count)
+        gateway.readers.streamClients = clients.count
     }
 
     private func pump(_ c: Client) {
@@ -80,28 +80,28 @@ final class EventStreams {
             let (bytes, finished) = next(&c.stream)
             if !bytes.isEmpty {
                 c.responder.send(bytes)
-                c.lastWrite = Metrics.monotonicNanos()
+                c.lastWrite = MonotonicClock.nanos()
             }
             if finished { return remove(c, end: true) }
             if bytes.isEmpty { break }
             rounds += 1
         } while !c.stream.live && rounds < 16 && c.responder.pendingBytes < Self.exportLowWater
-        if c.stream.live, Metrics.monotonicNanos() - c.lastWrite > UInt64(c.stream.heartbeatSeconds * 1e9) {
+        if c.stream.live, MonotonicClock.nanos() - c.lastWrite > UInt64(c.stream.heartbeatSeconds * 1e9) {
             c.responder.send(Array(": heartbeat\n\n".utf8))
-            c.lastWrite = Metrics.monotonicNanos()
+            c.lastWrite = MonotonicClock.nanos()
         }
     }
 
     /// The next bytes of a stream; live streams that already started share them per step.
     private func next(_ stream: inout EventStream) -> (bytes: [UInt8], finished: Bool) {
-        guard stream.live else { return gateway.streamNext(&stream, maxEvents: Self.exportStep) }
-        guard stream.started else { return gateway.streamNext(&stream) }
+        guard stream.live else { return gateway.readers.streamNext(&stream, maxEvents: Self.exportStep) }
+        guard stream.started else { return gateway.readers.streamNext(&stream) }
         let key = stream.query
         if let shared = step[key] {
             stream.skip(to: shared.cursor)
             return (shared.bytes, false)
         }
-        let (bytes, finished) = gateway.streamNext(&stream)
+        let (bytes, finished) = gateway.readers.streamNext(&stream)
         step[key] = (bytes, stream.query.since)
         return (bytes, finished)
     }
@@ -114,7 +114,7 @@ final class EventStreams {
     /// Shutdown: every stream ends (an export where it got to).
     func endAll() {
         for c in Array(clients.values) { remove(c, end: true) }
-        gateway.noteStreamClients(0)
+        gateway.readers.streamClients = 0
     }
 }
 

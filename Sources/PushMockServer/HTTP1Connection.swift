@@ -197,7 +197,7 @@ final class HTTP1Connection {
             closeWhenSent()
         } else {
             state = .head
-            deadline = Metrics.monotonicNanos() + door.timeoutNanos
+            deadline = MonotonicClock.nanos() + door.timeoutNanos
             // Requests already read (pipelined) are taken up by the read loop when it is
             // running; otherwise from the event loop, never from inside another request.
             if !reading, let bev, evbuffer_get_length(bufferevent_get_input(bev)) > 0 {
@@ -217,7 +217,7 @@ final class HTTP1Connection {
                 let n = send(fd, base, raw.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
                 if n > 0 { sent = n } else if n < 0, errno != EAGAIN, errno != EWOULDBLOCK { return }
                 // What the client leaves unread is timed from now.
-                if sent < raw.count { lastDrained = Metrics.monotonicNanos() }
+                if sent < raw.count { lastDrained = MonotonicClock.nanos() }
             }
             if sent < raw.count { bufferevent_write(bev, base + sent, raw.count - sent) }
         }
@@ -228,11 +228,11 @@ final class HTTP1Connection {
     private func closeWhenSent() {
         guard pendingOutput == 0 else { return }
         Glibc.shutdown(fd, Int32(SHUT_WR))
-        deadline = Metrics.monotonicNanos() + door.lingerNanos
+        deadline = MonotonicClock.nanos() + door.lingerNanos
     }
 
     fileprivate func drained() {
-        lastDrained = Metrics.monotonicNanos()
+        lastDrained = MonotonicClock.nanos()
         if case .closing = state { closeWhenSent() }
     }
 

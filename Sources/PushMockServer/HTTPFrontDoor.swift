@@ -101,7 +101,7 @@ final class HTTPFrontDoor {
             return
         }
         if tcp { SocketPort.noDelay(fd) }
-        let connection = HTTP1Connection(door: self, bev: bev, fd: fd, now: Metrics.monotonicNanos())
+        let connection = HTTP1Connection(door: self, bev: bev, fd: fd, now: MonotonicClock.nanos())
         connections[ObjectIdentifier(connection)] = connection
         bufferevent_setcb(bev, http1Read, http1Write, http1Event, Unmanaged.passUnretained(connection).toOpaque())
         // Reading pauses while a waiting request's successors fill this much; the write
@@ -119,7 +119,7 @@ final class HTTPFrontDoor {
 
     /// Closes the connections whose request is late or whose client stopped reading.
     fileprivate func closeLate() {
-        let now = Metrics.monotonicNanos()
+        let now = MonotonicClock.nanos()
         for c in Array(connections.values) {
             let late = c.deadline != 0 && c.deadline < now
             let stalled = c.pendingOutput > 0 && now - c.lastDrained > timeoutNanos

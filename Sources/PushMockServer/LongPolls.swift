@@ -81,7 +81,7 @@ final class LongPolls {
 
     private func response(for p: Parked) -> Response {
         switch p.pending {
-        case .events(let wait): gateway.finish(wait)
+        case .events(let wait): gateway.readers.finish(wait)
         case .fixed(let response): response
         }
     }
@@ -98,7 +98,7 @@ final class LongPolls {
     func recheck() {
         for p in parked.values {
             guard case .events(var wait) = p.pending else { continue }
-            let ready = gateway.isReady(&wait)
+            let ready = gateway.readers.isReady(&wait)
             p.pending = .events(wait)
             if ready { answer(p) }
         }

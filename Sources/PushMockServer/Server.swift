@@ -22,8 +22,10 @@ public final class Server {
     private var expiryTimer: LoopEvent?
     private var drainTimer: LoopEvent?
     private var drainDeadline: Timestamp = 0
-    /// The `gateway.stateVersion` last handed to the store.
+    /// The `gateway.changes.version` last handed to the store.
     private var savedStateVersion = 0
+    /// Raised when shutdown begins; the gateway's APNs answers 503 Shutdown from then on.
+    private let shutdownFlag = ShutdownFlag()
 
     /// How long shutdown waits for open connections to finish.
     static let shutdownGrace = 2.0
@@ -32,23 +34,24 @@ public final class Server {
         self.configuration = configuration
         let certificates = try CertificateStore(directory: configuration.certDirectory)
         self.certificates = certificates
-        gateway = Gateway(configuration: configuration, keys: OpenSSLKeys(certificates: certificates))
-        gateway.assets = Dashboard.assets
+        var services = ServerServices(keys: OpenSSLKeys(certificates: certificates), assets: Dashboard.assets,
+                                      shutdown: shutdownFlag)
         if let directory = configuration.dataDirectory {
+            // Resume from the saved control-plane state and the newest events.
             let store = try EventStore(directory: directory)
-            // Resume: the saved control-plane state, then the newest events.
-            if let state = store.loadState() {
-                do { try gateway.seed(state, file: store.path + " (saved state)") } catch { throw ServerError(error.description) }
-            }
-            gateway.restore(store.loadEvents(limit: configuration.maxEvents))
-            gateway.log.continueAfter(store.lastStoredSeq)
+            let state = store.loadState()
+            let events = store.loadEvents(limit: configuration.maxEvents)
             store.start()
-            gateway.log.sink = store
-            gateway.storeFailing = { store.isFailing }
-            if configuration.syncAlways { gateway.waitUntilStored = { store.waitUntilStored($0) } }
+            services.durableLog = DurableLog(path: store.path, savedState: state, events: events,
+                                             lastStoredSeq: store.lastStoredSeq, sink: store,
+                                             isFailing: { store.isFailing },
+                                             waitUntilStored: configuration.syncAlways ? { store.waitUntilStored($0) } : nil)
             self.store = store
         } else {
             store = nil
+        }
+        do { gateway = try Gateway(configuration: configuration, services: services) } catch {
+            throw ServerError(error.description)
         }
         if let file = configuration.seedFile {
             guard let data = FileManager.default.contents(atPath: file) else {
@@ -122,7 +125,7 @@ public final class Server {
         guard drainTimer == nil else { return }
         frontDoor.stopAccepting()
         tls?.stopAccepting()
-        gateway.shuttingDown = true
+        shutdownFlag.raise()
         polls.answerAll()
         streams.endAll()
         tls?.goAwayAll()
@@ -144,8 +147,8 @@ public final class Server {
     /// With `--data-dir`, hands the writer a new snapshot when the state changed (checked
     /// once a second and at shutdown).
     private func saveStateIfChanged() {
-        guard let store, gateway.stateVersion != savedStateVersion else { return }
-        savedStateVersion = gateway.stateVersion
+        guard let store, gateway.changes.version != savedStateVersion else { return }
+        savedStateVersion = gateway.changes.version
         store.saveState(gateway.snapshot())
     }
 

@@ -61,11 +61,11 @@ extension Harness {
 @Suite("APNs provider API")
 struct APNsTests {
     @Test("apns-ids pushmock makes are version-4 UUIDs in lower case, different each time")
-    func uuids() {
-        var random = RandomSource(seed: 42)
+    func uuids() throws {
+        let random = RandomSource(seed: 42)
         var seen = Set<String>()
         for _ in 0..<1000 {
-            let id = Identifiers.uuid(&random)
+            let id = Identifiers.uuid(random)
             #expect(APNsHeaders.isUUID(id) && id == id.lowercased(), "\(id)")
             let chars = Array(id)
             #expect(chars[14] == "4" && "89ab".contains(chars[19]), "\(id)")
@@ -75,7 +75,7 @@ struct APNsTests {
     }
 
     @Test("a device token is 64 hex digits in either case; every other byte anywhere is refused, and tokens differing in one digit differ")
-    func deviceTokenKeys() {
+    func deviceTokenKeys() throws {
         let token = "0123456789abcdef" + "fedcba9876543210" + "00ff11ee22dd33cc" + "a1b2c3d4e5f60789"
         #expect(APNsToken(token) != nil)
         #expect(APNsToken(token) == APNsToken(token.uppercased()))
@@ -102,9 +102,9 @@ struct APNsTests {
     }
 
     @Test("each bad header, path or payload gets its APNs reason and status, with apns-id")
-    func headerRules() {
-        let h = Harness()
-        let token = h.device("ios")["apns_token"] as! String
+    func headerRules() throws {
+        let h = try Harness()
+        let token = try h.device("ios")["apns_token"] as! String
         let id = "123e4567-e89b-12d3-a456-426614174000"
         let cases: [(String, [(String, String)], String, String, Int)] = [
             (token, [("apns-id", "nope")], "{}", "BadMessageId", 400),
@@ -148,15 +148,15 @@ struct APNsTests {
 
     @Test("an accepted push answers 200 with apns-id and, in the sandbox, apns-unique-id, and reaches the device and the log")
     func delivery() throws {
-        let h = Harness()
-        let d = h.device("ios")
+        let h = try Harness()
+        let d = try h.device("ios")
         let token = d["apns_token"] as! String
         let r = h.apns(token, #"{"aps":{"alert":{"title":"Hi"},"badge":2},"order":"42"}"#,
                        headers: [("apns-push-type", "alert"), ("apns-topic", "com.example.app"), ("apns-collapse-id", "c1")])
         #expect(r.status == 200 && r.body.isEmpty)
         let apnsID = try #require(r.headers.first { $0.name == "apns-id" }?.value)
         #expect(r.headers.contains { $0.name == "apns-unique-id" })
-        #expect(h.story(d["id"] as! String) == ["ACCEPTED", "DELIVERED", "DISPLAYED"])
+        #expect(try h.story(d["id"] as! String) == ["ACCEPTED", "DELIVERED", "DISPLAYED"])
         let entry = try #require(h.inbox(d["id"] as! String).first)
         #expect(entry["message_id"] as? String == apnsID)
         let apns = try #require(entry["apns"] as? [String: Any])
@@ -172,47 +172,47 @@ struct APNsTests {
         let silent = h.apns(token, #"{"aps":{"content-available":1}}"#, headers: topic, on: connection)
         for (answer, type) in [(alert, "alert"), (silent, "background")] {
             let id = try #require(answer.headers.first { $0.name == "apns-id" }?.value)
-            let shown = h.inbox(d["id"] as! String).first { $0["message_id"] as? String == id }
+            let shown = try h.inbox(d["id"] as! String).first { $0["message_id"] as? String == id }
             let headers = (shown?["apns"] as? [String: Any])?["headers"] as? [String: String]
             #expect(headers?["apns-id"] == id && headers?["apns-push-type"] == type, "\(String(describing: shown))")
         }
-        #expect(h.events().first?["message_type"] as? String == "DISPLAY_NOTIFICATION")
+        #expect(try h.events().first?["message_type"] as? String == "DISPLAY_NOTIFICATION")
         // Production devices answer only on production hosts.
-        let prod = h.device("ios", extra: #","apns_environment":"production""#)["apns_token"] as! String
+        let prod = try h.device("ios", extra: #","apns_environment":"production""#)["apns_token"] as! String
         #expect(h.reason(h.apns(prod)) == "BadDeviceToken")
         let onProd = h.apns(prod, headers: [("host", "api.push.apple.com:443")])
         #expect(onProd.status == 200 && !onProd.headers.contains { $0.name == "apns-unique-id" })
     }
 
     @Test("a silent push to a force-quit iPhone is accepted and dropped with its reason; an offline one is stored until apns-expiration")
-    func deviceModel() {
-        let h = Harness()
-        let d = h.device("ios")
+    func deviceModel() throws {
+        let h = try Harness()
+        let d = try h.device("ios")
         let id = d["id"] as! String, token = d["apns_token"] as! String
-        h.patch(id, #"{"app_state":"terminated"}"#)
+        try h.patch(id, #"{"app_state":"terminated"}"#)
         let silent = h.apns(token, #"{"aps":{"content-available":1}}"#, headers: [("apns-push-type", "background"), ("apns-priority", "5")])
         #expect(silent.status == 200)
-        #expect(h.story(id).last == "DROPPED(app_terminated)")
-        h.patch(id, #"{"app_state":"background","online":false}"#)
+        #expect(try h.story(id).last == "DROPPED(app_terminated)")
+        try h.patch(id, #"{"app_state":"background","online":false}"#)
         let expires = Int(h.nowSeconds) + 60
         #expect(h.apns(token, headers: [("apns-expiration", String(expires))]).status == 200)
-        #expect(h.story(id).last == "STORED(device_offline)")
-        h.advance(61)
+        #expect(try h.story(id).last == "STORED(device_offline)")
+        try h.advance(61)
         h.gateway.expireDue()
-        #expect(h.story(id).last == "EXPIRED(ttl)")
+        #expect(try h.story(id).last == "EXPIRED(ttl)")
         // An expiration past what microseconds can count (found by the fuzzer): stored, never due.
         #expect(h.apns(token, headers: [("apns-expiration", "200000000000000761")]).status == 200)
-        #expect(h.story(id).last == "STORED(device_offline)")
-        h.advance(86_400 * 365)
+        #expect(try h.story(id).last == "STORED(device_offline)")
+        try h.advance(86_400 * 365)
         h.gateway.expireDue()
-        #expect(h.story(id).last == "STORED(device_offline)")
+        #expect(try h.story(id).last == "STORED(device_offline)")
     }
 
     @Test("certificates: the topic comes from the certificate; untrusted, wrong-environment and other-bundle certificates are refused")
-    func certificates() {
-        let h = Harness()
-        let token = h.device("ios")["apns_token"] as! String
-        let production = h.device("ios", extra: #","apns_environment":"production""#)["apns_token"] as! String
+    func certificates() throws {
+        let h = try Harness()
+        let token = try h.device("ios")["apns_token"] as! String
+        let production = try h.device("ios", extra: #","apns_environment":"production""#)["apns_token"] as! String
         #expect(h.apns(token).status == 200)
         #expect(h.reason(h.apns(token, on: h.h2(certificate: h.certificate(trusted: false)))) == "BadCertificate")
         let dev = h.h2(certificate: h.certificate(development: true))
@@ -226,9 +226,9 @@ struct APNsTests {
     }
 
     @Test("provider tokens: missing, forged, unknown, expired after an hour, wrong environment or topic, unrelated, and refreshed too often")
-    func providerTokens() {
-        let h = Harness(keys: FakeKeys())
-        let token = h.device("ios")["apns_token"] as! String
+    func providerTokens() throws {
+        let h = try Harness(keys: FakeKeys())
+        let token = try h.device("ios")["apns_token"] as! String
         let (kid, team) = h.addKey()
         let topic = [("apns-topic", "com.example.app")]
         func push(_ jwt: String?, on c: ConnectionContext? = nil, extra: [(String, String)] = []) -> String {
@@ -261,10 +261,10 @@ struct APNsTests {
         #expect(push(first, on: c) == "ok")
         let (otherKid, otherTeam) = h.addKey(#"{"team_id":"OTHERTEAM1"}"#)
         #expect(push(h.providerToken(kid: otherKid, iss: otherTeam, iat: h.nowSeconds), on: c) == "UnrelatedKeyIdInToken")
-        h.advance(60)
+        try h.advance(60)
         #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds), on: c) == "TooManyProviderTokenUpdates")
         #expect(push(first, on: c) == "ok")
-        h.advance(20 * 60)
+        try h.advance(20 * 60)
         #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds), on: c) == "ok")
         // The iat claim may be a float (as above) or a numeric string.
         #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds, iatAsString: true)) == "ok")
@@ -272,27 +272,27 @@ struct APNsTests {
 
     @Test("uninstalled and reinstalled apps answer 410 Unregistered with when the token stopped; idle tokens 410 ExpiredToken")
     func goneTokens() throws {
-        let h = Harness()
-        let a = h.device("ios"), b = h.device("ios")
+        let h = try Harness()
+        let a = try h.device("ios"), b = try h.device("ios")
         let oldB = b["apns_token"] as! String
-        h.advance(10)
+        try h.advance(10)
         #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/\(a["id"] as! String)").status == 200)
         let gone = h.apns(a["apns_token"] as! String)
         #expect(gone.status == 410 && h.reason(gone) == "Unregistered")
         #expect(json(gone)["timestamp"] as? Int == Int((Harness.start + 10_000_000) / 1000))
         #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(b["id"] as! String):reinstall").status == 200)
         #expect(h.apns(oldB).status == 410)
-        let c = h.device("ios")
-        h.patch(c["id"] as! String, #"{"online":false}"#)
-        h.advance(271 * 86_400)
+        let c = try h.device("ios")
+        try h.patch(c["id"] as! String, #"{"online":false}"#)
+        try h.advance(271 * 86_400)
         let expired = h.apns(c["apns_token"] as! String)
         #expect(expired.status == 410 && h.reason(expired) == "ExpiredToken" && json(expired)["timestamp"] == nil)
     }
 
     @Test("scripted APNs errors answer in order, then pushes succeed; the device rate limit answers TooManyRequests; shutdown answers 503 Shutdown")
-    func scriptedAndLimits() {
-        let h = Harness { $0.deviceRateLimit = 3 }
-        let d = h.device("ios")
+    func scriptedAndLimits() throws {
+        let h = try Harness { $0.deviceRateLimit = 3 }
+        let d = try h.device("ios")
         let id = d["id"] as! String, token = d["apns_token"] as! String
         let script = h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
                             body: #"{"apns_errors":["ServiceUnavailable","InternalServerError"]}"#)
@@ -300,21 +300,21 @@ struct APNsTests {
         #expect(h.apns(token).status == 503)
         #expect(h.apns(token).status == 500)
         #expect(h.apns(token).status == 200)
-        #expect(h.story(id).first == "RECEIVED_INTERNAL_ERROR(chaos)")
+        #expect(try h.story(id).first == "RECEIVED_INTERNAL_ERROR(chaos)")
         #expect(h.apns(token).status == 200 && h.apns(token).status == 200)
         let limited = h.apns(token)
         #expect(limited.status == 429 && h.reason(limited) == "TooManyRequests")
         #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
                        body: #"{"apns_errors":["Nope"]}"#).status == 400)
-        h.gateway.shuttingDown = true
+        h.shutdown.raise()
         let down = h.apns(token)
         #expect(down.status == 503 && h.reason(down) == "Shutdown")
     }
 
     @Test("every APNs reason can be scripted and answers with its own status, JSON body and apns-id")
-    func everyReasonScripted() {
-        let h = Harness()
-        let d = h.device("ios")
+    func everyReasonScripted() throws {
+        let h = try Harness()
+        let d = try h.device("ios")
         let id = d["id"] as! String, token = d["apns_token"] as! String
         let all = APNsReason.allCases
         let body = "{\"apns_errors\":[" + all.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]}"
@@ -329,8 +329,8 @@ struct APNsTests {
     }
 
     @Test("APNs keys: registered with or without a public key, listed without private keys, checked")
-    func keys() {
-        let h = Harness(keys: FakeKeys())
+    func keys() throws {
+        let h = try Harness(keys: FakeKeys())
         let made = json(h.call("POST", "/emulator/v1/projects/demo-pushmock/apnsKeys", body: #"{"key_id":"ABCDE12345"}"#))
         #expect(made["private_key"] as? String == "PRIVATE" && made["team_id"] as? String == h.project.teamID)
         #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/apnsKeys", body: #"{"key_id":"ABCDE12345"}"#).status == 409)

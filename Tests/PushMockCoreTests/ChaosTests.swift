@@ -44,15 +44,15 @@ struct ChaosTests {
         }
         #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: ["--chaos-seed", "-1"], environment: [:]) }
         // The flag's settings are every project's starting settings.
-        let h = Harness { $0.chaos = c.chaos }
+        let h = try Harness { $0.chaos = c.chaos }
         #expect(h.project.chaos == c.chaos)
-        h.call("POST", "/emulator/v1/projects/other-project/devices", body: #"{"platform":"android","app":"a.b"}"#)
-        #expect(h.gateway.projects["other-project"]?.chaos == c.chaos)
+        try h.device("android", app: "a.b", project: "other-project")
+        #expect(h.gateway.directory["other-project"]?.chaos == c.chaos)
     }
 
     @Test("PUT, GET and DELETE .../chaos; bad settings answer 400 INVALID_ARGUMENT")
-    func controlAPI() {
-        let h = Harness()
+    func controlAPI() throws {
+        let h = try Harness()
         let off = json(h.call("GET", chaosURL))
         #expect((off["legacy"] as? [String: Any])?["error_rate"] as? Int == 0)
         #expect((off["apns"] as? [String: Any])?["error"] as? String == "ServiceUnavailable")
@@ -70,14 +70,14 @@ struct ChaosTests {
     }
 
     @Test("legacy 503 and 500 fail the whole request before anything is accepted; logged with reason chaos")
-    func legacyWholeRequest() {
-        let h = Harness()
-        let token = h.device("android")["token"] as! String
+    func legacyWholeRequest() throws {
+        let h = try Harness()
+        let token = try h.device("android")["token"] as! String
         #expect(put(h, #"{"legacy":{"error_rate":1,"error":"503","retry_after":7}}"#).status == 200)
         let r = h.send(#"{"to":"\#(token)","data":{"k":"v"}}"#)
         #expect(r.status == 503 && header(r, "Retry-After") == "7" && r.bodyText == "Unavailable")
-        #expect(h.eventNames() == ["MESSAGE_RECEIVED_INTERNAL_ERROR"])
-        #expect(h.events().first?["reason"] as? String == "chaos")
+        #expect(try h.eventNames() == ["MESSAGE_RECEIVED_INTERNAL_ERROR"])
+        #expect(try h.events().first?["reason"] as? String == "chaos")
         #expect(put(h, #"{"legacy":{"error_rate":1,"error":"500"}}"#).status == 200)
         #expect(h.send(#"{"to":"\#(token)","data":{"k":"v"}}"#).status == 500)
         // A request that does not authenticate is not the project's: no chaos, the real 401.
@@ -87,10 +87,10 @@ struct ChaosTests {
     }
 
     @Test("legacy Unavailable is rolled per recipient: failed tokens get it in results, the others are delivered; a seed repeats the run")
-    func legacyPerRecipient() {
-        func run(seed: Int) -> [String] {
-            let h = Harness()
-            let tokens = (0..<40).map { _ in h.device("android")["token"] as! String }
+    func legacyPerRecipient() throws {
+        func run(seed: Int) throws -> [String] {
+            let h = try Harness()
+            let tokens = try (0..<40).map { _ in try h.device("android")["token"] as! String }
             #expect(put(h, #"{"seed":\#(seed),"legacy":{"error_rate":0.5,"error":"Unavailable"}}"#).status == 200)
             let list = tokens.map { "\"\($0)\"" }.joined(separator: ",")
             let r = json(h.send(#"{"registration_ids":[\#(list)],"data":{"k":"v"}}"#))
@@ -98,9 +98,9 @@ struct ChaosTests {
             let failed = results.filter { $0["error"] as? String == "Unavailable" }.count
             #expect(r["failure"] as? Int == failed && r["success"] as? Int == 40 - failed)
             #expect(failed > 5 && failed < 35, "about half of 40 fail: \(failed)")
-            let chaos = h.events("&event=MESSAGE_RECEIVED_INTERNAL_ERROR")
+            let chaos = try h.events("&event=MESSAGE_RECEIVED_INTERNAL_ERROR")
             #expect(chaos.count == failed && chaos.allSatisfy { $0["reason"] as? String == "chaos" })
-            #expect(h.events("&event=MESSAGE_DELIVERED").count == 40 - failed)
+            #expect(try h.events("&event=MESSAGE_DELIVERED").count == 40 - failed)
             return results.map { $0["error"] as? String ?? "ok" }
         }
         #expect(run(seed: 11) == run(seed: 11))
@@ -108,9 +108,9 @@ struct ChaosTests {
     }
 
     @Test("v1: UNAVAILABLE 503 and QUOTA_EXCEEDED 429 with Retry-After, INTERNAL 500, in Google's error shape")
-    func v1Errors() {
-        let h = Harness { $0.acceptAnyToken = true }
-        let token = h.device("android")["token"] as! String
+    func v1Errors() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let token = try h.device("android")["token"] as! String
         let url = "/v1/projects/demo-pushmock/messages:send"
         let body = #"{"message":{"token":"\#(token)","data":{"k":"v"}}}"#
         for (error, status, canonical) in [("UNAVAILABLE", 503, "UNAVAILABLE"), ("QUOTA_EXCEEDED", 429, "RESOURCE_EXHAUSTED"), ("INTERNAL", 500, "INTERNAL")] {
@@ -121,15 +121,15 @@ struct ChaosTests {
             #expect(r.status == status && e?["status"] as? String == canonical && fcm?["errorCode"] as? String == error)
             #expect(header(r, "Retry-After") == (status == 500 ? nil : "3"))
         }
-        let logged = h.events()
+        let logged = try h.events()
         #expect(logged.map { $0["event"] as! String } == ["MESSAGE_RECEIVED_INTERNAL_ERROR", "QUOTA_EXCEEDED", "MESSAGE_RECEIVED_INTERNAL_ERROR"])
         #expect(logged.allSatisfy { $0["reason"] as? String == "chaos" })
     }
 
     @Test("topic management: the Instance ID API's {\"error\"} and HTTP v1's Google errors")
-    func topics() {
-        let h = Harness { $0.acceptAnyToken = true }
-        let token = h.device("android")["token"] as! String
+    func topics() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let token = try h.device("android")["token"] as! String
         #expect(put(h, #"{"topics":{"error_rate":1,"error":"UNAVAILABLE"}}"#).status == 200)
         let iid = h.call("POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/news","registration_tokens":["\#(token)"]}"#,
                          headers: [("Authorization", "key=" + Configuration.defaultServerKey)])
@@ -138,13 +138,13 @@ struct ChaosTests {
         let v1 = h.call("POST", "/v1/projects/demo-pushmock/registrations/\(token)/topicSubscriptions?topic_name=news")
         #expect(v1.status == 429 && (json(v1)["error"] as? [String: Any])?["status"] as? String == "RESOURCE_EXHAUSTED")
         #expect(h.project.topics["news"] == nil, "nothing was subscribed")
-        #expect(h.events().map { $0["reason"] as? String } == ["chaos", "chaos"])
+        #expect(try h.events().map { $0["reason"] as? String } == ["chaos", "chaos"])
     }
 
     @Test("APNs: TooManyRequests, Shutdown, Unregistered (with timestamp) and the rest, with apns-id; logged with the device")
-    func apns() {
-        let h = Harness()
-        let d = h.device("ios")
+    func apns() throws {
+        let h = try Harness()
+        let d = try h.device("ios")
         let token = d["apns_token"] as! String, id = d["id"] as! String
         for (name, status) in [("TooManyRequests", 429), ("InternalServerError", 500), ("ServiceUnavailable", 503), ("Shutdown", 503), ("Unregistered", 410)] {
             #expect(put(h, #"{"apns":{"error_rate":1,"error":"\#(name)"}}"#).status == 200)
@@ -152,15 +152,15 @@ struct ChaosTests {
             #expect(r.status == status && h.reason(r) == name && header(r, "apns-id") != nil)
             #expect((json(r)["timestamp"] != nil) == (name == "Unregistered"))
         }
-        #expect(h.story(id).allSatisfy { $0.hasSuffix("(chaos)") } && h.story(id).count == 5)
+        #expect(try h.story(id).allSatisfy { $0.hasSuffix("(chaos)") } && h.story(id).count == 5)
         // Bad requests keep their own reasons: chaos acts once the sender is authenticated.
         #expect(h.reason(h.apns(token, headers: [("apns-priority", "7")])) == "BadPriority")
     }
 
     @Test("latency: the answer is delayed by latency plus jitter, never more; drops end the connection and are logged")
-    func latencyAndDrops() {
-        let h = Harness()
-        let token = h.device("android")["token"] as! String
+    func latencyAndDrops() throws {
+        let h = try Harness()
+        let token = try h.device("android")["token"] as! String
         let auth = [(name: "Authorization", value: "key=" + Configuration.defaultServerKey)]
         #expect(put(h, #"{"seed":5,"legacy":{"latency_ms":200,"jitter_ms":100}}"#).status == 200)
         var delays: [Double] = []
@@ -176,17 +176,17 @@ struct ChaosTests {
         guard case .drop(.goaway) = reply(h, "POST", "/fcm/send", body: #"{"to":"\#(token)"}"#, headers: auth) else {
             Issue.record("not dropped"); return
         }
-        let last = h.events().last
+        let last = try h.events().last
         #expect(last?["event"] as? String == "MESSAGE_RECEIVED_INTERNAL_ERROR" && last?["reason"] as? String == "chaos")
-        #expect(h.events("&event=MESSAGE_ACCEPTED").count == 20, "the dropped send was not accepted")
+        #expect(try h.events("&event=MESSAGE_ACCEPTED").count == 20, "the dropped send was not accepted")
         let metrics = h.call("GET", "/metrics").bodyText
         #expect(metrics.contains(#"pushmock_http_requests_total{route="POST /fcm/send",status="dropped"} 1"#))
     }
 
     @Test(":scriptErrors: fail twice then succeed, each failure logged with reason chaos")
-    func scripted() {
-        let h = Harness()
-        let d = h.device("android")
+    func scripted() throws {
+        let h = try Harness()
+        let d = try h.device("android")
         let token = d["token"] as! String, id = d["id"] as! String
         #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
                        body: #"{"errors":["Unavailable","UNAVAILABLE"]}"#).status == 200)
@@ -194,6 +194,6 @@ struct ChaosTests {
             (json(h.send(#"{"to":"\#(token)","data":{"k":"v"}}"#))["results"] as? [[String: Any]])?.first?["error"] as? String ?? "ok"
         }
         #expect(answers == ["Unavailable", "Unavailable", "ok"])
-        #expect(h.story(id).prefix(2) == ["RECEIVED_INTERNAL_ERROR(chaos)", "RECEIVED_INTERNAL_ERROR(chaos)"])
+        #expect(try h.story(id).prefix(2) == ["RECEIVED_INTERNAL_ERROR(chaos)", "RECEIVED_INTERNAL_ERROR(chaos)"])
     }
 }

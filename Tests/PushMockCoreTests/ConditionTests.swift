@@ -26,7 +26,7 @@ struct ConditionTests {
     }
 
     @Test("more than five topics is an error naming the count")
-    func topicLimit() {
+    func topicLimit() throws {
         let six = (1...6).map { "'t\($0)' in topics" }.joined(separator: " || ")
         #expect(throws: Condition.ParseError(message: "condition has 6 topics; at most 5 are allowed")) { try Condition.parse(six) }
         let five = (1...5).map { "'t\($0)' in topics" }.joined(separator: " || ")

@@ -25,7 +25,7 @@ struct ConfigurationTests {
     }
 
     @Test("bad values and unknown flags name the flag")
-    func errors() {
+    func errors() throws {
         #expect(throws: ConfigurationError(description: "--port: '70000' is not a whole number in 0...65535")) {
             try Configuration.load(arguments: ["--port", "70000"], environment: [:])
         }
@@ -40,7 +40,7 @@ struct ConfigurationTests {
     }
 
     @Test("--help lists every flag with its variable")
-    func usage() {
+    func usage() throws {
         for o in Configuration.options {
             #expect(Configuration.usage.contains(o.flag))
             #expect(Configuration.usage.contains(o.variable))

@@ -8,15 +8,15 @@ struct ControlAPITests {
 
     @Test("a registered device has real-looking identifiers")
     func registration() throws {
-        let h = Harness()
-        let ios = h.device("ios")
+        let h = try Harness()
+        let ios = try h.device("ios")
         let token = try #require(ios["token"] as? String)
         let fid = try #require(ios["fid"] as? String)
         #expect(fid.range(of: "^[c-f][A-Za-z0-9_-]{21}$", options: .regularExpression) != nil)
         #expect(token.hasPrefix(fid + ":APA91b") && token.count == 22 + 7 + 134)
         #expect((ios["apns_token"] as? String)?.range(of: "^[0-9a-f]{64}$", options: .regularExpression) != nil)
         #expect(ios["apns_environment"] as? String == "sandbox")
-        let android = h.device("android")
+        let android = try h.device("android")
         #expect(android["apns_token"] is NSNull && android["apns_environment"] is NSNull)
         #expect((json(h.call("GET", base + "/devices"))["devices"] as? [Any])?.count == 2)
         #expect(json(h.call("GET", base + "/devices/d1"))["token"] as? String == token)
@@ -31,8 +31,8 @@ struct ControlAPITests {
         (#"{"platform":"ios""#, "Invalid JSON payload received. Unexpected end of input at position 17."),
         (#"{"platform":"android","app":"a","apns_environment":"sandbox"}"#, "'apns_environment' and 'apns_token' apply to iOS devices only."),
     ])
-    func badDevice(_ body: String, _ message: String) {
-        let r = Harness().call("POST", base + "/devices", body: body)
+    func badDevice(_ body: String, _ message: String) throws {
+        let r = try Harness().call("POST", base + "/devices", body: body)
         #expect(r.status == 400)
         let error = json(r)["error"] as? [String: Any]
         #expect(error?["code"] as? Int == 400)
@@ -41,8 +41,8 @@ struct ControlAPITests {
     }
 
     @Test("--strict-apps refuses devices for undeclared apps until the app is declared")
-    func strictApps() {
-        let h = Harness { $0.strictApps = true }
+    func strictApps() throws {
+        let h = try Harness { $0.strictApps = true }
         let r = h.call("POST", base + "/devices", body: #"{"platform":"ios","app":"com.x"}"#)
         #expect(r.status == 400 && (json(r)["error"] as? [String: Any])?["status"] as? String == "FAILED_PRECONDITION")
         #expect(h.call("POST", base + "/apps", body: #"{"platform":"ios","app":"com.x"}"#).status == 200)
@@ -50,10 +50,10 @@ struct ControlAPITests {
     }
 
     @Test("fixed tokens may be given; duplicates conflict")
-    func fixedToken() {
-        let h = Harness()
+    func fixedToken() throws {
+        let h = try Harness()
         let token = "fAAAAAAAAAAAAAAAAAAAAA:APA91b" + String(repeating: "z", count: 134)
-        let d = h.device("android", extra: #","token":"\#(token)""#)
+        let d = try h.device("android", extra: #","token":"\#(token)""#)
         #expect(d["token"] as? String == token)
         let again = h.call("POST", base + "/devices", body: #"{"platform":"android","app":"a","token":"\#(token)"}"#)
         #expect(again.status == 409)
@@ -61,9 +61,9 @@ struct ControlAPITests {
     }
 
     @Test("PATCH changes the APNs environment; DELETE uninstalls; unknown ids are 404")
-    func patchAndDelete() {
-        let h = Harness()
-        h.device("ios")
+    func patchAndDelete() throws {
+        let h = try Harness()
+        try h.device("ios")
         let patched = json(h.call("PATCH", base + "/devices/d1", body: #"{"apns_environment":"production"}"#))
         #expect(patched["apns_environment"] as? String == "production")
         #expect(h.call("PATCH", base + "/devices/d1", body: #"{"apns_environment":"moon"}"#).status == 400)
@@ -74,9 +74,9 @@ struct ControlAPITests {
     }
 
     @Test("device-side subscriptions validate the topic name")
-    func deviceTopics() {
-        let h = Harness()
-        h.device("android")
+    func deviceTopics() throws {
+        let h = try Harness()
+        try h.device("android")
         #expect(json(h.call("POST", base + "/devices/d1/topics/news"))["topics"] as? [String] == ["news"])
         #expect(h.call("POST", base + "/devices/d1/topics/bad%20name").status == 400)
         #expect(json(h.call("DELETE", base + "/devices/d1/topics/news"))["topics"] as? [String] == [])
@@ -84,36 +84,36 @@ struct ControlAPITests {
 
     @Test("events filter by device, token, topic, event and since; wait returns at once when satisfied")
     func eventFilters() throws {
-        let h = Harness()
-        let t1 = h.device("android")["token"] as! String
-        h.device("android")
-        h.subscribe("d2", "sports")
+        let h = try Harness()
+        let t1 = try h.device("android")["token"] as! String
+        try h.device("android")
+        try h.subscribe("d2", "sports")
         _ = h.send(#"{"to":"\#(t1)","data":{"a":"b"}}"#)
         _ = h.send(#"{"to":"/topics/sports","notification":{"title":"goal"}}"#)
-        #expect(h.eventNames("&device=d1") == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED"])
-        #expect(h.eventNames("&topic=sports") == ["MESSAGE_ACCEPTED", "MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_IMPRESSION"])
-        #expect(h.eventNames("&event=MESSAGE_DISPLAYED") == ["MESSAGE_DISPLAYED"])
+        #expect(try h.eventNames("&device=d1") == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED"])
+        #expect(try h.eventNames("&topic=sports") == ["MESSAGE_ACCEPTED", "MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_IMPRESSION"])
+        #expect(try h.eventNames("&event=MESSAGE_DISPLAYED") == ["MESSAGE_DISPLAYED"])
         let escaped = t1.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        #expect(h.eventNames("&token=\(escaped)").count == 2)
-        #expect(h.events("&since=4").map { $0["seq"] as? Int } == [5, 6, 7])
+        #expect(try h.eventNames("&token=\(escaped)").count == 2)
+        #expect(try h.events("&since=4").map { $0["seq"] as? Int } == [5, 6, 7])
         #expect((json(h.call("GET", base + "/events?limit=2"))["events"] as? [Any])?.count == 2)
         let waited = h.gateway.handle(Request(method: "GET", target: base + "/events?wait=5&min=2"))
         guard case .response(let r) = waited else { Issue.record("should answer at once"); return }
         #expect((json(r)["events"] as? [Any])?.count == 7)
         let parked = h.gateway.handle(Request(method: "GET", target: base + "/events?wait=5&min=8"))
         guard case .waitForEvents(var w) = parked else { Issue.record("should wait"); return }
-        #expect(!h.gateway.isReady(&w))
+        #expect(!h.gateway.readers.isReady(&w))
         _ = h.send(#"{"to":"\#(t1)","data":{"a":"b"}}"#)
-        #expect(h.gateway.isReady(&w))
+        #expect(h.gateway.readers.isReady(&w))
         for bad in ["?event=NOPE", "?limit=0", "?since=x", "?wait=61", "?min=0"] {
             #expect(h.call("GET", base + "/events" + bad).status == 400, "\(bad)")
         }
     }
 
     @Test("the log is bounded: evictions are counted, never silent")
-    func retention() {
-        let h = Harness { $0.maxEvents = 5 }
-        let t = h.device("android")["token"] as! String
+    func retention() throws {
+        let h = try Harness { $0.maxEvents = 5 }
+        let t = try h.device("android")["token"] as! String
         for _ in 0..<4 { _ = h.send(#"{"to":"\#(t)","data":{"a":"b"}}"#) }
         let r = json(h.call("GET", base + "/events"))
         #expect((r["events"] as? [Any])?.count == 5)
@@ -122,22 +122,22 @@ struct ControlAPITests {
     }
 
     @Test("a log row takes 120 bytes (a million are kept by default; a topic send writes two per device)")
-    func rowSize() {
+    func rowSize() throws {
         #expect(MemoryLayout<Event>.stride == 120)
     }
 
     @Test("messages list newest first; DELETE messages clears sends, inboxes and events; DELETE project resets")
-    func messagesAndReset() {
-        let h = Harness()
-        let t = h.device("android")["token"] as! String
-        h.subscribe("d1", "x")
+    func messagesAndReset() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
+        try h.subscribe("d1", "x")
         _ = h.send(#"{"to":"\#(t)","data":{"n":"1"}}"#)
         _ = h.send(#"{"to":"/topics/x","data":{"n":"2"}}"#)
         let list = json(h.call("GET", base + "/messages"))["messages"] as? [[String: Any]]
         #expect(list?.map { $0["target"] as? String } == ["topic", "token"])
         #expect(h.call("GET", base + "/messages/nope").status == 404)
         #expect(h.call("DELETE", base + "/messages").status == 200)
-        #expect(h.events().isEmpty && h.inbox("d1").isEmpty)
+        #expect(try h.events().isEmpty && h.inbox("d1").isEmpty)
         #expect((json(h.call("GET", base + "/messages"))["messages"] as? [Any])?.isEmpty == true)
         #expect(h.call("DELETE", base).status == 200)
         #expect((json(h.call("GET", base + "/devices"))["devices"] as? [Any])?.isEmpty == true)
@@ -145,20 +145,20 @@ struct ControlAPITests {
     }
 
     @Test("the manual clock advances; the system clock refuses")
-    func clock() {
-        let h = Harness()
+    func clock() throws {
+        let h = try Harness()
         let r = json(h.call("POST", "/emulator/v1/clock:advance", body: #"{"seconds":90}"#))
         #expect(r["now"] as? String == (Harness.start + 90_000_000).rfc3339)
         #expect(h.call("POST", "/emulator/v1/clock:advance", body: #"{"seconds":-1}"#).status == 400)
-        let system = Gateway(configuration: Configuration())
+        let system = try Gateway(configuration: Configuration())
         let refused = system.handle(Request(method: "POST", target: "/emulator/v1/clock:advance", body: Array(#"{"seconds":1}"#.utf8)))
         guard case .response(let resp) = refused else { return }
         #expect(resp.status == 400)
     }
 
     @Test("unknown control routes are 404 and wrong methods 405, in Google's shape")
-    func routing() {
-        let h = Harness()
+    func routing() throws {
+        let h = try Harness()
         let missing = h.call("GET", "/emulator/v1/nothing")
         #expect(missing.status == 404 && (json(missing)["error"] as? [String: Any])?["status"] as? String == "NOT_FOUND")
         let method = h.call("PUT", base + "/devices")

@@ -10,9 +10,9 @@ struct DeviceGroupAndAppTests {
     }
 
     @Test("device-group requests with bad operations, names, keys or tokens get 400 with a reason")
-    func groupErrors() {
-        let h = Harness()
-        let t = h.device("android")["token"] as! String
+    func groupErrors() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
         #expect(h.call("POST", "/fcm/notification", body: "{}").status == 401)
         #expect(group(h, "{").bodyText == #"{"error":"InvalidJson"}"#)
         #expect(group(h, #"{"operation":"explode","notification_key_name":"a","registration_ids":["\#(t)"]}"#).bodyText == #"{"error":"invalid operation"}"#)
@@ -21,7 +21,7 @@ struct DeviceGroupAndAppTests {
         #expect(group(h, #"{"operation":"create","notification_key_name":"a","registration_ids":["\#(t)"]}"#).status == 200)
         #expect(group(h, #"{"operation":"create","notification_key_name":"a","registration_ids":["\#(t)"]}"#).bodyText == #"{"error":"notification_key already exists"}"#)
         #expect(group(h, #"{"operation":"add","notification_key_name":"a","notification_key":"wrong","registration_ids":["\#(t)"]}"#).bodyText == #"{"error":"notification_key not found"}"#)
-        let many = (0..<21).map { _ in h.device("android")["token"] as! String }
+        let many = try (0..<21).map { _ in try h.device("android")["token"] as! String }
         let list = many.map { "\"\($0)\"" }.joined(separator: ",")
         #expect(group(h, #"{"operation":"create","notification_key_name":"big","registration_ids":[\#(list)]}"#).bodyText == #"{"error":"too many registration ids"}"#)
         #expect(h.call("GET", "/fcm/notification?notification_key_name=none", headers: auth).status == 400)
@@ -29,8 +29,8 @@ struct DeviceGroupAndAppTests {
 
     @Test("removing a group's last member deletes the group")
     func removeLast() throws {
-        let h = Harness()
-        let t = h.device("android")["token"] as! String
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
         let key = json(group(h, #"{"operation":"create","notification_key_name":"g","registration_ids":["\#(t)"]}"#))["notification_key"] as! String
         #expect(group(h, #"{"operation":"remove","notification_key_name":"g","notification_key":"\#(key)","registration_ids":["\#(t)"]}"#).status == 200)
         #expect(h.call("GET", "/fcm/notification?notification_key_name=g", headers: auth).status == 400)
@@ -41,8 +41,8 @@ struct DeviceGroupAndAppTests {
         #"{"platform":"ios","app":"a","apns_environments":"sandbox"}"#,
         #"{"platform":"ios","app":"a","apns_environments":["moon"]}"#, #"{"platform":"ios","app":"a","x":1}"#, "[]",
     ])
-    func appErrors(_ body: String) {
-        let r = Harness().call("POST", "/emulator/v1/projects/demo-pushmock/apps", body: body)
+    func appErrors(_ body: String) throws {
+        let r = try Harness().call("POST", "/emulator/v1/projects/demo-pushmock/apps", body: body)
         #expect(r.status == 400)
         #expect((json(r)["error"] as? [String: Any])?["status"] as? String == "INVALID_ARGUMENT")
     }

@@ -40,7 +40,7 @@ struct HTTP1ParserTests {
     }
 
     @Test("incomplete until the blank line; refused past the limit")
-    func incomplete() {
+    func incomplete() throws {
         #expect(isIncomplete(""))
         #expect(isIncomplete("GET / HTTP/1.1\r\nHost: a\r\n"))
         #expect(isIncomplete("GET / HTTP/1.1\r\nHost: a\r\n\r"))
@@ -66,7 +66,7 @@ struct HTTP1ParserTests {
     }
 
     @Test("malformed heads are refused")
-    func refused() {
+    func refused() throws {
         for text in [
             "BREW / HTTP/1.1\r\n\r\n",                                  // a method no route knows
             "GET /\r\n\r\n",                                            // no version
@@ -129,7 +129,7 @@ struct HTTP1ParserTests {
     }
 
     @Test("chunked bodies: sizes in hex with extensions, trailers ignored, fed whole or a byte at a time")
-    func chunked() {
+    func chunked() throws {
         let wire = "5;name=v\r\nhello\r\nA\r\n, world!!!\r\n0\r\nX-Trailer: 1\r\n\r\nGET /next"
         let whole = decode([wire])
         #expect(whole.0 == .done && whole.1 == "hello, world!!!" && whole.rest == "GET /next")
@@ -140,7 +140,7 @@ struct HTTP1ParserTests {
     }
 
     @Test("chunked bodies: bad sizes and missing line ends refused, a body past the limit too large")
-    func chunkedRefused() {
+    func chunkedRefused() throws {
         #expect(decode(["x\r\n"]).0 == .invalid)
         #expect(decode(["\r\n"]).0 == .invalid)
         #expect(decode(["1000000000000000\r\n"]).0 == .invalid)

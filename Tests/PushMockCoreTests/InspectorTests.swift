@@ -14,10 +14,10 @@ struct InspectorTests {
 
     @Test("messages filter by token, device, topic, label, event and text, and carry outcome counts and a summary")
     func messageFilters() throws {
-        let h = Harness { $0.acceptAnyToken = true }
-        let a = h.device("android"), i = h.device("ios")
-        h.subscribe(a["id"] as! String, "news")
-        h.patch(i["id"] as! String, #"{"app_state":"terminated"}"#)
+        let h = try Harness { $0.acceptAnyToken = true }
+        let a = try h.device("android"), i = try h.device("ios")
+        try h.subscribe(a["id"] as! String, "news")
+        try h.patch(i["id"] as! String, #"{"app_state":"terminated"}"#)
         let v1 = h.call("POST", "/v1/projects/demo-pushmock/messages:send", body: #"{"message":{"token":"\#(a["token"] as! String)","notification":{"title":"Sale","body":"50% off"},"fcm_options":{"analytics_label":"promo"}}}"#,
                         headers: [("Authorization", "Bearer any")])
         #expect(v1.status == 200, "\(v1.bodyText)")
@@ -48,9 +48,9 @@ struct InspectorTests {
 
     @Test("one message shows its request, and per device the rendering, the fate with its reason, and a timeline")
     func messageDetail() throws {
-        let h = Harness()
-        let i = h.device("ios")
-        h.patch(i["id"] as! String, #"{"app_state":"terminated"}"#)
+        let h = try Harness()
+        let i = try h.device("ios")
+        try h.patch(i["id"] as! String, #"{"app_state":"terminated"}"#)
         let id = h.push(i["token"] as! String, #""content_available":true,"data":{"sync":"1"}"#)
         let m = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages/" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!))
         #expect((m["request"] as? [String: Any])?["body"] as? String != nil)
@@ -62,21 +62,21 @@ struct InspectorTests {
     }
 
     @Test("topics list their subscribers")
-    func topics() {
-        let h = Harness()
-        for _ in 0..<3 { h.subscribe(h.device("android")["id"] as! String, "news") }
-        h.subscribe("d1", "sport")
+    func topics() throws {
+        let h = try Harness()
+        for _ in 0..<3 { try h.subscribe(try h.device("android")["id"] as! String, "news") }
+        try h.subscribe("d1", "sport")
         let topics = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/topics"))["topics"] as? [[String: Any]]
         #expect(topics?.map { $0["name"] as! String } == ["news", "sport"])
         #expect(topics?.first?["subscribers"] as? Int == 3 && topics?.first?["devices"] as? [String] == ["d1", "d2", "d3"])
     }
 
     @Test("reports export as the console's CSV, one row a day, with drop reasons as columns")
-    func reportCSV() {
-        let h = Harness()
-        let a = h.device("android")
+    func reportCSV() throws {
+        let h = try Harness()
+        let a = try h.device("android")
         h.push(a["token"] as! String, #""notification":{"title":"Hi"}"#)
-        h.patch(a["id"] as! String, #"{"app_state":"terminated"}"#)
+        try h.patch(a["id"] as! String, #"{"app_state":"terminated"}"#)
         h.push(a["token"] as! String, #""notification":{"title":"Hi"}"#)
         let r = h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?format=csv")
         #expect(r.headers.contains { $0.value.hasPrefix("text/csv") })
@@ -89,9 +89,9 @@ struct InspectorTests {
     }
 
     @Test("metrics count requests by route and status, time them, and count events by kind and reason")
-    func metrics() {
-        let h = Harness()
-        let a = h.device("android")
+    func metrics() throws {
+        let h = try Harness()
+        let a = try h.device("android")
         h.push(a["token"] as! String, #""notification":{"title":"Hi"}"#)
         _ = h.send("{", contentType: "application/json")
         _ = h.call("GET", "/nope")
@@ -105,33 +105,33 @@ struct InspectorTests {
         #expect(text.contains(#"pushmock_devices{project="demo-pushmock",platform="android"} 1"#))
         #expect(text.contains("pushmock_event_log_events 5"))   // four for the push, one for the bad request
         #expect(text.contains("# TYPE pushmock_http_request_duration_seconds histogram"))
-        h.patch(a["id"] as! String, #"{"app_state":"terminated"}"#)
+        try h.patch(a["id"] as! String, #"{"app_state":"terminated"}"#)
         h.push(a["token"] as! String, #""notification":{"title":"Hi"}"#)
         #expect(h.call("GET", "/metrics").bodyText.contains(#"pushmock_event_reasons_total{event="MESSAGE_DROPPED",reason="app_force_stopped"} 1"#))
     }
 
     @Test("an SSE stream starts at the next event, resumes after Last-Event-ID, filters, and thins out with a gap event under load")
     func sse() throws {
-        let h = Harness()
-        let a = h.device("android")
+        let h = try Harness()
+        let a = try h.device("android")
         h.push(a["token"] as! String, #""data":{"k":"1"}"#)
         var live = try #require(stream(h, "/emulator/v1/projects/demo-pushmock/events:stream"))
         #expect(live.head.headers.first?.value.hasPrefix("text/event-stream") == true)
-        var text = String(decoding: h.gateway.streamNext(&live).bytes, as: UTF8.self)
+        var text = String(decoding: h.gateway.readers.streamNext(&live).bytes, as: UTF8.self)
         #expect(text == "retry: 1000\n\n")
         h.push(a["token"] as! String, #""data":{"k":"2"}"#)
-        text = String(decoding: h.gateway.streamNext(&live).bytes, as: UTF8.self)
+        text = String(decoding: h.gateway.readers.streamNext(&live).bytes, as: UTF8.self)
         #expect(text.hasPrefix("id: 3\ndata: {\"seq\":3,") && text.contains("id: 4\ndata:") && text.hasSuffix("}\n\n"))
-        #expect(h.gateway.streamNext(&live).bytes.isEmpty)
+        #expect(h.gateway.readers.streamNext(&live).bytes.isEmpty)
 
         var resumed = try #require(stream(h, "/emulator/v1/projects/demo-pushmock/events:stream?event=MESSAGE_DELIVERED",
                                           headers: [("Last-Event-ID", "1")]))
-        text = String(decoding: h.gateway.streamNext(&resumed).bytes, as: UTF8.self)
+        text = String(decoding: h.gateway.readers.streamNext(&resumed).bytes, as: UTF8.self)
         #expect(text.components(separatedBy: "id: ").count == 3 && text.contains("\"event\":\"MESSAGE_DELIVERED\""), "\(text)")
 
         // Under load a client gets the newest events and a gap naming what it skipped.
         for n in 0..<10 { h.push(a["token"] as! String, "\"data\":{\"n\":\"\(n)\"}") }
-        let (bytes, _) = h.gateway.streamNext(&live, maxEvents: 5)
+        let (bytes, _) = h.gateway.readers.streamNext(&live, maxEvents: 5)
         text = String(decoding: bytes, as: UTF8.self)
         #expect(text.hasPrefix("event: gap\nid: 19\ndata: {\"from\":5,\"to\":19}\n\n"), "\(text.prefix(80))")
         #expect(text.components(separatedBy: "\ndata: {\"seq\"").count == 6)
@@ -140,8 +140,8 @@ struct InspectorTests {
 
     @Test("an export streams the log as NDJSON up to the request, in batches, then ends")
     func export() throws {
-        let h = Harness()
-        let a = h.device("android")
+        let h = try Harness()
+        let a = try h.device("android")
         for n in 0..<5 { h.push(a["token"] as! String, "\"data\":{\"n\":\"\(n)\"}") }
         var export = try #require(stream(h, "/emulator/v1/projects/demo-pushmock/events:export"))
         #expect(export.head.headers.first?.value == "application/x-ndjson")
@@ -149,7 +149,7 @@ struct InspectorTests {
         var lines: [String] = []
         var finished = false
         while !finished {
-            let (bytes, done) = h.gateway.streamNext(&export, maxEvents: 4)
+            let (bytes, done) = h.gateway.readers.streamNext(&export, maxEvents: 4)
             lines += String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
             finished = done
         }
@@ -164,16 +164,16 @@ struct InspectorTests {
 struct RetentionTests {
     @Test("--max-age evicts events older than the limit on the clock's beat, counts them, and appends reuse the freed slots")
     func maxAge() throws {
-        let h = Harness { $0.maxAgeSeconds = 60; $0.maxEvents = 10 }
-        let a = h.device("android")
+        let h = try Harness { $0.maxAgeSeconds = 60; $0.maxEvents = 10 }
+        let a = try h.device("android")
         h.push(a["token"] as! String, #""data":{"k":"1"}"#)   // 2 events
-        h.advance(30)
+        try h.advance(30)
         h.push(a["token"] as! String, #""data":{"k":"2"}"#)
-        h.advance(31)                                         // the first two are now 61 s old
-        #expect(h.events().map { $0["seq"] as! Int } == [3, 4])
+        try h.advance(31)                                         // the first two are now 61 s old
+        #expect(try h.events().map { $0["seq"] as! Int } == [3, 4])
         #expect(h.gateway.log.evictedForAge == 2 && h.gateway.log.evictedForRoom == 0)
         for n in 0..<5 { h.push(a["token"] as! String, "\"data\":{\"n\":\"\(n)\"}") }
-        #expect(h.events().map { $0["seq"] as! Int } == Array(5...14))
+        #expect(try h.events().map { $0["seq"] as! Int } == Array(5...14))
         #expect(h.gateway.log.evictedForRoom == 2)
         #expect(h.call("GET", "/metrics").bodyText.contains(#"pushmock_event_log_evicted_total{cause="age"} 2"#))
         #expect(json(h.call("GET", "/emulator/v1/projects/demo-pushmock/events?count=true"))["evicted"] as? Int == 4)

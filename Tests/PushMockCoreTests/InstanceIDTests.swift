@@ -7,10 +7,10 @@ struct InstanceIDTests {
     let auth = [(name: "Authorization", value: "key=\(Configuration.defaultServerKey)")]
 
     @Test("batchAdd and batchRemove answer one result per token, in order")
-    func batch() {
-        let h = Harness()
-        let a = h.device("android")["token"] as! String
-        let b = h.device("ios")["token"] as! String
+    func batch() throws {
+        let h = try Harness()
+        let a = try h.device("android")["token"] as! String
+        let b = try h.device("ios")["token"] as! String
         #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/d2").status == 200)
         let r = h.call("POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/news","registration_tokens":["\#(a)","\#(b)","junk"]}"#, headers: auth)
         #expect(r.status == 200)
@@ -22,8 +22,8 @@ struct InstanceIDTests {
     }
 
     @Test("whole-request errors: auth, JSON, topic, token list")
-    func batchErrors() {
-        let h = Harness()
+    func batchErrors() throws {
+        let h = try Harness()
         #expect(h.call("POST", "/iid/v1:batchAdd", body: "{}").status == 401)
         #expect(h.call("POST", "/iid/v1:batchAdd", body: "{", headers: auth).bodyText == #"{"error":"InvalidJson"}"#)
         #expect(h.call("POST", "/iid/v1:batchAdd", body: #"{"registration_tokens":["a"]}"#, headers: auth).bodyText == #"{"error":"MissingTopic"}"#)
@@ -36,8 +36,8 @@ struct InstanceIDTests {
 
     @Test("single-token relation and instance info with topics and add dates")
     func relationAndInfo() throws {
-        let h = Harness()
-        let d = h.device("ios", app: "com.iid.example")
+        let h = try Harness()
+        let d = try h.device("ios", app: "com.iid.example")
         let t = d["token"] as! String
         let escaped = t.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         #expect(h.call("POST", "/iid/v1/\(escaped)/rel/topics/weather", headers: auth).bodyText == "{}")

@@ -58,7 +58,7 @@ struct JSONTests {
     }
 
     @Test("reports the character and byte position of a syntax error")
-    func reportsPositions() {
+    func reportsPositions() throws {
         #expect(throws: JSONParseError(kind: .unexpectedCharacter(UInt8(ascii: "}")), position: 8)) {
             try JSONParser.parse(#"{"a": 1,}"#)
         }
@@ -67,14 +67,14 @@ struct JSONTests {
     }
 
     @Test("rejects trailing garbage, lone surrogates, control characters, bad numbers")
-    func rejectsInvalidJSON() {
+    func rejectsInvalidJSON() throws {
         for bad in ["{} {}", #""\udc00""#, "\"a\u{01}\"", "01", "1.", "-", "1e", "[1,]", "{\"a\" 1}", "tru", "nul"] {
             #expect(throws: JSONParseError.self, "\(bad)") { try JSONParser.parse(bad) }
         }
     }
 
     @Test("rejects invalid UTF-8 and nesting deeper than the limit")
-    func rejectsHostileInput() {
+    func rejectsHostileInput() throws {
         #expect(throws: JSONParseError(kind: .invalidUTF8, position: 1)) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
         let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
         #expect(throws: JSONParseError.self) { try JSONParser.parse(deep) }

@@ -4,8 +4,8 @@ import Testing
 @Suite("POST /fcm/send: bad input and authentication")
 struct LegacyBadInputTests {
     @Test("missing or wrong keys get FCM's 401 HTML page and an AUTHENTICATION_ERROR event")
-    func unauthorized() {
-        let h = Harness()
+    func unauthorized() throws {
+        let h = try Harness()
         for key in [nil, "wrong", ""] as [String?] {
             let r = h.send(#"{"to":"x"}"#, key: key)
             #expect(r.status == 401)
@@ -14,19 +14,19 @@ struct LegacyBadInputTests {
             #expect(r.headers.contains { $0.value.hasPrefix("text/html") })
         }
         #expect(h.call("POST", "/fcm/send", body: "{}", headers: [("Authorization", "Bearer abc")]).status == 401)
-        #expect(h.eventNames() == Array(repeating: "AUTHENTICATION_ERROR", count: 4))
+        #expect(try h.eventNames() == Array(repeating: "AUTHENTICATION_ERROR", count: 4))
     }
 
     @Test("--accept-any-key accepts any key; a project's own key selects that project")
-    func acceptAnyKey() {
-        let h = Harness { $0.acceptAnyKey = true }
+    func acceptAnyKey() throws {
+        let h = try Harness { $0.acceptAnyKey = true }
         #expect(h.send(#"{"to":"/topics/a","data":{"a":"b"}}"#, key: "anything").status == 200)
         #expect(h.send(#"{"to":"/topics/a","data":{"a":"b"}}"#, key: nil).status == 200)
     }
 
     @Test("configured server keys are the only ones accepted")
-    func configuredKeys() {
-        let h = Harness { $0.serverKeys = ["k1", "k2"] }
+    func configuredKeys() throws {
+        let h = try Harness { $0.serverKeys = ["k1", "k2"] }
         #expect(h.send(#"{"to":"/topics/a","data":{"a":"b"}}"#, key: "k2").status == 200)
         #expect(h.send(#"{"to":"/topics/a","data":{"a":"b"}}"#, key: Configuration.defaultServerKey).status == 401)
     }
@@ -37,12 +37,12 @@ struct LegacyBadInputTests {
         ("", "JSON_PARSING_ERROR: Unexpected end of input at position 0.\n"),
         ("[1]", "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n"),
     ])
-    func badJSON(_ body: String, _ text: String) {
-        let h = Harness()
+    func badJSON(_ body: String, _ text: String) throws {
+        let h = try Harness()
         let r = h.send(body)
         #expect(r.status == 400)
         #expect(r.bodyText == text)
-        #expect(h.eventNames() == ["INVALID_PARAMETERS"])
+        #expect(try h.eventNames() == ["INVALID_PARAMETERS"])
     }
 
     @Test("wrong field types get 400 naming the field and value", arguments: [
@@ -56,15 +56,15 @@ struct LegacyBadInputTests {
         (#"{"registration_ids":[1]}"#, "Field \"registration_ids\" must be a JSON array of strings: 1\n"),
         (#"{"to":"a","priority":"urgent"}"#, "Invalid value for \"priority\": \"urgent\". Use \"normal\" or \"high\".\n"),
     ])
-    func wrongTypes(_ body: String, _ text: String) {
-        let r = Harness().send(body)
+    func wrongTypes(_ body: String, _ text: String) throws {
+        let r = try Harness().send(body)
         #expect(r.status == 400)
         #expect(r.bodyText == text)
     }
 
     @Test("target conflicts and registration_ids bounds get FCM's 400 texts")
-    func targets() {
-        let h = Harness()
+    func targets() throws {
+        let h = try Harness()
         #expect(h.send(#"{"to":"a","registration_ids":["b"]}"#).bodyText == "Must use either \"registration_ids\" field or \"to\", not both\n")
         #expect(h.send(#"{"to":"a","condition":"'a' in topics"}"#).bodyText == "Must use either \"condition\" field or \"to\", not both\n")
         #expect(h.send(#"{"registration_ids":[]}"#).bodyText == "\"registration_ids\" field cannot be empty\n")
@@ -77,8 +77,8 @@ struct LegacyBadInputTests {
     }
 
     @Test("bad topic names and conditions get a 400 that says why")
-    func badTopics() {
-        let h = Harness()
+    func badTopics() throws {
+        let h = try Harness()
         #expect(h.send(#"{"to":"/topics/bad name"}"#).bodyText == "Invalid \"to\" field: /topics/bad name\n")
         let six = (1...6).map { "'t\($0)' in topics" }.joined(separator: " || ")
         let r = h.send(#"{"condition":"\#(six)"}"#)
@@ -88,14 +88,14 @@ struct LegacyBadInputTests {
     }
 
     @Test("unknown top-level fields are ignored, as FCM did")
-    func extraFields() {
-        let h = Harness()
+    func extraFields() throws {
+        let h = try Harness()
         #expect(json(h.send(#"{"to":"/topics/a","data":{"a":"b"},"delay_while_idle":true,"whatever":1}"#))["message_id"] != nil)
     }
 
     @Test("only POST is allowed; other methods get Google's 405 page")
-    func methods() {
-        let r = Harness().call("GET", "/fcm/send")
+    func methods() throws {
+        let r = try Harness().call("GET", "/fcm/send")
         #expect(r.status == 405)
         #expect(r.bodyText.contains("Error 405 (Method Not Allowed)!!1"))
     }

@@ -5,20 +5,20 @@ import Testing
 @Suite("POST /fcm/send: responses and per-recipient errors")
 struct LegacySendTests {
     @Test("a server key names its project after the project is reset (the last key's project is remembered)")
-    func keyAfterReset() {
-        let h = Harness()
-        let before = h.device("android")["token"] as! String
+    func keyAfterReset() throws {
+        let h = try Harness()
+        let before = try h.device("android")["token"] as! String
         #expect(json(h.send(#"{"to":"\#(before)"}"#))["success"] as? Int == 1)
         #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock").status == 200)
-        let after = h.device("android")["token"] as! String
+        let after = try h.device("android")["token"] as! String
         #expect(json(h.send(#"{"to":"\#(after)"}"#))["success"] as? Int == 1)
         #expect(h.project.messages.count == 1)
     }
 
     @Test("a token send answers FCM's multicast shape and is delivered and logged")
     func tokenSend() throws {
-        let h = Harness()
-        let d = h.device("android")
+        let h = try Harness()
+        let d = try h.device("android")
         let token = d["token"] as! String
         let r = h.send(#"{"to":"\#(token)","data":{"k":"v"}}"#)
         #expect(r.status == 200)
@@ -32,17 +32,17 @@ struct LegacySendTests {
         let results = try #require(body["results"] as? [[String: Any]])
         let id = try #require(results.first?["message_id"] as? String)
         #expect(id.range(of: #"^0:\d{16}%[0-9a-f]{16}$"#, options: .regularExpression) != nil)
-        #expect(h.eventNames("&message_id=" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!) == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED"])
-        #expect(h.inbox("d1").map { $0["message_id"] as? String } == [id])
+        #expect(try h.eventNames("&message_id=" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!) == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED"])
+        #expect(try h.inbox("d1").map { $0["message_id"] as? String } == [id])
     }
 
     @Test("registration_ids gives one result per token in order, each with its own error")
     func multicastMixed() throws {
-        let h = Harness()
-        let a = h.device("android")["token"] as! String
-        let gone = h.device("android")["token"] as! String
+        let h = try Harness()
+        let a = try h.device("android")["token"] as! String
+        let gone = try h.device("android")["token"] as! String
         #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/d2").status == 200)
-        let other = h.device("android", project: "other-project")["token"] as! String
+        let other = try h.device("android", project: "other-project")["token"] as! String
         let unknown = "eAAAAAAAAAAAAAAAAAAAAA:APA91b" + String(repeating: "x", count: 134)
         let body = #"{"registration_ids":["\#(a)","","garbage","\#(gone)","\#(other)","\#(unknown)"],"notification":{"title":"t"}}"#
         let r = json(h.send(body))
@@ -53,20 +53,20 @@ struct LegacySendTests {
         #expect(results[0]["message_id"] is String)
         #expect(results.dropFirst().map { $0["error"] as? String } ==
                 ["MissingRegistration", "InvalidRegistration", "NotRegistered", "MismatchSenderId", "NotRegistered"])
-        #expect(h.eventNames().filter { !$0.hasPrefix("MESSAGE_") } ==
+        #expect(try h.eventNames().filter { !$0.hasPrefix("MESSAGE_") } ==
                 ["MISSING_REGISTRATIONS", "INVALID_REGISTRATION", "INVALID_REGISTRATION", "MISMATCH_SENDER_ID", "INVALID_REGISTRATION"])
     }
 
     @Test("no target at all answers MissingRegistration")
-    func missingTarget() {
-        let r = json(Harness().send(#"{"data":{"a":"b"}}"#))
+    func missingTarget() throws {
+        let r = json(try Harness().send(#"{"data":{"a":"b"}}"#))
         #expect((r["results"] as? [[String: Any]])?.first?["error"] as? String == "MissingRegistration")
     }
 
     @Test("restricted_package_name must match an Android token's package")
-    func packageName() {
-        let h = Harness()
-        let t = h.device("android", app: "com.a")["token"] as! String
+    func packageName() throws {
+        let h = try Harness()
+        let t = try h.device("android", app: "com.a")["token"] as! String
         let r = json(h.send(#"{"to":"\#(t)","restricted_package_name":"com.b","data":{"x":"y"}}"#))
         #expect((r["results"] as? [[String: Any]])?.first?["error"] as? String == "InvalidPackageName")
         let ok = json(h.send(#"{"to":"\#(t)","restricted_package_name":"com.a","data":{"x":"y"}}"#))
@@ -74,38 +74,38 @@ struct LegacySendTests {
     }
 
     @Test("an iOS app without an APNs credential for the device's environment answers InvalidApnsCredential")
-    func apnsCredential() {
-        let h = Harness()
+    func apnsCredential() throws {
+        let h = try Harness()
         #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/apps",
                        body: #"{"platform":"ios","app":"com.ios","apns_environments":["production"]}"#).status == 200)
-        let t = h.device("ios", app: "com.ios")["token"] as! String
+        let t = try h.device("ios", app: "com.ios")["token"] as! String
         let r = json(h.send(#"{"to":"\#(t)","notification":{"title":"x"}}"#))
         #expect((r["results"] as? [[String: Any]])?.first?["error"] as? String == "InvalidApnsCredential")
-        #expect(h.eventNames() == ["INVALID_APNS_CREDENTIAL"])
+        #expect(try h.eventNames() == ["INVALID_APNS_CREDENTIAL"])
     }
 
     @Test("time_to_live outside 0...2419200 or fractional answers InvalidTtl", arguments: ["-1", "2419201", "1.5"])
-    func invalidTTL(_ ttl: String) {
-        let h = Harness()
-        let t = h.device("android")["token"] as! String
+    func invalidTTL(_ ttl: String) throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
         let r = json(h.send(#"{"to":"\#(t)","time_to_live":\#(ttl),"data":{"a":"b"}}"#))
         #expect((r["results"] as? [[String: Any]])?.first?["error"] as? String == "InvalidTtl")
-        #expect(h.eventNames() == ["INVALID_TTL"])
+        #expect(try h.eventNames() == ["INVALID_TTL"])
     }
 
     @Test("reserved data keys answer InvalidDataKey", arguments: ["from", "message_type", "google.x", "gcm.y", "googleFoo"])
-    func reservedKeys(_ key: String) {
-        let h = Harness()
-        let t = h.device("android")["token"] as! String
+    func reservedKeys(_ key: String) throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
         let r = json(h.send(#"{"to":"\#(t)","data":{"\#(key)":"v"}}"#))
         #expect((r["results"] as? [[String: Any]])?.first?["error"] as? String == "InvalidDataKey")
         #expect(json(h.send(#"{"to":"/topics/t","data":{"\#(key)":"v"}}"#))["error"] as? String == "InvalidDataKey")
     }
 
     @Test("payloads over 4096 bytes (2048 for topics) answer MessageTooBig")
-    func tooBig() {
-        let h = Harness()
-        let t = h.device("android")["token"] as! String
+    func tooBig() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
         let fits = String(repeating: "a", count: 4096 - 1)
         #expect(json(h.send(#"{"to":"\#(t)","data":{"k":"\#(fits)"}}"#))["success"] as? Int == 1)
         let over = String(repeating: "a", count: 4096)
@@ -113,67 +113,67 @@ struct LegacySendTests {
         #expect((r["results"] as? [[String: Any]])?.first?["error"] as? String == "MessageTooBig")
         let topic = String(repeating: "a", count: 2048)
         #expect(json(h.send(#"{"to":"/topics/t","data":{"k":"\#(topic)"}}"#))["error"] as? String == "MessageTooBig")
-        #expect(h.eventNames().suffix(2) == ["PAYLOAD_TOO_LARGE", "PAYLOAD_TOO_LARGE"])
+        #expect(try h.eventNames().suffix(2) == ["PAYLOAD_TOO_LARGE", "PAYLOAD_TOO_LARGE"])
     }
 
     @Test("dry_run validates without delivering and answers fake ids")
-    func dryRun() {
-        let h = Harness()
-        let t = h.device("android")["token"] as! String
+    func dryRun() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
         let r = h.send(#"{"to":"\#(t)","dry_run":true,"data":{"a":"b"}}"#)
         #expect(r.bodyText == #"{"multicast_id":-1,"success":1,"failure":0,"canonical_ids":0,"results":[{"message_id":"fake_message_id"}]}"#)
-        #expect(h.inbox("d1").isEmpty)
-        #expect(h.events().map { $0["reason"] as? String } == ["dry_run"])
+        #expect(try h.inbox("d1").isEmpty)
+        #expect(try h.events().map { $0["reason"] as? String } == ["dry_run"])
         #expect(h.send(#"{"to":"/topics/x","dry_run":true,"data":{"a":"b"}}"#).bodyText == #"{"message_id":-1}"#)
     }
 
     @Test("the seed's topic send reaches every subscriber and answers a numeric message_id")
     func seedTopicSend() throws {
-        let h = Harness()
-        h.device("ios", app: "jp.nnsnodnb.demo")
-        h.device("android", app: "jp.nnsnodnb.demo")
-        h.device("android", app: "jp.nnsnodnb.demo")
-        h.subscribe("d1", "news")
-        h.subscribe("d2", "news")
+        let h = try Harness()
+        try h.device("ios", app: "jp.nnsnodnb.demo")
+        try h.device("android", app: "jp.nnsnodnb.demo")
+        try h.device("android", app: "jp.nnsnodnb.demo")
+        try h.subscribe("d1", "news")
+        try h.subscribe("d2", "news")
         let seed = #"{"to": "/topics/news", "priority": "high", "notification": {"title": "t", "body": "b", "badge": 1, "sound": "default", "mutable_content": true, "image_url": "https://example.com/i.png"}}"#
         let r = h.send(seed, contentType: "application/json; charset=UTF-8")
         #expect(r.status == 200)
         #expect(r.bodyText.range(of: #"^\{"message_id":\d{19}\}$"#, options: .regularExpression) != nil)
         let id = String(describing: json(r)["message_id"]!)
-        #expect(h.eventNames("&message_id=\(id)").count == 8)
-        #expect(h.eventNames("&message_id=\(id)&device=d1") == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED"])
-        #expect(h.eventNames("&message_id=\(id)&device=d2") ==
+        #expect(try h.eventNames("&message_id=\(id)").count == 8)
+        #expect(try h.eventNames("&message_id=\(id)&device=d1") == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED"])
+        #expect(try h.eventNames("&message_id=\(id)&device=d2") ==
                 ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_IMPRESSION"])
-        #expect(h.events("&message_id=\(id)").first?["message_type"] as? String == "TOPIC")
-        #expect(h.inbox("d1").count == 1 && h.inbox("d2").count == 1 && h.inbox("d3").isEmpty)
+        #expect(try h.events("&message_id=\(id)").first?["message_type"] as? String == "TOPIC")
+        #expect(try h.inbox("d1").count == 1 && h.inbox("d2").count == 1 && h.inbox("d3").isEmpty)
         let detail = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages/\(id)"))
         #expect((detail["request"] as? [String: Any])?["body"] as? String == seed)
         #expect(detail["accepted"] as? Int == 2)
     }
 
     @Test("a condition send reaches exactly the devices whose topics satisfy it")
-    func conditionSend() {
-        let h = Harness()
-        for _ in 0..<4 { h.device("android") }
-        h.subscribe("d1", "a"); h.subscribe("d1", "b")
-        h.subscribe("d2", "a")
-        h.subscribe("d3", "c")
+    func conditionSend() throws {
+        let h = try Harness()
+        for _ in 0..<4 { try h.device("android") }
+        try h.subscribe("d1", "a"); try h.subscribe("d1", "b")
+        try h.subscribe("d2", "a")
+        try h.subscribe("d3", "c")
         let r = json(h.send(#"{"condition":"'a' in topics && ('b' in topics || 'c' in topics) || !('a' in topics) && 'c' in topics","data":{"x":"y"}}"#))
         #expect(r["message_id"] != nil)
-        #expect(h.inbox("d1").count == 1)
-        #expect(h.inbox("d2").isEmpty)
-        #expect(h.inbox("d3").count == 1)
-        #expect(h.inbox("d4").isEmpty)
+        #expect(try h.inbox("d1").count == 1)
+        #expect(try h.inbox("d2").isEmpty)
+        #expect(try h.inbox("d3").count == 1)
+        #expect(try h.inbox("d4").isEmpty)
         let negated = json(h.send(#"{"condition":"!('a' in topics)","data":{"x":"y"}}"#))
         #expect(negated["message_id"] != nil)
-        #expect(h.inbox("d4").count == 1 && h.inbox("d3").count == 2 && h.inbox("d2").isEmpty)
+        #expect(try h.inbox("d4").count == 1 && h.inbox("d3").count == 2 && h.inbox("d2").isEmpty)
     }
 
     @Test("a device group's notification key sends to its members")
     func deviceGroup() throws {
-        let h = Harness()
-        let a = h.device("android")["token"] as! String
-        let b = h.device("android")["token"] as! String
+        let h = try Harness()
+        let a = try h.device("android")["token"] as! String
+        let b = try h.device("android")["token"] as! String
         let auth = [(name: "Authorization", value: "key=\(Configuration.defaultServerKey)")]
         let created = json(h.call("POST", "/fcm/notification",
                                   body: #"{"operation":"create","notification_key_name":"fam","registration_ids":["\#(a)","\#(b)"]}"#, headers: auth))
@@ -188,29 +188,29 @@ struct LegacySendTests {
     }
 
     @Test("an Android device takes 240 messages a minute; then DeviceMessageRateExceeded until the minute passes")
-    func deviceRate() {
-        let h = Harness()
-        let t = h.device("android")["token"] as! String
+    func deviceRate() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
         for _ in 0..<240 { _ = h.send(#"{"to":"\#(t)","data":{"a":"b"}}"#) }
         let r = json(h.send(#"{"to":"\#(t)","data":{"a":"b"}}"#))
         #expect((r["results"] as? [[String: Any]])?.first?["error"] as? String == "DeviceMessageRateExceeded")
-        #expect(h.eventNames().last == "QUOTA_EXCEEDED")
-        h.advance(60)
+        #expect(try h.eventNames().last == "QUOTA_EXCEEDED")
+        try h.advance(60)
         #expect(json(h.send(#"{"to":"\#(t)","data":{"a":"b"}}"#))["success"] as? Int == 1)
-        let off = Harness { $0.deviceRateLimit = 0 }
-        let u = off.device("android")["token"] as! String
+        let off = try Harness { $0.deviceRateLimit = 0 }
+        let u = try off.device("android")["token"] as! String
         for _ in 0..<300 { _ = off.send(#"{"to":"\#(u)","data":{"a":"b"}}"#) }
-        #expect(off.eventNames("&event=QUOTA_EXCEEDED").isEmpty)
+        #expect(try off.eventNames("&event=QUOTA_EXCEEDED").isEmpty)
     }
 
     @Test("plain-text (form) requests answer id= and Error= lines")
-    func formRequests() {
-        let h = Harness()
-        let t = h.device("android")["token"] as! String
+    func formRequests() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
         let ok = h.send("registration_id=\(t)&collapse_key=c&data.score=5x1", contentType: "application/x-www-form-urlencoded;charset=UTF-8")
         #expect(ok.status == 200)
         #expect(ok.bodyText.range(of: #"^id=0:\d{16}%[0-9a-f]{16}\n$"#, options: .regularExpression) != nil)
-        let payload = h.inbox("d1").first?["android"] as? [String: Any]
+        let payload = try h.inbox("d1").first?["android"] as? [String: Any]
         #expect((payload?["data"] as? [String: String]) == ["score": "5x1"])
         #expect(payload?["collapse_key"] as? String == "c")
         #expect(h.send("collapse_key=c", contentType: nil).bodyText == "Error=MissingRegistration\n")

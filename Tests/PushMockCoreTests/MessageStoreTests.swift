@@ -9,7 +9,7 @@ struct MessageStoreTests {
     }
 
     @Test("ids find their sends until evicted, the newest of a repeated id wins, recipients are found and forgotten with their send")
-    func lookups() {
+    func lookups() throws {
         let store = MessageStore(capacity: 3)
         let a = message("a"), b = message("b"), c = message("c")
         store.add(a)
@@ -34,7 +34,7 @@ struct MessageStoreTests {
     }
 
     @Test("the id hash tells apart ids of every length, and is the same for equal ids")
-    func idHashes() {
+    func idHashes() throws {
         var seen: [UInt64: String] = [:]
         for length in 0...40 {
             for variant in ["a", "b"] {

@@ -4,18 +4,18 @@ import Testing
 
 @Suite("What devices receive: the APNs request and the Android RemoteMessage")
 struct RenderingTests {
-    func iosPayload(_ h: Harness, _ body: String, device: String = "d1") -> ([String: String], [String: Any]) {
+    func iosPayload(_ h: Harness, _ body: String, device: String = "d1") throws -> ([String: String], [String: Any]) {
         _ = h.send(body)
-        let apns = h.inbox(device).last?["apns"] as? [String: Any]
+        let apns = try h.inbox(device).last?["apns"] as? [String: Any]
         return (apns?["headers"] as? [String: String] ?? [:], apns?["payload"] as? [String: Any] ?? [:])
     }
 
     @Test("legacy notification keys map to aps, unknown keys to gcm.notification.*, FCM adds its own keys")
     func iosNotification() throws {
-        let h = Harness()
-        let d = h.device("ios", app: "com.news")
+        let h = try Harness()
+        let d = try h.device("ios", app: "com.news")
         let t = d["token"] as! String
-        let (headers, p) = iosPayload(h, #"""
+        let (headers, p) = try iosPayload(h, #"""
             {"to":"\#(t)","notification":{"title":"T","subtitle":"S","body":"B","badge":"3","sound":"ping.caf",
              "click_action":"REPLY","title_loc_key":"TK","title_loc_args":["a"],"body_loc_key":"BK","body_loc_args":"[\"x\",\"y\"]",
              "icon":"ic","color":"#ff0000","image_url":"https://i/x.png"},
@@ -38,7 +38,7 @@ struct RenderingTests {
         #expect(p["gcm.notification.image_url"] as? String == "https://i/x.png")
         #expect(p["gcm.notification.icon"] == nil && p["gcm.notification.color"] == nil)
         #expect(p["story"] as? String == "42" && p["n"] as? Int == 7)
-        #expect(p["gcm.message_id"] as? String == (h.inbox("d1").last?["message_id"] as? String))
+        #expect(try p["gcm.message_id"] as? String == (h.inbox("d1").last?["message_id"] as? String))
         #expect(p["google.c.a.e"] as? String == "1")
         #expect(p["google.c.fid"] as? String == d["fid"] as? String)
         #expect(p["google.c.sender.id"] as? String == String(h.project.number))
@@ -50,21 +50,21 @@ struct RenderingTests {
 
     @Test("content_available makes a background push with priority from the request; TTL 0 means apns-expiration 0")
     func iosBackground() throws {
-        let h = Harness()
-        let t = h.device("ios")["token"] as! String
-        let (headers, p) = iosPayload(h, #"{"to":"\#(t)","content_available":true,"time_to_live":0,"data":{"k":"v"}}"#)
+        let h = try Harness()
+        let t = try h.device("ios")["token"] as! String
+        let (headers, p) = try iosPayload(h, #"{"to":"\#(t)","content_available":true,"time_to_live":0,"data":{"k":"v"}}"#)
         #expect(p["aps"] as? [String: Int] == ["content-available": 1])
         #expect(headers["apns-push-type"] == "background")
         #expect(headers["apns-priority"] == "5")
         #expect(headers["apns-expiration"] == "0")
-        let (h2, _) = iosPayload(h, #"{"to":"\#(t)","content_available":true,"priority":"high","data":{"k":"v"}}"#)
+        let (h2, _) = try iosPayload(h, #"{"to":"\#(t)","content_available":true,"priority":"high","data":{"k":"v"}}"#)
         #expect(h2["apns-priority"] == "10")
     }
 
     @Test("Android gets the RemoteMessage fields, data as strings, and the notification")
     func android() throws {
-        let h = Harness()
-        let t = h.device("android", app: "com.shop")["token"] as! String
+        let h = try Harness()
+        let t = try h.device("android", app: "com.shop")["token"] as! String
         _ = h.send(#"{"to":"\#(t)","collapse_key":"sale","time_to_live":60,"data":{"a":"1","n":2,"o":{"x":true}},"notification":{"title":"T","body":"B","android_channel_id":"promo","tag":"t1"}}"#)
         let m = try #require(h.inbox("d1").first?["android"] as? [String: Any])
         #expect(m["from"] as? String == String(h.project.number))
@@ -82,11 +82,11 @@ struct RenderingTests {
     }
 
     @Test("delivery events carry the payload the device saw")
-    func eventPayload() {
-        let h = Harness()
-        let t = h.device("ios")["token"] as! String
+    func eventPayload() throws {
+        let h = try Harness()
+        let t = try h.device("ios")["token"] as! String
         _ = h.send(#"{"to":"\#(t)","notification":{"title":"x"}}"#)
-        let delivered = h.events("&event=MESSAGE_DELIVERED").first
+        let delivered = try h.events("&event=MESSAGE_DELIVERED").first
         let payload = (delivered?["payload"] as? [String: Any])?["apns"] as? [String: Any]
         #expect(((payload?["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? [String: String] == ["title": "x"])
         #expect(delivered?["sdk_platform"] as? String == "IOS")

@@ -9,25 +9,25 @@ struct ReportsTests {
     /// One Android and one iPhone through background, foreground, force-quit, denied and
     /// offline: seven sends, six of them notifications.
     func scenario() throws -> Harness {
-        let h = Harness()
-        let android = h.device("android")["token"] as! String
-        let ios = h.device("ios")["token"] as! String
+        let h = try Harness()
+        let android = try h.device("android")["token"] as! String
+        let ios = try h.device("ios")["token"] as! String
         let a = h.push(android, alert)
         let open = "/emulator/v1/projects/demo-pushmock/devices/d1/notifications/\(a.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!):open"
         #expect(h.call("POST", open).status == 200)
         h.push(android, alert)                                    // foreground now: to the app
-        h.patch("d1", #"{"app_state":"terminated"}"#)
+        try h.patch("d1", #"{"app_state":"terminated"}"#)
         h.push(android, alert)                                    // force-stopped: dropped
-        h.patch("d1", #"{"app_state":"background","online":false}"#)
+        try h.patch("d1", #"{"app_state":"background","online":false}"#)
         h.push(android, #""data":{"k":"v"}"#)                     // stored
-        h.advance(10)
-        h.patch("d1", #"{"online":true}"#)                        // delivered late
+        try h.advance(10)
+        try h.patch("d1", #"{"online":true}"#)                        // delivered late
         let e = h.push(ios, alert)
         let openIOS = "/emulator/v1/projects/demo-pushmock/devices/d2/notifications/\(e.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!):open"
         #expect(h.call("POST", openIOS).status == 200)
-        h.patch("d2", #"{"app_state":"background","notifications":"denied"}"#)
+        try h.patch("d2", #"{"app_state":"background","notifications":"denied"}"#)
         h.push(ios, alert)                                        // dropped: notifications off
-        h.patch("d2", #"{"notifications":"authorized","online":false}"#)
+        try h.patch("d2", #"{"notifications":"authorized","online":false}"#)
         h.push(ios, alert)                                        // still pending
         return h
     }
@@ -53,11 +53,11 @@ struct ReportsTests {
     }
 
     @Test("event kinds: each case's ordinal is its place in allCases, so per-kind counters and hashing are right")
-    func kindOrdinals() {
+    func kindOrdinals() throws {
         #expect(EventKind.allCases.enumerated().allSatisfy { $0.offset == $0.element.ordinal })
         #expect(Set(EventKind.allCases).count == EventKind.allCases.count)
-        let h = Harness()
-        let token = h.device("android")["token"] as! String
+        let h = try Harness()
+        let token = try h.device("android")["token"] as! String
         _ = h.send(#"{"to":"\#(token)","notification":{"title":"Hi"}}"#)
         #expect(h.gateway.log.kindCounts[.messageDelivered] == 1 && h.gateway.log.kindCounts[.messageOpen] == 0)
     }

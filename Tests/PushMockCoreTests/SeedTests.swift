@@ -20,14 +20,14 @@ struct SeedTests {
 
     @Test("a fixture declares projects, keys, apps, APNs keys, service accounts, devices with fixed tokens and states, and topics")
     func loads() throws {
-        let h = Harness(keys: FakeKeys())
+        let h = try Harness(keys: FakeKeys())
         try h.gateway.seed(Array(Self.fixture.utf8), file: "ci.json")
-        let p = try #require(h.gateway.projects["ci-project"])
+        let p = try #require(h.gateway.directory["ci-project"])
         #expect(p.serverKeys == ["ci-key"])
         #expect(p.app(.ios, "com.example.ci")?.apnsCredentials == [.sandbox])
-        #expect(h.gateway.apnsKeys["KEY1234567"]?.teamID == "TEAM123456")
-        #expect(h.gateway.serviceAccounts["ci@ci-project.iam.gserviceaccount.com"]?.publicKeyPEM == "PUBLIC OF PEM")
-        let android = try #require(p.device(token: Self.token))
+        #expect(h.gateway.credentials.apnsKeys["KEY1234567"]?.teamID == "TEAM123456")
+        #expect(h.gateway.credentials.serviceAccounts["ci@ci-project.iam.gserviceaccount.com"]?.publicKeyPEM == "PUBLIC OF PEM")
+        let android = try #require(p.devices.withToken(Self.token))
         #expect(android.id == "d1" && android.state.appState == .foreground && Set(android.topics.keys) == ["news", "sport"])
         #expect(p.devices["d2"]?.apnsToken == String(repeating: "ab", count: 32) && p.devices["d2"]?.state.online == false)
         // The fixture's key and token work at once.
@@ -36,7 +36,7 @@ struct SeedTests {
     }
 
     @Test("a bad fixture is refused with the file, the path in it and the problem")
-    func refusals() {
+    func refusals() throws {
         let cases: [(String, String)] = [
             ("{", "ci.json: the document: not JSON"),
             ("[]", "ci.json: the document: must be a JSON object"),
@@ -52,7 +52,7 @@ struct SeedTests {
             (#"{"projects": [{"id": "p", "apps": [7]}]}"#, "ci.json: projects[0].apps[0]: must be an object"),
         ]
         for (text, expected) in cases {
-            let h = Harness(keys: FakeKeys())
+            let h = try Harness(keys: FakeKeys())
             do {
                 try h.gateway.seed(Array(text.utf8), file: "ci.json")
                 Issue.record("accepted: \(text)")

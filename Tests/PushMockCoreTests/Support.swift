@@ -6,13 +6,17 @@ final class Harness {
     let gateway: Gateway
     static let start: Timestamp = 1_800_000_000_000_000
 
-    init(keys: (any KeyService)? = nil, _ configure: (inout Configuration) -> Void = { _ in }) {
+    /// Raised for `shutdown` tests.
+    let shutdown = ShutdownFlag()
+
+    init(keys: (any KeyService)? = nil, _ configure: (inout Configuration) -> Void = { _ in }) throws {
         var c = Configuration()
         configure(&c)
-        gateway = Gateway(configuration: c, clock: Clock(mode: .manual, start: Self.start), seed: 7, keys: keys)
+        gateway = try Gateway(configuration: c, clock: Clock(mode: .manual, start: Self.start), seed: 7,
+                              services: ServerServices(keys: keys, shutdown: shutdown))
     }
 
-    var project: Project { gateway.projects[gateway.configuration.project]! }
+    var project: Project { gateway.directory.defaultProject }
 
     func call(_ method: String, _ target: String, body: String? = nil, contentType: String? = "application/json",
               headers: [(name: String, value: String)] = [], connection: ConnectionContext? = nil) -> Response {
@@ -22,7 +26,7 @@ final class Harness {
         request.connection = connection
         switch gateway.handle(request) {
         case .response(let r): return r
-        case .waitForEvents(let w): return gateway.finish(w)
+        case .waitForEvents(let w): return gateway.readers.finish(w)
         case .stream(let s): return s.head
         case .delayed(let r, _): return r
         case .drop(let mode): return Response(status: 0, headers: [("x-pushmock-dropped", mode.rawValue)])
@@ -35,34 +39,36 @@ final class Harness {
              headers: key.map { [("Authorization", "key=\($0)")] } ?? [])
     }
 
+    /// Registers a device; throws unless the gateway answers 201.
     @discardableResult
-    func device(_ platform: String, app: String = "com.example.app", project: String = "demo-pushmock", extra: String = "") -> [String: Any] {
+    func device(_ platform: String, app: String = "com.example.app", project: String = "demo-pushmock", extra: String = "") throws -> [String: Any] {
         let r = call("POST", "/emulator/v1/projects/\(project)/devices",
                      body: "{\"platform\":\"\(platform)\",\"app\":\"\(app)\"\(extra)}")
-        precondition(r.status == 201, r.bodyText)
+        try HarnessError.expect(r, 201)
         return json(r)
     }
 
-    func subscribe(_ deviceID: String, _ topic: String) {
-        let r = call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(deviceID)/topics/\(topic)")
-        precondition(r.status == 200, r.bodyText)
+    func subscribe(_ deviceID: String, _ topic: String) throws {
+        try HarnessError.expect(call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(deviceID)/topics/\(topic)"), 200)
     }
 
-    func events(_ query: String = "") -> [[String: Any]] {
-        json(call("GET", "/emulator/v1/projects/demo-pushmock/events?limit=100000" + query))["events"] as! [[String: Any]]
+    func events(_ query: String = "") throws -> [[String: Any]] {
+        let r = call("GET", "/emulator/v1/projects/demo-pushmock/events?limit=100000" + query)
+        guard let events = json(r)["events"] as? [[String: Any]] else { throw HarnessError("no events in: " + r.bodyText) }
+        return events
     }
 
-    func eventNames(_ query: String = "") -> [String] { events(query).map { $0["event"] as! String } }
+    func eventNames(_ query: String = "") throws -> [String] { try events(query).map { $0["event"] as? String ?? "?" } }
 
     @discardableResult
-    func patch(_ deviceID: String, _ body: String) -> [String: Any] {
+    func patch(_ deviceID: String, _ body: String) throws -> [String: Any] {
         let r = call("PATCH", "/emulator/v1/projects/demo-pushmock/devices/\(deviceID)", body: body)
-        precondition(r.status == 200, r.bodyText)
+        try HarnessError.expect(r, 200)
         return json(r)
     }
 
-    func advance(_ seconds: Double) {
-        precondition(call("POST", "/emulator/v1/clock:advance", body: "{\"seconds\":\(seconds)}").status == 200)
+    func advance(_ seconds: Double) throws {
+        try HarnessError.expect(call("POST", "/emulator/v1/clock:advance", body: "{\"seconds\":\(seconds)}"), 200)
     }
 
     /// Sends `body` (a JSON object's members, without braces) to one device's token and
@@ -74,15 +80,29 @@ final class Harness {
     }
 
     /// Event names for one device, oldest first, without the MESSAGE_ prefix.
-    func story(_ deviceID: String) -> [String] {
-        events("&device=\(deviceID)").map { e in
-            let name = (e["event"] as! String).replacingOccurrences(of: "MESSAGE_", with: "")
+    func story(_ deviceID: String) throws -> [String] {
+        try events("&device=\(deviceID)").map { e in
+            let name = (e["event"] as? String ?? "?").replacingOccurrences(of: "MESSAGE_", with: "")
             return (e["reason"] as? String).map { name + "(" + $0 + ")" } ?? name
         }
     }
 
-    func inbox(_ deviceID: String) -> [[String: Any]] {
-        json(call("GET", "/emulator/v1/projects/demo-pushmock/devices/\(deviceID)/notifications"))["notifications"] as! [[String: Any]]
+    func inbox(_ deviceID: String) throws -> [[String: Any]] {
+        let r = call("GET", "/emulator/v1/projects/demo-pushmock/devices/\(deviceID)/notifications")
+        guard let entries = json(r)["notifications"] as? [[String: Any]] else { throw HarnessError("no notifications in: " + r.bodyText) }
+        return entries
+    }
+}
+
+/// A harness call that did not go as the test needs: the test fails with this, the suite goes on.
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
+
+    /// Throws unless the response has `status`.
+    static func expect(_ r: Response, _ status: Int) throws {
+        guard r.status == status else { throw HarnessError("expected \(status), got \(r.status): \(r.bodyText)") }
     }
 }
 

@@ -17,7 +17,7 @@ struct TimestampTests {
     }
 
     @Test("day numbers round-trip with YYYY-MM-DD dates across leap years; bad dates are refused")
-    func dayNumbers() {
+    func dayNumbers() throws {
         #expect(Timestamp.dayNumber("1970-01-01") == 0)
         for day in stride(from: -800, to: 40_000, by: 17) {
             let text = (Timestamp(day) * 86_400 * 1_000_000).day

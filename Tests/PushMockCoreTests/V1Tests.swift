@@ -19,15 +19,15 @@ struct V1Tests {
 
     @Test("a token send answers the message name and delivers; snake_case and lowerCamelCase both work")
     func send() throws {
-        let h = Harness { $0.acceptAnyToken = true }
-        let t = h.device("android")["token"] as! String
+        let h = try Harness { $0.acceptAnyToken = true }
+        let t = try h.device("android")["token"] as! String
         let r = v1(h, #"{"message":{"token":"\#(t)","notification":{"title":"T"},"android":{"ttl":"60s","collapseKey":"k"},"fcmOptions":{"analyticsLabel":"promo"}}}"#)
         #expect(r.status == 200)
         let name = try #require(json(r)["name"] as? String)
         #expect(name.range(of: #"^projects/demo-pushmock/messages/0:\d{16}%[0-9a-f]{16}$"#, options: .regularExpression) != nil)
         let android = try #require(h.inbox("d1").first?["android"] as? [String: Any])
         #expect(android["ttl"] as? Int == 60 && android["collapse_key"] as? String == "k")
-        #expect(h.events("&event=MESSAGE_ACCEPTED").first?["analytics_label"] as? String == "promo")
+        #expect(try h.events("&event=MESSAGE_ACCEPTED").first?["analytics_label"] as? String == "promo")
         #expect(json(v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}},"validateOnly":true}"#))["name"] as? String ==
                 "projects/demo-pushmock/messages/fake_message_id")
     }
@@ -47,23 +47,23 @@ struct V1Tests {
         (#"{"message":{"topic":"t","data":{"from":"me"}}}"#, "Invalid data payload key: from. Keys may not be from, message_type, or start with google. or gcm."),
         (#"{"message":"#, "Invalid JSON payload received. Unexpected end of input at position 11."),
     ])
-    func badRequests(_ body: String, _ message: String) {
-        let h = Harness { $0.acceptAnyToken = true }
+    func badRequests(_ body: String, _ message: String) throws {
+        let h = try Harness { $0.acceptAnyToken = true }
         let r = v1(h, body)
         let (code, status, fcm, text) = error(r)
         #expect(r.status == 400 && code == 400 && status == "INVALID_ARGUMENT" && fcm == "INVALID_ARGUMENT")
         #expect(text == message)
-        #expect(h.eventNames() == ["INVALID_PARAMETERS"])
+        #expect(try h.eventNames() == ["INVALID_PARAMETERS"])
     }
 
     @Test("token errors: malformed, unregistered, another project's, no APNs credential, too big")
-    func tokenErrors() {
-        let h = Harness { $0.acceptAnyToken = true }
-        let gone = h.device("android")["token"] as! String
+    func tokenErrors() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let gone = try h.device("android")["token"] as! String
         #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/d1").status == 200)
-        let other = h.device("android", project: "other-project")["token"] as! String
+        let other = try h.device("android", project: "other-project")["token"] as! String
         #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/apps", body: #"{"platform":"ios","app":"com.nocert","apns_environments":[]}"#).status == 200)
-        let ios = h.device("ios", app: "com.nocert")["token"] as! String
+        let ios = try h.device("ios", app: "com.nocert")["token"] as! String
         let cases: [(String, Int, String, String, String)] = [
             ("junk", 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token"),
             (gone, 404, "NOT_FOUND", "UNREGISTERED", "Requested entity was not found."),
@@ -77,7 +77,7 @@ struct V1Tests {
             #expect(e.0 == http && e.1 == status && e.2 == fcm && e.3 == message)
         }
         #expect(json(v1(h, #"{"message":{"token":"\#(ios)","notification":{"title":"x"}}}"#)).description.contains("InvalidProviderToken"))
-        #expect(Array(h.eventNames().suffix(5)) == ["INVALID_REGISTRATION", "INVALID_REGISTRATION", "MISMATCH_SENDER_ID",
+        #expect(try Array(h.eventNames().suffix(5)) == ["INVALID_REGISTRATION", "INVALID_REGISTRATION", "MISMATCH_SENDER_ID",
                                                     "INVALID_APNS_CREDENTIAL", "INVALID_APNS_CREDENTIAL"])
         let big = String(repeating: "x", count: 4100)
         #expect(v1(h, #"{"message":{"topic":"t","data":{"k":"\#(big)"}}}"#).status == 400)
@@ -85,9 +85,9 @@ struct V1Tests {
     }
 
     @Test("scripted errors: UNAVAILABLE (503, Retry-After) and INTERNAL (500), then success; legacy answers Unavailable and InternalServerError")
-    func scripted() {
-        let h = Harness { $0.acceptAnyToken = true }
-        let t = h.device("android")["token"] as! String
+    func scripted() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let t = try h.device("android")["token"] as! String
         let script = h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/d1:scriptErrors",
                             body: #"{"errors":["UNAVAILABLE","INTERNAL","Unavailable","InternalServerError"]}"#)
         #expect(json(script)["scripted"] as? Int == 4)
@@ -101,14 +101,14 @@ struct V1Tests {
         let form = h.send("registration_id=\(t)&data.a=b", contentType: "application/x-www-form-urlencoded")
         #expect(form.status == 500)
         #expect(v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}}}"#).status == 200)
-        #expect(h.eventNames("&event=MESSAGE_RECEIVED_INTERNAL_ERROR").count == 4)
+        #expect(try h.eventNames("&event=MESSAGE_RECEIVED_INTERNAL_ERROR").count == 4)
         #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/d1:scriptErrors", body: #"{"errors":["BOOM"]}"#).status == 400)
     }
 
     @Test("a data-only message to iOS with apns-priority 10 is rejected at send time")
-    func iosDataPriority() {
-        let h = Harness { $0.acceptAnyToken = true }
-        let t = h.device("ios")["token"] as! String
+    func iosDataPriority() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let t = try h.device("ios")["token"] as! String
         let r = v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"},"apns":{"headers":{"apns-priority":"10"}}}}"#)
         #expect(r.status == 400 && error(r).2 == "INVALID_ARGUMENT")
         #expect(v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"},"apns":{"headers":{"apns-priority":"5"},"payload":{"aps":{"content-available":1}}}}}"#).status == 200)
@@ -116,9 +116,9 @@ struct V1Tests {
 
     @Test("apns and android overrides reach the device as FCM merges them")
     func rendering() throws {
-        let h = Harness { $0.acceptAnyToken = true }
-        let ios = h.device("ios", app: "com.news")["token"] as! String
-        let android = h.device("android", app: "com.news")["token"] as! String
+        let h = try Harness { $0.acceptAnyToken = true }
+        let ios = try h.device("ios", app: "com.news")["token"] as! String
+        let android = try h.device("android", app: "com.news")["token"] as! String
         _ = v1(h, #"{"message":{"token":"\#(ios)","notification":{"title":"T","body":"B","image":"https://i/a.png"},"data":{"k":"v"},"apns":{"headers":{"apns-collapse-id":"c1"},"payload":{"aps":{"sound":"ping","mutable-content":1},"custom":{"x":1}}}}}"#)
         let apns = try #require(h.inbox("d1").first?["apns"] as? [String: Any])
         let payload = try #require(apns["payload"] as? [String: Any])
@@ -138,49 +138,49 @@ struct V1Tests {
     }
 
     @Test("bearer auth: missing, unknown, and another project's token")
-    func auth() {
-        let h = Harness()
+    func auth() throws {
+        let h = try Harness()
         let missing = v1(h, #"{"message":{"topic":"t"}}"#)
         #expect(missing.status == 401 && error(missing).1 == "UNAUTHENTICATED" && error(missing).2 == nil)
         #expect(error(missing).3?.hasPrefix("Request is missing required authentication credential.") == true)
         let bad = v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer nope")
         #expect(bad.status == 401 && bad.headers.contains { $0.name == "WWW-Authenticate" && $0.value.contains("invalid_token") })
-        h.gateway.accessTokens["ya29.test"] = AccessToken(projectID: "other", email: "x", expires: Harness.start + 60_000_000)
+        h.gateway.credentials.add(accessToken: "ya29.test", AccessToken(projectID: "other", email: "x", expires: Harness.start + 60_000_000))
         let other = v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer ya29.test")
         #expect(other.status == 403 && error(other).1 == "PERMISSION_DENIED")
-        h.gateway.accessTokens["ya29.mine"] = AccessToken(projectID: "demo-pushmock", email: "x", expires: Harness.start + 60_000_000)
+        h.gateway.credentials.add(accessToken: "ya29.mine", AccessToken(projectID: "demo-pushmock", email: "x", expires: Harness.start + 60_000_000))
         #expect(v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer ya29.mine").status == 200)
         let number = String(h.project.number)
         #expect(h.call("POST", "/v1/projects/\(number)/messages:send", body: #"{"message":{"topic":"t"}}"#,
                        headers: [("Authorization", "Bearer ya29.mine")]).status == 200)
-        h.advance(61)
+        try h.advance(61)
         #expect(v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer ya29.mine").status == 401)
     }
 
     @Test("quota: beyond the per-minute limit, 429 QUOTA_EXCEEDED with Retry-After, until the minute passes")
-    func quota() {
-        let h = Harness { $0.acceptAnyToken = true; $0.quotaPerMinute = 3 }
+    func quota() throws {
+        let h = try Harness { $0.acceptAnyToken = true; $0.quotaPerMinute = 3 }
         for _ in 0..<3 { #expect(v1(h, #"{"message":{"topic":"t"}}"#).status == 200) }
         let r = v1(h, #"{"message":{"topic":"t"}}"#)
         #expect(r.status == 429 && error(r).2 == "QUOTA_EXCEEDED" && error(r).1 == "RESOURCE_EXHAUSTED")
         #expect(r.headers.first { $0.name == "Retry-After" }?.value == "60")
-        #expect(h.eventNames().last == "QUOTA_EXCEEDED")
-        h.advance(60)
+        #expect(try h.eventNames().last == "QUOTA_EXCEEDED")
+        try h.advance(60)
         #expect(v1(h, #"{"message":{"topic":"t"}}"#).status == 200)
     }
 
     @Test("an Android device takes 240 messages a minute")
-    func deviceRate() {
-        let h = Harness { $0.acceptAnyToken = true }
-        let t = h.device("android")["token"] as! String
+    func deviceRate() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let t = try h.device("android")["token"] as! String
         for _ in 0..<240 { _ = v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}}}"#) }
         let r = v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}}}"#)
         #expect(r.status == 429 && error(r).3 == "Device message rate exceeded.")
     }
 
     @Test("OAuth token endpoint: grant type, missing assertion, malformed JWT, unknown account")
-    func oauthErrors() {
-        let h = Harness()
+    func oauthErrors() throws {
+        let h = try Harness()
         let form = "application/x-www-form-urlencoded"
         func token(_ body: String) -> [String: Any] { json(h.call("POST", "/token", body: body, contentType: form)) }
         #expect(token("grant_type=password")["error"] as? String == "unsupported_grant_type")
@@ -195,9 +195,9 @@ struct V1Tests {
     }
 
     @Test("v1 topic subscriptions: subscribe, ALREADY_EXISTS, allow_missing, bad tokens")
-    func topicSubscriptions() {
-        let h = Harness { $0.acceptAnyToken = true }
-        let t = h.device("android")["token"] as! String
+    func topicSubscriptions() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let t = try h.device("android")["token"] as! String
         let escaped = t.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let base = "/v1/projects/demo-pushmock/registrations/\(escaped)/topicSubscriptions"
         #expect(h.call("POST", base + "?topic_name=news", body: "{}").status == 200)

@@ -143,3 +143,13 @@ extension BinaryInteger {
         return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
     }
 }
+
+/// Nanoseconds on a clock that never steps: for durations (request timing, the transport's
+/// deadlines), never for event times.
+public enum MonotonicClock {
+    public static func nanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}

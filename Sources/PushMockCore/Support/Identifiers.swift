@@ -3,23 +3,23 @@
 public enum Identifiers {
     /// A Firebase installation ID: 22 URL-safe base64 characters whose first four bits are
     /// `0111`, so it starts with c, d, e or f.
-    public static func fid(_ random: inout RandomSource) -> String {
+    public static func fid(_ random: RandomSource) -> String {
         let first = Array("cdef".utf8)[Int(random.next() % 4)]
         return String(decoding: [first], as: UTF8.self) + random.base64URL(21)
     }
 
     /// A registration token as the current SDKs get it: `<fid>:APA91b` then 134 characters.
-    public static func registrationToken(fid: String, _ random: inout RandomSource) -> String {
+    public static func registrationToken(fid: String, _ random: RandomSource) -> String {
         fid + ":APA91b" + random.base64URL(134)
     }
 
     /// An APNs device token: 32 bytes as 64 hex digits.
-    public static func apnsToken(_ random: inout RandomSource) -> String { random.hex(64) }
+    public static func apnsToken(_ random: RandomSource) -> String { random.hex(64) }
 
     /// A lower-case version-4 UUID, the form of `apns-id` and `apns-unique-id`: 32 random
     /// hex digits, eight at a time, then the version digit (4) and the variant digit (8–b)
     /// set, in the 8-4-4-4-12 layout.
-    public static func uuid(_ random: inout RandomSource) -> String {
+    public static func uuid(_ random: RandomSource) -> String {
         let a = random.next(), b = random.next()
         return withUnsafeTemporaryAllocation(byteCount: 68, alignment: 8) { raw in
             let digits = raw.baseAddress!, out = raw.baseAddress! + 32

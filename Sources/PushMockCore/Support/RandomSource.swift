@@ -1,6 +1,7 @@
 /// SplitMix64: fast, seedable randomness for identifiers. Seed it in tests for repeatable
-/// tokens; the default seed comes from the system generator.
-public struct RandomSource: RandomNumberGenerator {
+/// tokens; the default seed comes from the system generator. A class, so the parts that draw
+/// identifiers share one sequence. Loop thread only.
+public final class RandomSource: RandomNumberGenerator {
     private var state: UInt64
 
     public init(seed: UInt64? = nil) {
@@ -8,7 +9,7 @@ public struct RandomSource: RandomNumberGenerator {
         state = seed ?? system.next()
     }
 
-    public mutating func next() -> UInt64 {
+    public func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -20,19 +21,19 @@ public struct RandomSource: RandomNumberGenerator {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `count` characters of the URL-safe base64 alphabet.
-    public mutating func base64URL(_ count: Int) -> String { characters(count, from: Self.base64URL, bits: 6) }
+    public func base64URL(_ count: Int) -> String { characters(count, from: Self.base64URL, bits: 6) }
 
     /// `count` lower-case hex digits.
-    public mutating func hex(_ count: Int) -> String { characters(count, from: Self.hexDigits, bits: 4) }
+    public func hex(_ count: Int) -> String { characters(count, from: Self.hexDigits, bits: 4) }
 
     /// Upper-case letters and digits, the shape of Apple key and team ids.
-    public mutating func upperAlphanumeric(_ count: Int) -> String {
+    public func upperAlphanumeric(_ count: Int) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
         return String(decoding: (0..<count).map { _ in alphabet[Int(next() % 36)] }, as: UTF8.self)
     }
 
     /// `count` characters drawn from an alphabet of 2^`bits` symbols, `bits` random bits each.
-    private mutating func characters(_ count: Int, from alphabet: [UInt8], bits: Int) -> String {
+    private func characters(_ count: Int, from alphabet: [UInt8], bits: Int) -> String {
         var out = [UInt8]()
         out.reserveCapacity(count)
         var pool: UInt64 = 0

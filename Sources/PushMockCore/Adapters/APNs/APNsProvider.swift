@@ -1,0 +1,175 @@
+/// The APNs provider API, `POST /3/device/{token}` over HTTP/2 (docs/reference/apns.md §E):
+/// checks the push as APNs does, then hands it to the same device model, inbox and log as an
+/// FCM push. Authentication is `APNsProvider+Auth.swift`. Loop thread only.
+final class APNsProvider {
+    /// VoIP payloads may be larger than the others.
+    static let maxPayload = 4096
+    static let maxVoIPPayload = 5120
+
+    let directory: ProjectDirectory
+    let credentials: Credentials
+    private let delivery: Delivery
+    private let chaos: Chaos
+    private let quotas: Quotas
+    let clock: Clock
+    private let log: EventLog
+    private let random: RandomSource
+    private let configuration: Configuration
+    private let shutdown: ShutdownFlag
+    private let storeFailing: () -> Bool
+
+    init(directory: ProjectDirectory, credentials: Credentials, delivery: Delivery, chaos: Chaos, quotas: Quotas,
+         clock: Clock, random: RandomSource, configuration: Configuration, shutdown: ShutdownFlag,
+         storeFailing: @escaping () -> Bool) {
+        self.directory = directory
+        self.credentials = credentials
+        self.delivery = delivery
+        self.chaos = chaos
+        self.quotas = quotas
+        self.clock = clock
+        self.log = delivery.log
+        self.random = random
+        self.configuration = configuration
+        self.shutdown = shutdown
+        self.storeFailing = storeFailing
+    }
+
+    func push(_ request: Request, _ params: [String: String]) -> Reply {
+        let environment = apnsEnvironment(of: request)
+        let apnsID = apnsID(for: request)
+        guard request.connection?.isHTTP2 == true else {
+            return .response(.text(505, "APNs accepts HTTP/2 only (RFC 9113); use the TLS port with ALPN h2."))
+        }
+        var roll = Chaos.Roll()
+        do throws(APNsFailure) {
+            let (device, project, headers) = try check(request, token: params["token"] ?? "", environment: environment, roll: &roll)
+            if let mode = roll.drop {
+                chaos.logChaos(.internalError, project, device: device, messageID: apnsID)
+                return .drop(mode)
+            }
+            let message = accept(request, headers, apnsID: apnsID, project: project)
+            delivery.deliver(message, messageID: apnsID, to: device, project: project)
+            let response = environment == .sandbox
+                ? Response(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", Identifiers.uuid(random))])
+                : Response(status: 200, headers: [("apns-id", apnsID)])
+            return Chaos.delay(.response(response), roll.delaySeconds)
+        } catch {
+            if let device = error.device, let project = directory[device.projectID] {
+                log.append(kind: error.reason.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                           messageID: apnsID, device: device, reason: error.injected ? Chaos.reason : error.reason.rawValue)
+            }
+            return Chaos.delay(.response(Self.error(error, apnsID: apnsID)), roll.delaySeconds)
+        }
+    }
+
+    /// The checks of docs/reference/apns.md §E.4 in Pushy's order; returns the device, the sender's project and
+    /// the headers. Once the sender is authenticated, chaos rolls for the push (`roll`); a
+    /// dropped push returns at once.
+    private func check(_ request: Request, token: String, environment: APNsEnvironment,
+                           roll: inout Chaos.Roll) throws(APNsFailure) -> (Device, Project, APNsHeaders) {
+        if shutdown.isRaised { throw APNsFailure(.shutdown) }
+        if storeFailing() { throw APNsFailure(.serviceUnavailable) }
+        let headers = try readHeaders(request)
+        guard let key = APNsToken(token) else {
+            throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken)
+        }
+        guard let device = directory.device(apnsToken: key) else {
+            if let retired = directory.retirement(ofAPNsToken: key) {
+                throw APNsFailure(.unregistered, timestamp: retired)
+            }
+            throw APNsFailure(.badDeviceToken)
+        }
+        guard device.apnsEnvironment == environment else { throw APNsFailure(.badDeviceToken, device: device) }
+        let now = clock.now()
+        if device.idle(at: now) > DeviceModel.tokenExpiresAfter { throw APNsFailure(.expiredToken, device: device) }
+        guard device.app == headers.bundleID else { throw APNsFailure(.deviceTokenNotForTopic, device: device) }
+        let project: Project
+        do throws(APNsFailure) { project = try authenticate(request, headers, environment: environment) } catch {
+            throw APNsFailure(error.reason, device: device)
+        }
+        guard project.id == device.projectID else { throw APNsFailure(.topicDisallowed, device: device) }
+        roll = chaos.roll(.apns, project)
+        if roll.drop != nil { return (device, project, headers) }
+        guard !request.body.isEmpty else { throw APNsFailure(.payloadEmpty, device: device) }
+        let limit = headers.pushType == "voip" ? Self.maxVoIPPayload : Self.maxPayload
+        guard request.body.count <= limit else { throw APNsFailure(.payloadTooLarge, device: device) }
+        if let injected = chaos.injectedAPNsFailure(device, roll, project) { throw injected }
+        if quotas.takeDeviceRate(device, anyPlatform: true) != nil { throw APNsFailure(.tooManyRequests, device: device) }
+        return (device, project, headers)
+    }
+
+    /// The push's `apns-*` headers, read once per distinct header list on a connection.
+    private func readHeaders(_ request: Request) throws(APNsFailure) -> APNsHeaders {
+        guard let context = request.connection else { return try APNsHeaders(request, certificateTopic: nil) }
+        if let last = context.apns.headers, last.fields.count == request.headers.count,
+           last.fields.withUnsafeBufferPointer({ $0.baseAddress }) == request.headers.withUnsafeBufferPointer({ $0.baseAddress }) {
+            return last.value
+        }
+        let headers = try APNsHeaders(request, certificateTopic: context.clientCertificate?.userID)
+        context.apns.headers = (request.headers, headers)
+        return headers
+    }
+
+    /// Records the push with the options the device model needs, read from the headers
+    /// and the `aps` dictionary.
+    private func accept(_ request: Request, _ headers: APNsHeaders, apnsID: String, project: Project) -> Message {
+        // Only the `aps` members' names and numbers are needed: nothing else is built.
+        let aps = JSONParser.members(of: "aps", in: request.body) ?? []
+        func isOne(_ key: String) -> Bool { aps.last { $0.key == key }?.scalar?.numberValue?.int == 1 }
+        let hasAlert = aps.contains { $0.key == "alert" || $0.key == "sound" || $0.key == "badge" }
+        let pushType = headers.pushType ?? (hasAlert ? "alert" : "background")
+        var content = PushContent(priority: (headers.priority ?? 10) == 10 ? .high : .normal,
+                                  contentAvailable: isOne("content-available"), mutableContent: isOne("mutable-content"),
+                                  collapseKey: headers.collapseID)
+        content.options.isNotification = pushType == "alert" && hasAlert
+        content.options.apnsExpiration = headers.expiration
+        let message = delivery.accept(api: "apns", format: .apns, options: content.options, target: .token, request: request,
+                             project: project, id: apnsID, bulkID: nil)
+        message.apns = headers
+        message.apnsPushType = pushType
+        return message
+    }
+
+    /// The `apns-id` an answer carries: the request's when it is a UUID, else a new one.
+    func apnsID(for request: Request) -> String {
+        request.header("apns-id").flatMap { APNsHeaders.isUUID($0) ? $0 : nil } ?? Identifiers.uuid(random)
+    }
+
+    /// The environment the client addressed: Apple's host names decide; any other host
+    /// (localhost, an IP) gets `--apns-environment`. Compared on bytes, without case and port.
+    func apnsEnvironment(of request: Request) -> APNsEnvironment {
+        guard let host = request.header("host") else { return configuration.apnsEnvironment }
+        return host.withBytes { bytes in
+            var name = bytes[...]
+            if name.last != UInt8(ascii: "]"), let colon = name.lastIndex(of: UInt8(ascii: ":")) { name = name[..<colon] }
+            func named(_ lower: String) -> Bool { Request.equalsLowercased(UnsafeBufferPointer(rebasing: name), lower) }
+            if named("api.push.apple.com") { return .production }
+            if named("api.sandbox.push.apple.com") || named("api.development.push.apple.com") { return .sandbox }
+            return configuration.apnsEnvironment
+        }
+    }
+
+    /// An APNs error: `{"reason"}` (+ `timestamp` in ms for 410), with `apns-id`.
+    static func error(_ failure: APNsFailure, apnsID: String) -> Response {
+        var w = JSONWriter(capacity: 64)
+        w.beginObject()
+        w.member("reason", failure.reason.rawValue)
+        if let t = failure.timestamp { w.member("timestamp", Int(t / 1000)) }
+        w.endObject()
+        return Response(status: failure.reason.status, headers: [("apns-id", apnsID), ("content-type", "application/json")],
+                        body: w.bytes)
+    }
+
+    /// Requests under `/3/` that no route took: a missing token, another method, a bad path.
+    func unrouted(_ request: Request, methodNotAllowed: Bool) -> Response {
+        let id = apnsID(for: request)
+        let reason: APNsReason = methodNotAllowed ? .methodNotAllowed
+            : (request.path == "/3/device" || request.path == "/3/device/") ? .missingDeviceToken : .badPath
+        return Self.error(APNsFailure(reason), apnsID: id)
+    }
+
+    /// APNs' answer when the delivery log cannot be written.
+    func serviceUnavailable(_ request: Request) -> Response {
+        Self.error(APNsFailure(.serviceUnavailable), apnsID: apnsID(for: request))
+    }
+}

@@ -1,0 +1,214 @@
+/// `POST /fcm/send` (and `/gcm/send`): authenticate, decode, validate, fan out, answer as
+/// FCM did (docs/reference/fcm-legacy.md). Loop thread only.
+final class LegacyAPI {
+    private let auth: LegacyAuth
+    private let delivery: Delivery
+    private let chaos: Chaos
+    private let quotas: Quotas
+    private let ids: MessageIDs
+    private let clock: Clock
+    private let log: EventLog
+    private let storeFailing: () -> Bool
+
+    init(auth: LegacyAuth, delivery: Delivery, chaos: Chaos, quotas: Quotas, ids: MessageIDs, clock: Clock,
+         storeFailing: @escaping () -> Bool) {
+        self.auth = auth
+        self.delivery = delivery
+        self.chaos = chaos
+        self.quotas = quotas
+        self.ids = ids
+        self.clock = clock
+        self.log = delivery.log
+        self.storeFailing = storeFailing
+    }
+
+    /// The legacy API's answer when the delivery log cannot be written: a bare 503 with the
+    /// back-off it asks for.
+    static let storeUnavailable = Response(status: 503, headers: [("Retry-After", "10"), ("Content-Type", "text/plain; charset=UTF-8")],
+                                           body: Array("Unavailable".utf8))
+
+    func send(_ request: Request) -> Reply {
+        guard let project = auth.project(request) else { return auth.unauthorized(request) }
+        return chaos.run(.legacy, project, answering: .legacy) { send(request, project) }
+    }
+
+    private func send(_ request: Request, _ project: Project) -> Reply {
+        if storeFailing() { return .response(Self.storeUnavailable) }
+        let send: LegacyRequest
+        do {
+            send = try LegacyRequest.decode(request)
+        } catch {
+            log.append(kind: .invalidParameters, time: clock.now(), projectID: project.id,
+                       projectNumber: project.number, reason: "bad_request")
+            return .response(.text(400, error.text))
+        }
+        switch send.target {
+        case .to(let to) where to.hasPrefix(Topic.prefix) && !send.isForm:
+            let name = String(to.dropFirst(Topic.prefix.count))
+            guard Topic.isValidName(name) else { return .response(.text(400, "Invalid \"to\" field: \(to)\n")) }
+            return .response(topicSend(send, .topic(name), request, project))
+        case .condition(let text):
+            do {
+                let condition = try Condition.parse(text)
+                return .response(topicSend(send, .condition(text), request, project, condition: condition))
+            } catch {
+                return .response(.text(400, "Invalid \"condition\" field: \(error.message)\n"))
+            }
+        case .to(let key) where project.groupsByKey[key] != nil && !send.isForm:
+            return .response(groupSend(send, project.groupsByKey[key]!, request, project))
+        case .to(let token):
+            return .response(multicast(send, [token], request, project))
+        case .registrationIDs(let tokens):
+            return .response(multicast(send, tokens, request, project))
+        case .none:
+            return .response(multicast(send, [""], request, project))
+        }
+    }
+
+    private func record(_ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
+                        id: String, bulkID: Int64?) -> Message {
+        delivery.accept(api: "legacy", format: send.isForm ? .legacyForm : .legacyJSON, options: send.content.options,
+               target: target, request: request, project: project, id: id, bulkID: bulkID, dryRun: send.dryRun)
+    }
+
+    /// What a send does for one token: the device, or the error its result shows, with the
+    /// message-wide error, injected failures and the device's rate limit applied.
+    private func outcome(of token: String, _ send: LegacyRequest, _ messageError: LegacyError?,
+                         _ project: Project) -> Result<Device, RecipientFailure> {
+        let device: Device
+        switch delivery.check(token: token, send.content.options, project: project) {
+        case .success(let d): device = d
+        case .failure(let e): return .failure(RecipientFailure(e))
+        }
+        if let messageError { return .failure(RecipientFailure(messageError)) }
+        if let injected = chaos.injectedFailure(device, project, surface: .legacy) { return .failure(RecipientFailure(injected, injected: true)) }
+        if !send.dryRun, quotas.takeDeviceRate(device) != nil { return .failure(RecipientFailure(.deviceMessageRateExceeded)) }
+        return .success(device)
+    }
+
+    /// Token and `registration_ids` sends: one result per token, in order.
+    private func multicast(_ send: LegacyRequest, _ tokens: [String], _ request: Request, _ project: Project) -> Response {
+        let multicastID = send.dryRun ? -1 : ids.bulk()
+        let messageError = LegacyValidation.messageError(send, topicLike: false)
+        // A token send is known by its one recipient's message id; a multicast by its
+        // multicast id, with each recipient's id indexed to it.
+        let single = tokens.count == 1
+        let singleID = single ? ids.recipient() : ""
+        let message = record(send, single ? .token : .multicast, request, project,
+                             id: single ? singleID : String(multicastID), bulkID: single ? nil : multicastID)
+        var results = JSONWriter(capacity: 16 + tokens.count * 48)
+        results.beginArray()
+        var failures = 0
+        var formLine = ""
+        for token in tokens {
+            let outcome = outcome(of: token, send, messageError, project)
+            results.beginObject()
+            switch outcome {
+            case .failure(let failure):
+                let error = failure.error
+                delivery.logRejection(error, project: project, message: message, device: project.devices.withToken(token),
+                             token: token, type: message.options.messageType, reason: failure.reason)
+                // Plain text signals these with the status, not a line (docs/reference/fcm-legacy.md §A.5).
+                if send.isForm, error == .unavailable { return .text(503, "") }
+                if send.isForm, error == .internalServerError { return .text(500, "") }
+                failures += 1
+                results.member("error", error.rawValue)
+                if send.isForm { formLine = "Error=" + error.rawValue }
+            case .success(let device) where send.dryRun:
+                log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                           message: message, messageID: "fake_message_id", device: device, reason: "dry_run")
+                results.member("message_id", "fake_message_id")
+                if send.isForm { formLine = "id=fake_message_id" }
+            case .success(let device):
+                let id = single ? singleID : ids.recipient()
+                if !single { project.messages.addRecipient(id, of: message) }
+                delivery.deliver(message, messageID: id, to: device, project: project)
+                results.member("message_id", id)
+                if send.isForm { formLine = "id=" + id }
+            }
+            results.endObject()
+        }
+        results.endArray()
+        if send.isForm { return .text(200, formLine + "\n") }
+        var w = JSONWriter(capacity: 96 + results.bytes.count)
+        w.beginObject()
+        w.key("multicast_id"); w.int64(multicastID)
+        w.member("success", tokens.count - failures)
+        w.member("failure", failures)
+        w.member("canonical_ids", 0)
+        w.key("results"); w.raw(results.bytes)
+        w.endObject()
+        return .json(200, w)
+    }
+
+    /// Topic and condition sends: `{"message_id": N}` or `{"error": code}`.
+    private func topicSend(_ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
+                   condition: Condition? = nil) -> Response {
+        if let error = LegacyValidation.messageError(send, topicLike: true) {
+            delivery.logRejection(error, project: project, type: .topic)
+            return .json(200, "{\"error\":\"\(error.rawValue)\"}")
+        }
+        if send.dryRun {
+            log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                       messageID: "fake_message_id", messageType: .topic, reason: "dry_run")
+            return .json(200, "{\"message_id\":-1}")
+        }
+        let bulk = ids.bulk()
+        let id = String(bulk)
+        let message = record(send, target, request, project, id: id, bulkID: bulk)
+        if let condition {
+            delivery.broadcast(message, to: delivery.devices(matching: condition, in: project), project: project)
+        } else if case .topic(let name) = target {
+            delivery.broadcast(message, to: delivery.subscribers(name, in: project), project: project)
+        }
+        return .json(200, "{\"message_id\":\(id)}")
+    }
+
+    /// A send to a device group's notification key: `{success, failure, failed_registration_ids}`.
+    private func groupSend(_ send: LegacyRequest, _ group: DeviceGroup, _ request: Request, _ project: Project) -> Response {
+        let multicastID = ids.bulk()
+        let messageError = LegacyValidation.messageError(send, topicLike: false)
+        let message = record(send, .group(group.name), request, project, id: String(multicastID), bulkID: multicastID)
+        var failed: [String] = []
+        for token in group.tokens {
+            let outcome = outcome(of: token, send, messageError, project)
+            switch outcome {
+            case .failure(let failure):
+                delivery.logRejection(failure.error, project: project, message: message, device: project.devices.withToken(token),
+                             token: token, reason: failure.reason)
+                failed.append(token)
+            case .success(let device) where !send.dryRun:
+                let id = ids.recipient()
+                project.messages.addRecipient(id, of: message)
+                delivery.deliver(message, messageID: id, to: device, project: project)
+            case .success: break
+            }
+        }
+        var w = JSONWriter()
+        w.beginObject()
+        w.member("success", group.tokens.count - failed.count)
+        w.member("failure", failed.count)
+        if !failed.isEmpty {
+            w.key("failed_registration_ids")
+            w.beginArray()
+            for t in failed { w.string(t) }
+            w.endArray()
+        }
+        w.endObject()
+        return .json(200, w)
+    }
+}
+
+/// Why one recipient of a legacy send got an error, and whether chaos or a device's script
+/// injected it (then it is logged with reason `chaos`).
+struct RecipientFailure: Error {
+    let error: LegacyError
+    var injected = false
+
+    init(_ error: LegacyError, injected: Bool = false) {
+        self.error = error
+        self.injected = injected
+    }
+
+    var reason: String { injected ? Chaos.reason : error.reason }
+}

@@ -1,0 +1,140 @@
+/// `POST /v1/projects/{project}/messages:send` (docs/reference/fcm-v1.md): bearer auth, the
+/// Message resource's validation, quotas, then the same fan-out and device model as legacy
+/// sends. Loop thread only.
+final class V1API {
+    private let credentials: Credentials
+    private let directory: ProjectDirectory
+    private let delivery: Delivery
+    private let chaos: Chaos
+    private let quotas: Quotas
+    private let ids: MessageIDs
+    private let clock: Clock
+    private let log: EventLog
+    private let storeFailing: () -> Bool
+
+    init(credentials: Credentials, directory: ProjectDirectory, delivery: Delivery, chaos: Chaos, quotas: Quotas,
+         ids: MessageIDs, clock: Clock, storeFailing: @escaping () -> Bool) {
+        self.credentials = credentials
+        self.directory = directory
+        self.delivery = delivery
+        self.chaos = chaos
+        self.quotas = quotas
+        self.ids = ids
+        self.clock = clock
+        self.log = delivery.log
+        self.storeFailing = storeFailing
+    }
+
+    /// HTTP v1's answer when the delivery log cannot be written: 503 UNAVAILABLE, retry in 10 s.
+    static let storeUnavailable: Response = {
+        var e = V1Error(.unavailable)
+        e.retryAfter = 10
+        return e.response
+    }()
+
+    func send(_ request: Request, _ params: [String: String]) -> Reply {
+        let projectID = params["project"]!
+        if let failure = credentials.bearerFailure(request, projectID: projectID) {
+            let p = directory.defaultProject
+            log.append(kind: .authenticationError, time: clock.now(), projectID: p.id, projectNumber: p.number,
+                       reason: failure.status == 403 ? "permission_denied" : "invalid_credentials")
+            return .response(failure)
+        }
+        guard let project = credentials.googleAPIProject(projectID) else {
+            return .response(Credentials.permissionDenied(projectID))
+        }
+        return chaos.run(.v1, project, answering: .google) { send(request, project) }
+    }
+
+    private func send(_ request: Request, _ project: Project) -> Reply {
+        if storeFailing() { return .response(Self.storeUnavailable) }
+        do {
+            let send = try V1Request.decode(request.body)
+            try quotas.consumeQuota(project)
+            return .response(try deliver(send, request, project))
+        } catch {
+            log.append(kind: error.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                       token: Self.v1Token(request.body), reason: error.reason)
+            return .response(error.response)
+        }
+    }
+
+    private static func v1Token(_ body: [UInt8]) -> String? {
+        (try? JSONParser.parse(body))?["message"]?["token"]?.stringValue
+    }
+
+    private func deliver(_ send: V1Request, _ request: Request, _ project: Project) throws(V1Error) -> Response {
+        let options = send.content.options
+        func name(_ id: String) -> Response {
+            // Written as bytes: this is every send's answer. Project ids and message ids need
+            // no escaping, but are escaped all the same.
+            var w = JSONWriter(capacity: 48 + project.id.utf8.count + id.utf8.count)
+            w.beginObject()
+            w.key("name")
+            w.string(joining: "projects/", project.id, "/messages/", id)
+            w.endObject()
+            return .json(200, w)
+        }
+        switch send.target {
+        case .token, .fid:
+            let device = try self.device(send, project)
+            if send.validateOnly {
+                log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                           messageID: "fake_message_id", messageType: options.messageType, device: device, reason: "dry_run")
+                return name("fake_message_id")
+            }
+            if let error = delivery.deviceError(device, options, project: project) { throw V1Error(error) }
+            if let injected = chaos.injectedFailure(device, project, surface: .v1) {
+                var e = V1Error(injected)
+                e.reason = Chaos.reason
+                throw e
+            }
+            if device.platform == .ios, !options.isNotification,
+               send.message["apns"]?["headers"]?["apns-priority"]?.stringValue == "10" {
+                throw .invalid("Data messages to Apple devices must have apns-priority 5 (normal priority).", field: "message.apns.headers")
+            }
+            try quotas.consumeDeviceRate(device)
+            let id = ids.recipient()
+            let message = record(send, .token, request, project, id: id, bulkID: nil)
+            delivery.deliver(message, messageID: id, to: device, project: project)
+            return name(id)
+        case .topic(let topic):
+            if send.validateOnly { return name("fake_message_id") }
+            return name(broadcast(send, .topic(topic), delivery.subscribers(topic, in: project), request, project))
+        case .condition(let text, let condition):
+            if send.validateOnly { return name("fake_message_id") }
+            return name(broadcast(send, .condition(text), delivery.devices(matching: condition, in: project), request, project))
+        }
+    }
+
+    /// A topic or condition send; returns the topic message id.
+    private func broadcast(_ send: V1Request, _ target: Message.Target, _ devices: some Sequence<Device>, _ request: Request,
+                             _ project: Project) -> String {
+        let bulk = ids.bulk()
+        let message = record(send, target, request, project, id: String(bulk), bulkID: bulk)
+        delivery.broadcast(message, to: devices, project: project)
+        return message.id
+    }
+
+    /// The device a token or FID send addresses, or FCM's error for it.
+    private func device(_ send: V1Request, _ project: Project) throws(V1Error) -> Device {
+        switch send.target {
+        case .fid(let fid):
+            guard let device = project.devices.withFID(fid), device.token != nil else { throw .unregistered() }
+            return device
+        case .token(let token):
+            switch delivery.lookup(token: token, project: project) {
+            case .success(let device): return device
+            case .failure(let error): throw V1Error(error)
+            }
+        default:
+            throw .invalid("Recipient of the message is not set.")
+        }
+    }
+
+    private func record(_ send: V1Request, _ target: Message.Target, _ request: Request, _ project: Project,
+                        id: String, bulkID: Int64?) -> Message {
+        delivery.accept(api: "v1", format: .v1, options: send.content.options, target: target, request: request,
+               project: project, id: id, bulkID: bulkID)
+    }
+}

@@ -1,0 +1,49 @@
+/// The control API for failure injection: `GET`, `PUT` and `DELETE .../chaos`
+/// (docs/chaos.md).
+final class ControlChaos {
+    private let directory: ProjectDirectory
+    private let chaos: Chaos
+
+    init(directory: ProjectDirectory, chaos: Chaos) {
+        self.directory = directory
+        self.chaos = chaos
+    }
+
+    /// `GET /emulator/v1/projects/{p}/chaos`: every surface's settings.
+    func get(_ params: [String: String]) throws(ControlError) -> Reply {
+        .response(.json(200, chaosJSON(try directory.named(params))))
+    }
+
+    /// `PUT .../chaos`: replaces the project's settings (surfaces left out get none); a
+    /// `seed` restarts the chaos generator from it.
+    func put(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+        let project = try directory.named(params)
+        var body = try Control.body(request, allowed: Set(ChaosSurface.allCases.map(\.rawValue) + ["seed"]))
+        if let seed = body["seed"] {
+            guard let n = seed.numberValue?.text, let value = UInt64(n) else {
+                throw Control.invalid("Field 'seed' must be a whole number from 0 to 18446744073709551615.")
+            }
+            chaos.reseed(value)
+            body.entries.removeAll { $0.key == "seed" }
+        }
+        do {
+            project.chaos = try ChaosSettings.parse(json: body)
+        } catch {
+            throw Control.invalid(error.message)
+        }
+        return .response(.json(200, chaosJSON(project)))
+    }
+
+    /// `DELETE .../chaos`: no failure injection for the project.
+    func delete(_ params: [String: String]) throws(ControlError) -> Reply {
+        let project = try directory.named(params)
+        project.chaos = ChaosSettings()
+        return .response(.json(200, chaosJSON(project)))
+    }
+
+    private func chaosJSON(_ project: Project) -> JSONWriter {
+        var w = JSONWriter()
+        project.chaos.write(&w)
+        return w
+    }
+}

@@ -1,0 +1,87 @@
+/// What a user or the client SDK does on a device: enable auto-init, refresh the token,
+/// reinstall the app, tap a notification.
+extension ControlDevices {
+    /// `POST .../devices/{id}:enableAutoInit`: `Messaging.messaging().isAutoInitEnabled =
+    /// true` (seed 001): a device without a token gets one.
+    func enableAutoInit(_ params: [String: String]) throws(ControlError) -> Reply {
+        let (project, d) = try directory.device(params)
+        var state = d.state
+        state.autoInitEnabled = true
+        delivery.change(d, to: state, project: project)
+        return .response(.json(200, ControlJSON.deviceJSON(d)))
+    }
+
+    /// `POST .../devices/{id}:refreshToken`: the SDK got a new registration token for the
+    /// same installation; the old one now answers as a stale token (NotRegistered).
+    func refreshToken(_ params: [String: String]) throws(ControlError) -> Reply {
+        let (project, d) = try directory.device(params)
+        guard d.token != nil else { throw Control.failedPrecondition("The device has no token yet (auto-init is off).") }
+        project.devices.reassign(d, token: Identifiers.registrationToken(fid: d.fid, random))
+        return .response(.json(200, ControlJSON.deviceJSON(d)))
+    }
+
+    /// `POST .../devices/{id}:reinstall`: the app was deleted and installed again: a new
+    /// installation (FID), token and APNs token; subscriptions and anything stored are gone.
+    func reinstall(_ params: [String: String]) throws(ControlError) -> Reply {
+        let (project, d) = try directory.device(params)
+        delivery.dropWaiting(d, project: project)
+        project.topics.unsubscribeAll(d)
+        let fid = Identifiers.fid(random)
+        project.devices.reassign(d, token: d.state.autoInitEnabled ? Identifiers.registrationToken(fid: fid, random) : nil, fid: fid)
+        if d.platform == .ios { project.devices.reassignAPNs(d, token: Identifiers.apnsToken(random), at: clock.now()) }
+        return .response(.json(200, ControlJSON.deviceJSON(d)))
+    }
+
+    /// `POST .../devices/{id}:scriptErrors` with `{"errors": ["UNAVAILABLE", "UNAVAILABLE"]}`:
+    /// the next sends to this device fail with these codes, in order, then succeed again, so
+    /// a test can exercise its retries. Legacy and HTTP v1 spellings are both accepted;
+    /// `"apns_errors": ["ServiceUnavailable"]` does the same for APNs provider API pushes.
+    func scriptErrors(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+        let (_, d) = try directory.device(params)
+        let obj = try Control.body(request, allowed: ["errors", "apns_errors"])
+        var apns: [APNsReason] = []
+        for item in obj["apns_errors"]?.arrayValue ?? [] {
+            guard let name = item.stringValue, let reason = APNsReason(rawValue: name) else {
+                throw Control.invalid("Unknown APNs reason \(JSONWriter.quotedJSON(item)).")
+            }
+            apns.append(reason)
+        }
+        if obj["apns_errors"] != nil {
+            guard d.platform == .ios else { throw Control.invalid("'apns_errors' applies to iOS devices only.") }
+            d.scriptedAPNsErrors = apns
+        }
+        if obj["errors"] == nil, obj["apns_errors"] != nil { return .response(.json(200, "{\"scripted\":\(apns.count)}")) }
+        guard let items = obj["errors"]?.arrayValue else { throw Control.invalid("Field 'errors' must be a list of error codes.") }
+        var errors: [LegacyError] = []
+        for item in items {
+            guard let name = item.stringValue, let e = LegacyError.scripted(name) else {
+                throw Control.invalid("Unknown error code \(JSONWriter.quotedJSON(item)): use UNAVAILABLE, INTERNAL, QUOTA_EXCEEDED, UNREGISTERED, SENDER_ID_MISMATCH, INVALID_ARGUMENT or THIRD_PARTY_AUTH_ERROR (or their legacy names).")
+            }
+            errors.append(e)
+        }
+        d.scriptedErrors = errors
+        return .response(.json(200, "{\"scripted\":\(errors.count)}"))
+    }
+
+    /// `POST .../devices/{id}/notifications/{message_id}:open`: the user taps a displayed or
+    /// presented notification (`didReceive`); the app comes to the foreground.
+    func openNotification(_ params: [String: String]) throws(ControlError) -> Reply {
+        let (project, d) = try directory.device(params)
+        let id = params["message_id"]!
+        guard let (index, entry) = d.entry(id) else {
+            throw Control.notFound("Device \(d.id) has no notification \(id).")
+        }
+        guard entry.canOpen else {
+            throw Control.failedPrecondition("Notification \(id) was not displayed or presented, so it cannot be opened.")
+        }
+        guard !entry.opened else { throw Control.failedPrecondition("Notification \(id) was already opened.") }
+        d.markOpened(at: index)
+        delivery.log.append(kind: .messageOpen, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                   message: entry.message, messageID: id, device: d,
+                   reason: entry.shown == .presented ? "foreground" : "background")
+        var state = d.state
+        state.appState = .foreground
+        delivery.change(d, to: state, project: project)
+        return .response(.json(200, ControlJSON.deviceJSON(d)))
+    }
+}

@@ -1,0 +1,210 @@
+/// How the control API shows projects, apps, devices, renderings, events and messages.
+enum ControlJSON {
+    /// A project's `server_keys` and `apps` members (the project's view and its snapshot).
+    static func writeKeysAndApps(_ p: Project, projectNumber: Int64?, to w: inout JSONWriter) {
+        w.key("server_keys")
+        w.beginArray()
+        for k in p.serverKeys { w.string(k) }
+        w.endArray()
+        w.key("apps")
+        w.beginArray()
+        for app in p.apps.values.sorted(by: { App.key($0.platform, $0.name) < App.key($1.platform, $1.name) }) {
+            writeApp(app, projectNumber: projectNumber, to: &w)
+        }
+        w.endArray()
+    }
+
+    /// An app as the control API shows it; without `projectNumber`, as `POST .../apps` takes it
+    /// (no `app_id`).
+    static func writeApp(_ app: App, projectNumber: Int64?, to w: inout JSONWriter) {
+        w.beginObject()
+        w.member("platform", app.platform.rawValue)
+        w.member("app", app.name)
+        if let projectNumber { w.member("app_id", app.appID(projectNumber: projectNumber)) }
+        if app.platform == .ios {
+            w.key("apns_environments")
+            w.beginArray()
+            for e in [APNsEnvironment.sandbox, .production] where app.apnsCredentials.contains(e) { w.string(e.rawValue) }
+            w.endArray()
+        }
+        w.endObject()
+    }
+
+    static func deviceJSON(_ d: Device) -> String {
+        var w = JSONWriter(capacity: 400)
+        writeDevice(d, asFixture: false, to: &w)
+        return w.text
+    }
+
+    /// A device as the control API shows it; `asFixture`: only what `POST .../devices` takes
+    /// (plus `topics`), without nulls, for the saved state.
+    static func writeDevice(_ d: Device, asFixture: Bool, to w: inout JSONWriter) {
+        w.beginObject()
+        w.member("id", d.id)
+        if !asFixture { w.member("project", d.projectID) }
+        w.member("platform", d.platform.rawValue)
+        w.member("app", d.app)
+        if let t = d.token { w.member("token", t) } else if !asFixture { w.key("token"); w.null() }
+        w.member("fid", d.fid)
+        if let a = d.apnsToken { w.member("apns_token", a) } else if !asFixture { w.key("apns_token"); w.null() }
+        if let e = d.apnsEnvironment { w.member("apns_environment", e.rawValue) } else if !asFixture { w.key("apns_environment"); w.null() }
+        w.key("topics")
+        w.beginArray()
+        for t in d.topics.keys.sorted() { w.string(t) }
+        w.endArray()
+        let s = d.state
+        w.member("app_state", s.appState.rawValue)
+        w.member("online", s.online)
+        w.member("notifications", s.notifications.rawValue)
+        w.member("low_power_mode", s.lowPowerMode)
+        w.key("presentation_options")
+        w.beginArray()
+        for o in s.presentationOptions { w.string(o.rawValue) }
+        w.endArray()
+        w.member("auto_init_enabled", s.autoInitEnabled)
+        if !asFixture {
+            w.member("received", d.inbox.count + d.inboxDropped)
+            w.member("pending", d.pending.count)
+            w.member("held", d.held != nil)
+            w.member("created_at", d.createdAt.rfc3339)
+            w.member("last_seen", d.lastSeen.rfc3339)
+        }
+        w.endObject()
+    }
+
+    /// `"apns": {"headers": {...}, "payload": {...}}` for iOS, `"android": {...}` for Android.
+    static func writeRendering(_ message: Message, _ messageID: String, _ device: Device, to w: inout JSONWriter) {
+        switch device.platform {
+        case .ios:
+            let r = APNsRendering.render(message: message, messageID: messageID, device: device)
+            w.key("apns")
+            w.beginObject()
+            w.key("headers")
+            w.beginObject()
+            for (k, v) in r.headers { w.member(k, v) }
+            w.endObject()
+            w.key("payload")
+            w.raw(r.payload)
+            w.endObject()
+        case .android:
+            w.key("android")
+            w.raw(AndroidRendering.render(message: message, messageID: messageID, device: device).message)
+        }
+    }
+
+    /// One log row: the BigQuery export's columns, then pushmock's own.
+    static func writeEvent(_ e: Event, to w: inout JSONWriter) {
+        let m = e.message
+        w.beginObject()
+        w.member("seq", Int(e.seq))
+        w.member("event_timestamp", e.time.rfc3339)
+        w.member("project_number", Int(e.projectNumber))
+        optional(&w, "message_id", e.messageID)
+        optional(&w, "instance_id", e.device?.fid)
+        optional(&w, "message_type", e.messageType?.rawValue)
+        optional(&w, "sdk_platform", e.device?.platform.sdkPlatform)
+        optional(&w, "app_name", e.device?.app)
+        optional(&w, "collapse_key", m?.options.collapseKey)
+        if let m { w.member("priority", m.options.priority.apnsPriority) } else { w.key("priority"); w.null() }
+        if let m { w.member("ttl", m.options.ttl) } else { w.key("ttl"); w.null() }
+        optional(&w, "topic", m?.topic)
+        if let b = m?.bulkID { w.key("bulk_id"); w.raw(String(b)) } else { w.key("bulk_id"); w.null() }
+        w.member("event", e.kind.rawValue)
+        optional(&w, "analytics_label", m?.options.analyticsLabel)
+        w.member("project_id", e.projectID)
+        optional(&w, "device_id", e.device?.id)
+        optional(&w, "token", e.token)
+        optional(&w, "reason", e.reason)
+        if let delay = e.delay { w.member("delay_ms", Int(delay / 1000)) }
+        if let m, let d = e.device, let id = e.messageID, e.kind == .messageDelivered || e.kind == .messageDisplayed || e.kind == .messagePresented {
+            w.key("payload")
+            w.beginObject()
+            writeRendering(m, id, d, to: &w)
+            w.endObject()
+        }
+        w.endObject()
+    }
+
+    private static func optional(_ w: inout JSONWriter, _ name: String, _ value: String?) {
+        w.key(name)
+        if let value { w.string(value) } else { w.null() }
+    }
+
+    /// A send's summary: what it was, a one-line `summary` of its content, and how many
+    /// events of each kind it has (`counts`); with `detail`, the request exactly as received;
+    /// `more` writes further members before the object closes.
+    static func writeMessage(_ m: Message, detail: Bool, counts: [EventKind: Int]?, to w: inout JSONWriter,
+                      more: (inout JSONWriter) -> Void = { _ in }) {
+        w.beginObject()
+        w.member("message_id", m.id)
+        w.member("api", m.api)
+        w.member("http_version", m.overHTTP2 ? "2" : "1.1")
+        w.member("tls", m.overTLS)
+        w.member("target", m.target.name)
+        switch m.target {
+        case .topic(let t): w.member("topic", t)
+        case .condition(let c): w.member("condition", c)
+        case .group(let g): w.member("notification_key_name", g)
+        case .token, .multicast: break
+        }
+        w.member("message_type", m.options.messageType.rawValue)
+        w.member("received_at", m.receivedAt.rfc3339)
+        w.member("dry_run", m.dryRun)
+        w.member("accepted", m.accepted)
+        w.member("failed", m.failed)
+        w.member("analytics_label", ifPresent: m.options.analyticsLabel)
+        w.member("summary", Self.summary(m))
+        if let counts {
+            w.key("counts")
+            w.beginObject()
+            for kind in EventKind.allCases { if let n = counts[kind] { w.member(kind.rawValue, n) } }
+            w.endObject()
+        }
+        if detail {
+            w.key("request")
+            w.beginObject()
+            w.member("content_type", ifPresent: m.requestContentType)
+            w.member("body", m.requestBody)
+            if let json = try? JSONParser.parse(m.requestBytes) { w.member("json", json) }
+            w.endObject()
+        }
+        more(&w)
+        w.endObject()
+    }
+
+    /// One line for a list: the notification's title and body, else the data keys.
+    static func summary(_ m: Message) -> String {
+        let c = m.content
+        if m.format == .apns, let aps = (try? JSONParser.parse(m.requestBytes))?["aps"] {
+            if let s = aps["alert"]?.stringValue { return s }
+            let parts = [aps["alert"]?["title"]?.stringValue, aps["alert"]?["body"]?.stringValue].compactMap { $0 }
+            if !parts.isEmpty { return parts.joined(separator: " — ") }
+        }
+        if let n = c.notification ?? c.v1?["notification"]?.objectValue {
+            let parts = [n["title"]?.stringValue, n["body"]?.stringValue].compactMap { $0 }
+            if !parts.isEmpty { return parts.joined(separator: " — ") }
+        }
+        if let d = c.data, !d.isEmpty { return "data: " + d.keys.joined(separator: ", ") }
+        return m.options.contentAvailable ? "silent (content-available)" : ""
+    }
+
+    static func apnsKeyJSON(_ key: APNsKey, privatePEM: String?) -> String {
+        var w = JSONWriter(capacity: 512)
+        w.beginObject()
+        w.member("key_id", key.keyID)
+        w.member("team_id", key.teamID)
+        if let e = key.environment { w.member("environment", e.rawValue) } else { w.key("environment"); w.null() }
+        w.key("topics")
+        if let topics = key.topics {
+            w.beginArray()
+            for t in topics { w.string(t) }
+            w.endArray()
+        } else {
+            w.null()
+        }
+        w.member("public_key", key.publicKeyPEM)
+        if let privatePEM { w.member("private_key", privatePEM) }
+        w.endObject()
+        return w.text
+    }
+}

@@ -1,0 +1,101 @@
+/// The control API for projects, apps, clearing a project's sends and events, and the clock.
+/// Loop thread only.
+final class ControlProjects {
+    private let directory: ProjectDirectory
+    private let delivery: Delivery
+    private let log: EventLog
+    private let clock: Clock
+
+    init(directory: ProjectDirectory, delivery: Delivery, log: EventLog, clock: Clock) {
+        self.directory = directory
+        self.delivery = delivery
+        self.log = log
+        self.clock = clock
+    }
+
+    func info(_ params: [String: String]) throws(ControlError) -> Reply {
+        let p = try directory.named(params)
+        var w = JSONWriter()
+        w.beginObject()
+        w.member("id", p.id)
+        w.member("number", String(p.number))
+        w.member("apple_team_id", p.teamID)
+        ControlJSON.writeKeysAndApps(p, projectNumber: p.number, to: &w)
+        w.member("devices", p.devices.count)
+        w.member("topics", p.topics.count)
+        w.member("messages", p.messages.count)
+        w.member("messages_evicted", p.messages.evicted)
+        w.member("events_in_log", log.count)
+        w.member("events_evicted", log.evicted)
+        w.endObject()
+        return .response(.json(200, w))
+    }
+
+    /// Back to the start state: no devices, topics, groups, apps, sends or events.
+    func reset(_ params: [String: String]) throws(ControlError) -> Reply {
+        let old = try directory.named(params)
+        delivery.forgetWaiting(in: old)
+        log.removeAll(projectID: old.id)
+        directory.add(old.id, serverKeys: old.serverKeys)
+        return .response(.json(200, "{}"))
+    }
+
+    /// Declares an app (needed with `--strict-apps`) and, for iOS, the APNs environments
+    /// it has a credential for; `[]` means none, so sends answer InvalidApnsCredential.
+    func putApp(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+        let p = try directory.named(params)
+        let obj = try Control.body(request, allowed: ["platform", "app", "apns_environments"])
+        guard let platform = obj["platform"]?.stringValue.flatMap(Platform.init) else {
+            throw Control.invalid("Field 'platform' must be ios or android.")
+        }
+        guard let name = obj["app"]?.stringValue, !name.isEmpty else { throw Control.invalid("Field 'app' is required.") }
+        var envs: Set<APNsEnvironment> = [.sandbox, .production]
+        if let list = obj["apns_environments"] {
+            guard let items = list.arrayValue, items.allSatisfy({ $0.stringValue.flatMap(APNsEnvironment.init) != nil }) else {
+                throw Control.invalid("Field 'apns_environments' must be a list of sandbox and production.")
+            }
+            envs = Set(items.compactMap { $0.stringValue.flatMap(APNsEnvironment.init) })
+        }
+        let app = p.addApp(platform, name, credentials: envs)
+        var w = JSONWriter()
+        ControlJSON.writeApp(app, projectNumber: p.number, to: &w)
+        return .response(.json(200, w))
+    }
+
+    func listApps(_ params: [String: String]) throws(ControlError) -> Reply {
+        let p = try directory.named(params)
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("apps")
+        w.beginArray()
+        for app in p.apps.values.sorted(by: { $0.name < $1.name }) { ControlJSON.writeApp(app, projectNumber: p.number, to: &w) }
+        w.endArray()
+        w.endObject()
+        return .response(.json(200, w))
+    }
+
+    /// Clears the project's sends, inboxes and events; devices and topics stay.
+    func clearMessages(_ params: [String: String]) throws(ControlError) -> Reply {
+        let p = try directory.named(params)
+        p.messages.removeAll()
+        for d in p.devices.inOrder { d.clearInbox() }
+        log.removeAll(projectID: p.id)
+        return .response(.json(200, "{}"))
+    }
+
+    func clockInfo() -> Reply {
+        .response(.json(200, "{\"mode\":\"\(clock.mode.rawValue)\",\"now\":\"\(clock.now().rfc3339)\"}"))
+    }
+
+    func advanceClock(_ request: Request) throws(ControlError) -> Reply {
+        let obj = try Control.body(request, allowed: ["seconds"])
+        guard let seconds = obj["seconds"]?.numberValue?.double, seconds >= 0, seconds.isFinite else {
+            throw Control.invalid("Field 'seconds' must be a number of seconds, 0 or more.")
+        }
+        guard clock.advance(seconds: seconds) else {
+            throw Control.failedPrecondition("The clock is the system clock; start pushmock with --clock manual to advance it.")
+        }
+        delivery.expireDue()
+        return clockInfo()
+    }
+}

@@ -1,0 +1,94 @@
+/// The credentials pushmock issued or was given: service accounts and the OAuth access
+/// tokens they were exchanged for (Google's APIs), and APNs auth keys (the provider API).
+/// Loop thread only.
+final class Credentials {
+    static let accessTokenLifetime: Timestamp = 3600 * 1_000_000
+
+    /// RSA and P-256 keys, signatures and certificates; nil in tests that need none.
+    let keys: (any KeyService)?
+    private let directory: ProjectDirectory
+    private let clock: Clock
+    private let configuration: Configuration
+    private let changes: StateChanges
+    /// Service accounts by client email; access tokens handed out by `POST /token`.
+    private(set) var serviceAccounts: [String: ServiceAccount] = [:]
+    private(set) var accessTokens: [String: AccessToken] = [:]
+    /// The access token the last `Authorization` value with a known one carried.
+    private var lastBearer = Remembered<String, AccessToken>()
+    /// APNs auth keys registered in any project, by key id.
+    private(set) var apnsKeys: [String: APNsKey] = [:]
+    private var apnsKeysVersion = 0
+
+    init(keys: (any KeyService)?, directory: ProjectDirectory, clock: Clock, configuration: Configuration,
+         changes: StateChanges) {
+        self.keys = keys
+        self.directory = directory
+        self.clock = clock
+        self.configuration = configuration
+        self.changes = changes
+    }
+
+    func add(_ account: ServiceAccount) {
+        serviceAccounts[account.email] = account
+        changes.record()
+    }
+
+    /// Hands out an access token for a service account, valid for an hour.
+    func issueAccessToken(_ token: String, for account: ServiceAccount) {
+        add(accessToken: token, AccessToken(projectID: account.projectID, email: account.email,
+                                            expires: clock.now() + Self.accessTokenLifetime))
+    }
+
+    func add(accessToken text: String, _ token: AccessToken) {
+        accessTokens[text] = token
+        lastBearer.clear()
+    }
+
+    /// The access token an `Authorization` value carries, if pushmock issued it.
+    func accessToken(authorization header: String) -> AccessToken? {
+        lastBearer.value(for: header) { Authorization.bearerToken(header).flatMap { accessTokens[$0] } }
+    }
+
+    func add(_ key: APNsKey) {
+        apnsKeys[key.keyID] = key
+        apnsKeysVersion &+= 1
+        changes.record()
+    }
+
+    /// Moves when APNs keys or projects change: provider tokens verified before are looked at again.
+    var apnsVersion: Int { apnsKeysVersion &+ directory.version }
+
+    /// Why a bearer credential does not let the request act on `projectID`, in Google's
+    /// error shape; nil when it does (or `--accept-any-token`).
+    func bearerFailure(_ request: Request, projectID: String) -> Response? {
+        if configuration.acceptAnyToken { return nil }
+        guard let header = request.header("authorization") else {
+            return Self.unauthenticated("Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.", invalidToken: false)
+        }
+        guard let token = accessToken(authorization: header), token.expires > clock.now() else {
+            return Self.unauthenticated("Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.", invalidToken: true)
+        }
+        guard let project = directory.apiProject(projectID), project.id == token.projectID else {
+            return Self.permissionDenied(projectID)
+        }
+        return nil
+    }
+
+    /// The project a Google API path names once its bearer passed: an existing one, or with
+    /// `--accept-any-token` any valid id (created on first use, as the control API does).
+    func googleAPIProject(_ idOrNumber: String) -> Project? {
+        directory.apiProject(idOrNumber) ?? (configuration.acceptAnyToken ? directory.project(idOrNumber) : nil)
+    }
+
+    static func permissionDenied(_ projectID: String) -> Response {
+        .googleError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(projectID)' (or it may not exist).")
+    }
+
+    static func unauthenticated(_ message: String, invalidToken: Bool) -> Response {
+        var r = Response.googleError(401, "UNAUTHENTICATED", message)
+        if invalidToken {
+            r.headers.append(("WWW-Authenticate", "Bearer realm=\"https://accounts.google.com/\", error=\"invalid_token\""))
+        }
+        return r
+    }
+}

@@ -1,0 +1,241 @@
+/// Fan-out and delivery: what becomes of an accepted message on each device. FCM and APNs
+/// store messages for offline devices (`Delivery+OfflineStore.swift`); the device model
+/// decides what an online phone does. Everything that happens is appended to the log.
+/// Loop thread only.
+final class Delivery {
+    let log: EventLog
+    let clock: Clock
+    let configuration: Configuration
+    let directory: ProjectDirectory
+    private let random: RandomSource
+    /// Devices with stored or held messages, for expiry; keyed by project and device id.
+    var waiting: [String: Device] = [:]
+    /// Sends accepted, by API (legacy, v1, apns): three, found by a scan (every send counts one).
+    private(set) var acceptedByAPI: [(api: String, count: Int)] = []
+
+    init(log: EventLog, clock: Clock, configuration: Configuration, directory: ProjectDirectory, random: RandomSource) {
+        self.log = log
+        self.clock = clock
+        self.configuration = configuration
+        self.directory = directory
+        self.random = random
+    }
+
+    /// Records an accepted send, whichever API it came through, so `GET .../messages` finds it.
+    func accept(api: String, format: Message.Format, options: PushOptions, target: Message.Target,
+                request: Request, project: Project, id: String, bulkID: Int64?, dryRun: Bool = false) -> Message {
+        let message = Message(id: id, projectID: project.id, projectNumber: project.number, api: api, target: target,
+                              options: options, format: format, requestBytes: request.body,
+                              requestContentType: Self.interned(request.header("content-type")), receivedAt: clock.now(),
+                              bulkID: bulkID, dryRun: dryRun)
+        countAccepted(api)
+        message.overHTTP2 = request.connection?.isHTTP2 == true
+        message.overTLS = request.secure
+        project.messages.add(message)
+        return message
+    }
+
+    /// A topic or condition send: the fan-out row, then each device in turn.
+    func broadcast(_ message: Message, to devices: some Sequence<Device>, project: Project) {
+        log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                   message: message, messageID: message.id, messageType: .topic)
+        fanOut(message, messageID: message.id, project: project, devices: devices)
+    }
+
+    private func countAccepted(_ api: String) {
+        if let i = acceptedByAPI.firstIndex(where: { $0.api == api }) {
+            acceptedByAPI[i].count += 1
+        } else {
+            acceptedByAPI.append((api, 1))
+        }
+    }
+
+    /// The devices subscribed to a topic, as the topic holds them (not copied: a topic may
+    /// have a million).
+    func subscribers(_ topic: String, in project: Project) -> [String: Device].Values {
+        (project.topics[topic] ?? [:]).values
+    }
+
+    /// Shares the storage of the content types nearly every request carries.
+    static func interned(_ contentType: String?) -> String? {
+        switch contentType {
+        case "application/json"?: "application/json"
+        case "application/json; charset=UTF-8"?: "application/json; charset=UTF-8"
+        case "application/x-www-form-urlencoded;charset=UTF-8"?: "application/x-www-form-urlencoded;charset=UTF-8"
+        default: contentType
+        }
+    }
+
+    /// Logs acceptance for one device, then stores or delivers the message.
+    func deliver(_ message: Message, messageID: String, to device: Device, project: Project, now: Timestamp? = nil) {
+        let now = now ?? clock.now()
+        log.append(kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
+                   message: message, messageID: messageID, device: device)
+        message.accepted += 1
+        let item = Pending(message: message, messageID: messageID, since: now, expires: message.expiry(on: device.platform))
+        if device.platform == .android, device.idle(at: now) > DeviceModel.inactiveAfter {
+            record(.messageDropped, item, device, project, reason: DropReason.deviceInactive.rawValue, at: now)
+        } else if let why = mustWait(item, device) {
+            store(item, for: device, project: project, because: why)
+        } else {
+            arrive(item, at: device, project: project, now: now)
+        }
+    }
+
+    /// Why the service keeps a message instead of delivering it now: the device is offline,
+    /// or an Android device dozes (Low Power Mode) and the message has normal priority (docs/reference/delivery-rules.md §F.2).
+    func mustWait(_ item: Pending, _ device: Device) -> String? {
+        if !device.state.online { return "device_offline" }
+        if device.platform == .android, device.state.lowPowerMode, item.message.options.priority == .normal {
+            return "device_doze"
+        }
+        return nil
+    }
+
+    /// A message reaches an online device: the device model decides its fate.
+    func arrive(_ item: Pending, at device: Device, project: Project, now: Timestamp) {
+        let options = item.message.options
+        let budgeted = device.platform == .ios && !options.isNotification && device.state.appState != .foreground
+        let budgetLeft = !budgeted || backgroundBudgetLeft(device, now: now)
+        switch DeviceModel.arrival(options, on: device, budgetLeft: budgetLeft) {
+        case .shown(let how):
+            if budgeted { device.backgroundDeliveries.append(now) }
+            show(item, on: device, how, project: project, now: now)
+        case .held:
+            if let old = device.held {
+                record(.messageDropped, old, device, project, reason: DropReason.backgroundBudgetExhausted.rawValue)
+            }
+            device.held = item
+            waiting[Self.waitingKey(device)] = device
+            record(.messageStored, item, device, project, reason: DropReason.backgroundBudgetExhausted.rawValue)
+        case .dropped(let reason):
+            record(.messageDropped, item, device, project, reason: reason.rawValue)
+        }
+    }
+
+    private func show(_ item: Pending, on device: Device, _ how: InboxEntry.Shown, project: Project, now: Timestamp) {
+        device.receive(InboxEntry(message: item.message, messageID: item.messageID, receivedAt: now, shown: how))
+        let delay = now - item.since
+        let waited = delay > 0 ? delay : nil
+        record(.messageDelivered, item, device, project, delay: waited, at: now)
+        switch how {
+        case .presented:
+            let options = device.state.presentationOptions.map(\.rawValue).joined(separator: ",")
+            record(.messagePresented, item, device, project, reason: "options:" + options, at: now)
+        case .displayed:
+            record(.messageDisplayed, item, device, project, at: now)
+            if device.platform == .android { record(.messageImpression, item, device, project, at: now) }
+        case .quietly:
+            record(.messageDisplayed, item, device, project, reason: "provisional", at: now)
+        case .app:
+            break
+        }
+    }
+
+    /// iOS background pushes allowed per hour per app (`--background-budget`).
+    func backgroundBudgetLeft(_ device: Device, now: Timestamp) -> Bool {
+        let hourAgo = now - 3_600_000_000
+        device.backgroundDeliveries.removeAll { $0 <= hourAgo }
+        return device.backgroundDeliveries.count < configuration.backgroundBudget
+    }
+
+    /// Logs one event of a message on a device, at `time` (the clock's now if not given).
+    func record(_ kind: EventKind, _ item: Pending, _ device: Device, _ project: Project,
+                reason: String? = nil, delay: Timestamp? = nil, at time: Timestamp? = nil) {
+        log.append(kind: kind, time: time ?? clock.now(), projectID: project.id, projectNumber: project.number,
+                   message: item.message, messageID: item.messageID, device: device, reason: reason, delay: delay)
+    }
+
+    /// Why a device that is registered cannot take this message, if it cannot.
+    func deviceError(_ device: Device, _ options: PushOptions, project: Project) -> LegacyError? {
+        if let restricted = options.restrictedPackageName, device.platform == .android, restricted != device.app {
+            return .invalidPackageName
+        }
+        if device.platform == .ios {
+            let app = project.app(.ios, device.app)
+            guard let env = device.apnsEnvironment, app?.apnsCredentials.contains(env) == true else {
+                return .invalidAPNsCredential
+            }
+        }
+        return nil
+    }
+
+    /// Sends to each device; devices that cannot take the message get an error event each.
+    /// Returns how many accepted it.
+    @discardableResult
+    private func fanOut(_ message: Message, messageID: String, project: Project, devices: some Sequence<Device>) -> Int {
+        var accepted = 0
+        let now = clock.now()
+        for device in devices where device.token != nil {
+            if let error = deviceError(device, message.options, project: project) {
+                logRejection(error, project: project, message: message, messageID: messageID, device: device)
+                continue
+            }
+            if device.idle(at: now) > DeviceModel.tokenExpiresAfter { continue }
+            deliver(message, messageID: messageID, to: device, project: project, now: now)
+            accepted += 1
+        }
+        return accepted
+    }
+
+    func logRejection(_ error: LegacyError, project: Project, message: Message? = nil, messageID: String? = nil,
+                      device: Device? = nil, token: String? = nil, type: MessageType? = nil, reason: String? = nil) {
+        log.append(kind: error.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                   message: message, messageID: messageID, messageType: type, device: device, token: token,
+                   reason: reason ?? error.reason)
+        message?.failed += 1
+    }
+
+    /// The devices a condition reaches: subscribers of its topics, or every device of the
+    /// project when the condition holds for a device with no topics (e.g. `!('a' in topics)`).
+    func devices(matching condition: Condition, in project: Project) -> [Device] {
+        if condition.matches({ _ in false }) {
+            return project.devices.inOrder.filter { d in condition.matches { d.topics[$0] != nil } }
+        }
+        var seen: [String: Device] = [:]
+        for topic in Set(condition.topics) {
+            for (id, d) in project.topics[topic] ?? [:] where seen[id] == nil && condition.matches({ d.topics[$0] != nil }) {
+                seen[id] = d
+            }
+        }
+        return Array(seen.values)
+    }
+    /// The live device a token names in this project, or why there is none.
+    func lookup(token: String, project: Project) -> Result<Device, LegacyError> {
+        if token.isEmpty { return .failure(.missingRegistration) }
+        if let device = project.devices.withToken(token) {
+            // A token idle for 270 days is expired (docs/reference/delivery-rules.md §F.2).
+            if device.idle(at: clock.now()) > DeviceModel.tokenExpiresAfter { return .failure(.notRegistered) }
+            return .success(device)
+        }
+        if directory.owner(ofToken: token) != nil { return .failure(.mismatchSenderID) }
+        // Every token pushmock issued or accepted has this shape, so uninstalled, refreshed
+        // and reset tokens answer NotRegistered without being remembered.
+        return .failure(Identifiers.looksLikeRegistrationToken(token) ? .notRegistered : .invalidRegistration)
+    }
+
+    /// The outcome for one addressed token: a device to deliver to, or an error code.
+    func check(token: String, _ options: PushOptions, project: Project) -> Result<Device, LegacyError> {
+        lookup(token: token, project: project).flatMap { device in
+            deviceError(device, options, project: project).map { .failure($0) } ?? .success(device)
+        }
+    }
+
+    /// Applies a device's new state and its consequences: back online (or awake) delivers
+    /// what was stored, launching the app hands over a held background push, force-quit
+    /// discards it, enabling auto-init gives the device a token.
+    func change(_ d: Device, to state: DeviceState, apnsEnvironment: APNsEnvironment? = nil, project: Project) {
+        let old = d.state
+        let now = clock.now()
+        project.devices.update(d, state: state, apnsEnvironment: apnsEnvironment ?? d.apnsEnvironment)
+        if old.online != state.online { d.lastSeen = now }
+        if state.autoInitEnabled, d.token == nil {
+            project.devices.reassign(d, token: Identifiers.registrationToken(fid: d.fid, random))
+        }
+        if state.appState == .terminated, old.appState != .terminated {
+            discardHeld(d, project: project, reason: .appTerminated)
+        }
+        if state.appState == .foreground, old.appState != .foreground { releaseHeld(d, project: project) }
+        if state.online, !old.online || (old.lowPowerMode && !state.lowPowerMode) { flush(d, project: project) }
+    }
+}

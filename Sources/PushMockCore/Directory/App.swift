@@ -1,0 +1,18 @@
+/// An app registered in a project: an iOS bundle id or an Android package name. iOS apps
+/// record for which APNs environments a credential (auth key or certificate) was uploaded;
+/// without one, FCM answers InvalidApnsCredential.
+public final class App {
+    public let platform: Platform
+    public let name: String
+    /// Guarded by the loop thread.
+    public var apnsCredentials: Set<APNsEnvironment>
+
+    public init(platform: Platform, name: String, apnsCredentials: Set<APNsEnvironment>) {
+        self.platform = platform
+        self.name = name
+        self.apnsCredentials = apnsCredentials
+    }
+
+    /// The key apps are stored under in a project.
+    public static func key(_ platform: Platform, _ name: String) -> String { platform.rawValue + "/" + name }
+}

@@ -1,0 +1,86 @@
+/// Every project pushmock serves, and the lookups that find one: by id (created on first
+/// use, as the Firebase emulators do), by a Google API path's id or number, by a legacy
+/// server key, and the owner of a token. Loop thread only.
+final class ProjectDirectory {
+    private let configuration: Configuration
+    private let changes: StateChanges
+    private var byID: [String: Project] = [:]
+    private var byServerKey: [String: Project] = [:]
+    /// The project a Google API path last named, and the one the last `Authorization` value
+    /// with a server key named: clients repeat both on every request.
+    private var lastAPIName = Remembered<String, Project>()
+    private var lastServerKeyHeader = Remembered<String, Project>()
+    /// Moves whenever a project is added or replaced, so what was looked up or verified
+    /// against the old one is looked at again.
+    private(set) var version = 0
+
+    init(configuration: Configuration, changes: StateChanges) {
+        self.configuration = configuration
+        self.changes = changes
+        add(configuration.project, serverKeys: configuration.serverKeys)
+    }
+
+    var all: Dictionary<String, Project>.Values { byID.values }
+
+    /// The project `--project` names, which always exists.
+    var defaultProject: Project { byID[configuration.project]! }
+
+    /// Creates (or replaces, keeping nothing of the old one) a project with these keys.
+    @discardableResult
+    func add(_ id: String, serverKeys: [String]) -> Project {
+        for old in byID[id]?.serverKeys ?? [] { byServerKey[old] = nil }
+        let project = Project(id: id, serverKeys: serverKeys, maxMessages: configuration.maxMessages, changes: changes)
+        project.chaos = configuration.chaos
+        byID[id] = project
+        for key in serverKeys { byServerKey[key] = project }
+        lastAPIName.clear()
+        lastServerKeyHeader.clear()
+        version &+= 1
+        changes.record()
+        return project
+    }
+
+    /// The project with this id, if it exists.
+    subscript(id: String) -> Project? { byID[id] }
+
+    /// The named project; any valid project id is served, created on first use.
+    func project(_ id: String) -> Project? {
+        if let p = byID[id] { return p }
+        guard Configuration.isProjectID(id) else { return nil }
+        return add(id, serverKeys: [Project.defaultServerKey(for: id)])
+    }
+
+    /// A project named in a Google API path, by id or by number; nil when there is none.
+    func apiProject(_ idOrNumber: String) -> Project? {
+        lastAPIName.value(for: idOrNumber) {
+            byID[idOrNumber] ?? byID.values.first { String($0.number) == idOrNumber }
+        }
+    }
+
+    /// The project whose server key an `Authorization: key=...` value carries.
+    func project(serverKeyAuthorization header: String) -> Project? {
+        lastServerKeyHeader.value(for: header) { Authorization.serverKey(header).flatMap { byServerKey[$0] } }
+    }
+
+    /// The project a registration token belongs to, if any.
+    func owner(ofToken token: String) -> Project? {
+        for p in byID.values where p.devices.withToken(token) != nil { return p }
+        return nil
+    }
+
+    /// The iOS device an APNs device token names, in any project.
+    func device(apnsToken token: APNsToken) -> Device? {
+        for project in byID.values {
+            if let device = project.devices.withAPNsToken(token) { return device }
+        }
+        return nil
+    }
+
+    /// When an APNs token stopped being valid (its app was uninstalled or reinstalled).
+    func retirement(ofAPNsToken token: APNsToken) -> Timestamp? {
+        byID.values.lazy.compactMap { $0.devices.retirement(ofAPNsToken: token) }.first
+    }
+
+    /// The project an Apple team id belongs to.
+    func project(teamID: String) -> Project? { byID.values.first { $0.teamID == teamID } }
+}

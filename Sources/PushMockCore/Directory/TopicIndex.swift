@@ -1,0 +1,37 @@
+/// A project's topics: topic → subscribed devices by id, kept in step with each device's own
+/// list. Every change is recorded for the saved state. Loop thread only.
+public final class TopicIndex {
+    private var subscribers: [String: [String: Device]] = [:]
+    private let changes: StateChanges
+
+    init(changes: StateChanges) {
+        self.changes = changes
+    }
+
+    public var count: Int { subscribers.count }
+    public var names: Dictionary<String, [String: Device]>.Keys { subscribers.keys }
+
+    /// The topic's devices by id, as the index holds them (not copied: a topic may have a million).
+    public subscript(topic: String) -> [String: Device]? { subscribers[topic] }
+
+    /// Returns false when the device already has the maximum number of topics.
+    func subscribe(_ device: Device, to topic: String, at time: Timestamp) -> Bool {
+        if device.topics[topic] != nil { return true }
+        guard device.topics.count < Topic.maxPerInstance else { return false }
+        device.topics[topic] = time
+        subscribers[topic, default: [:]][device.id] = device
+        changes.record()
+        return true
+    }
+
+    func unsubscribe(_ device: Device, from topic: String) {
+        guard device.topics.removeValue(forKey: topic) != nil else { return }
+        subscribers[topic]?[device.id] = nil
+        if subscribers[topic]?.isEmpty == true { subscribers[topic] = nil }
+        changes.record()
+    }
+
+    func unsubscribeAll(_ device: Device) {
+        for topic in Array(device.topics.keys) { unsubscribe(device, from: topic) }
+    }
+}

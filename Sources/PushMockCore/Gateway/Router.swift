@@ -1,0 +1,102 @@
+/// A route table: method + path pattern → handler. Patterns are split on `/`; a segment is a
+/// literal (`v1:batchAdd`) or holds one parameter with optional literal text around it
+/// (`{token}`, `{id}:refreshToken`). Parameters arrive percent-decoded.
+public struct Router<Handler> {
+    public enum Match {
+        /// The handler, the path parameters, and the route's index in `names`.
+        case found(Handler, [String: String], route: Int)
+        /// The path matched routes of other methods; one of them.
+        case methodNotAllowed(Handler)
+        /// Nothing matched; a route under the same first path segment, if there is one.
+        case notFound(Handler?)
+    }
+
+    private struct Segment {
+        let prefix: String
+        let name: String?
+        let suffix: String
+    }
+
+    private struct Route {
+        let method: String
+        let segments: [Segment]
+        let handler: Handler
+    }
+
+    private var routes: [Route] = []
+    /// Indexes into `routes` by the pattern's first segment (always literal), so a path is
+    /// only tried against the routes that can match it.
+    private var byFirstSegment: [String: [Int]] = [:]
+    /// Routes without parameters, by "METHOD path": the hot send paths match in one lookup.
+    private var literal: [String: (Handler, Int)] = [:]
+    /// "METHOD pattern" of each route, by index (metrics label routes by these).
+    public private(set) var names: [String] = []
+
+    public init() {}
+
+    public mutating func add(_ method: String, _ pattern: String, _ handler: Handler) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { seg -> Segment in
+            guard let open = seg.firstIndex(of: "{"), let close = seg.firstIndex(of: "}") else {
+                return Segment(prefix: String(seg), name: nil, suffix: "")
+            }
+            return Segment(prefix: String(seg[..<open]), name: String(seg[seg.index(after: open)..<close]),
+                           suffix: String(seg[seg.index(after: close)...]))
+        }
+        precondition(segments.first?.name == nil, "a pattern's first segment is literal: \(pattern)")
+        byFirstSegment[segments.first?.prefix ?? "", default: []].append(routes.count)
+        routes.append(Route(method: method, segments: Array(segments), handler: handler))
+        names.append(method + " " + pattern)
+        if !pattern.contains("{") { literal[method + " " + pattern] = (handler, names.count - 1) }
+    }
+
+    public func match(method: String, path: String) -> Match {
+        if let (handler, index) = literal[method + " " + path] { return .found(handler, [:], route: index) }
+        let parts = Self.segments(path)
+        var pathMatched: Handler?
+        let candidates = byFirstSegment[String(parts[0])] ?? []
+        for index in candidates {
+            let route = routes[index]
+            guard route.segments.count == parts.count, let params = Self.bind(route.segments, parts) else { continue }
+            if route.method == method || (method == "HEAD" && route.method == "GET") {
+                return .found(route.handler, params, route: index)
+            }
+            pathMatched = route.handler
+        }
+        if let pathMatched { return .methodNotAllowed(pathMatched) }
+        return .notFound(candidates.first.map { routes[$0].handler })
+    }
+
+    /// The path's segments after the leading `/`, split on bytes: splitting a String by
+    /// Characters walks grapheme clusters and costs more than the whole route lookup.
+    static func segments(_ path: String) -> [Substring] {
+        let utf8 = path.utf8
+        var parts: [Substring] = []
+        var start = utf8.startIndex
+        if start < utf8.endIndex, utf8[start] == UInt8(ascii: "/") { start = utf8.index(after: start) }
+        var i = start
+        while i < utf8.endIndex {
+            if utf8[i] == UInt8(ascii: "/") {
+                parts.append(Substring(utf8[start..<i]))
+                start = utf8.index(after: i)
+            }
+            i = utf8.index(after: i)
+        }
+        parts.append(Substring(utf8[start..<utf8.endIndex]))
+        return parts
+    }
+
+    private static func bind(_ segments: [Segment], _ parts: [Substring]) -> [String: String]? {
+        // Literal segments first: most routes fail there, before any parameter is decoded.
+        for (seg, part) in zip(segments, parts) where seg.name == nil && part != seg.prefix { return nil }
+        var params: [String: String] = [:]
+        for (seg, part) in zip(segments, parts) {
+            guard let name = seg.name else { continue }
+            guard part.utf8.count > seg.prefix.utf8.count + seg.suffix.utf8.count,
+                  part.hasPrefix(seg.prefix), part.hasSuffix(seg.suffix) else { return nil }
+            let raw = Substring(part.utf8.dropFirst(seg.prefix.utf8.count).dropLast(seg.suffix.utf8.count))
+            guard let value = URLCoding.percentDecode(raw) else { return nil }
+            params[name] = value
+        }
+        return params
+    }
+}

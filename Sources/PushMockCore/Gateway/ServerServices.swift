@@ -1,0 +1,59 @@
+/// What the server provides the gateway, handed over once at construction: everything the
+/// gateway cannot do itself without sockets, files or C libraries.
+public struct ServerServices {
+    /// RSA and P-256 keys, signatures and certificates (OpenSSL's in the server).
+    public var keys: (any KeyService)?
+    /// The dashboard's files by path (`/`, `/ui/app.js`, ...).
+    public var assets: [String: Response] = [:]
+    /// The durable log, with `--data-dir`; nil keeps the log in memory only.
+    public var durableLog: DurableLog?
+    /// Set by the server when it starts shutting down (APNs then answers 503 Shutdown).
+    public var shutdown = ShutdownFlag()
+
+    public init(keys: (any KeyService)? = nil, assets: [String: Response] = [:], durableLog: DurableLog? = nil,
+                shutdown: ShutdownFlag = ShutdownFlag()) {
+        self.keys = keys
+        self.assets = assets
+        self.durableLog = durableLog
+        self.shutdown = shutdown
+    }
+}
+
+/// The durable log as the gateway uses it: what to resume from, where new events go, and
+/// whether it can still write.
+public struct DurableLog {
+    /// Where it is, for error messages.
+    public var path: String
+    /// The saved control-plane state (a seed fixture), if any.
+    public var savedState: [UInt8]?
+    /// The newest stored events, oldest first, and the last seq the store holds.
+    public var events: [StoredEvent]
+    public var lastStoredSeq: Int64
+    /// Receives every event appended from now on.
+    public var sink: any EventSink
+    /// Whether the store cannot write (a full disk): sends are then refused with the
+    /// services' 503 while reads go on.
+    public var isFailing: () -> Bool
+    /// `--sync always`: blocks until the log is on disk through a seq; false when it cannot be.
+    public var waitUntilStored: ((Int64) -> Bool)?
+
+    public init(path: String, savedState: [UInt8]?, events: [StoredEvent], lastStoredSeq: Int64, sink: any EventSink,
+                isFailing: @escaping () -> Bool, waitUntilStored: ((Int64) -> Bool)?) {
+        self.path = path
+        self.savedState = savedState
+        self.events = events
+        self.lastStoredSeq = lastStoredSeq
+        self.sink = sink
+        self.isFailing = isFailing
+        self.waitUntilStored = waitUntilStored
+    }
+}
+
+/// Raised once by the server when it begins a graceful shutdown. Loop thread only.
+public final class ShutdownFlag {
+    public private(set) var isRaised = false
+
+    public init() {}
+
+    public func raise() { isRaised = true }
+}

@@ -1,0 +1,98 @@
+/// A streamed answer over the log: Server-Sent Events as they are logged
+/// (`events:stream`), or the log as NDJSON up to the moment of the request (`events:export`).
+/// The transport asks `EventReaders.streamNext` for the next bytes on a timer and while the
+/// client keeps up; this value remembers how far the client got.
+public struct EventStream {
+    public enum Format: Sendable { case sse, ndjson }
+
+    public let format: Format
+    /// Filters; `query.since` is the cursor: the last seq sent.
+    public internal(set) var query: EventQuery
+    /// SSE follows the log; an export stops at `until`.
+    public let live: Bool
+    public let until: Int64
+    public let heartbeatSeconds: Double
+    public internal(set) var started = false
+
+    /// Moves the cursor, when another client at the same place was sent this step's bytes.
+    public mutating func skip(to cursor: Int64) { query.since = cursor }
+
+    /// At most this many events per client per step: under load the stream thins out and
+    /// says so with an `event: gap` naming the skipped seqs (read them from `GET .../events`).
+    public static let maxPerStep = 1000
+
+    public var head: Response {
+        let type = format == .sse ? "text/event-stream; charset=utf-8" : "application/x-ndjson"
+        return Response(status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")])
+    }
+}
+
+extension EventReaders {
+    /// `GET .../events:stream` (Server-Sent Events; resumes after `Last-Event-ID` or `since`,
+    /// else starts with the next event) and `GET .../events:export` (NDJSON of the log's
+    /// columns through the last event at the time of the request). Both take the filters of
+    /// `GET .../events`.
+    func eventStream(_ request: Request, _ params: [String: String], format: EventStream.Format) throws(ControlError) -> Reply {
+        var q = try eventFilters(request, try directory.named(params))
+        var since: Int64? = nil
+        for value in [request.queryValue("since"), request.header("last-event-id")].compactMap({ $0 }) {
+            guard let n = Int64(value), n >= 0 else { throw Control.invalid("'since' and Last-Event-ID must be an event seq.") }
+            since = max(since ?? 0, n)
+        }
+        var heartbeat = 15.0
+        if let h = request.queryValue("heartbeat") {
+            guard let s = Double(h), (0.1...300).contains(s) else { throw Control.invalid("'heartbeat' must be 0.1...300 seconds.") }
+            heartbeat = s
+        }
+        let live = format == .sse
+        q.since = since ?? (live ? log.lastSeq : 0)
+        return .stream(EventStream(format: format, query: q, live: live, until: log.lastSeq, heartbeatSeconds: heartbeat))
+    }
+
+    /// The next bytes for a stream (empty when there is nothing new), and whether an export
+    /// is complete.
+    public func streamNext(_ s: inout EventStream, maxEvents: Int = EventStream.maxPerStep) -> (bytes: [UInt8], finished: Bool) {
+        // Top-level writes: the writer adds no commas between them.
+        var w = JSONWriter(capacity: 64 * 1024)
+        if !s.started, s.format == .sse {
+            w.raw("retry: 1000\n\n")
+        }
+        s.started = true
+        let end = s.live ? log.lastSeq : s.until
+        var events: [Event] = []
+        var skippedFrom: Int64?
+        if s.live {
+            // The newest matching events, read back from the end: a backlog larger than one
+            // step is skipped without being read.
+            var reachedCursor = false
+            log.forEachNewestFirst { e in
+                if e.seq <= s.query.since { reachedCursor = true; return false }
+                if s.query.matches(e) { events.append(e) }
+                return events.count < maxEvents
+            }
+            events.reverse()
+            let oldestRead = events.first?.seq ?? end + 1
+            if !reachedCursor, oldestRead > s.query.since + 1 { skippedFrom = s.query.since + 1 }
+        } else {
+            let first = log.lastSeq - Int64(log.count) + 1
+            if s.query.since + 1 < first { skippedFrom = s.query.since + 1 }
+            log.forEach(after: s.query.since) { e in
+                guard e.seq <= end else { return false }
+                if s.query.matches(e) { events.append(e) }
+                return events.count < maxEvents
+            }
+        }
+        if let from = skippedFrom {
+            let to = (events.first?.seq ?? end + 1) - 1
+            w.raw("event: gap\nid: \(to)\ndata: {\"from\":\(from),\"to\":\(to)}\n\n")
+        }
+        for e in events {
+            if s.format == .sse { w.raw("id: \(e.seq)\ndata: ") }
+            ControlJSON.writeEvent(e, to: &w)
+            w.raw(s.format == .sse ? "\n\n" : "\n")
+        }
+        if let last = events.last { s.query.since = last.seq } else if s.live || skippedFrom != nil { s.query.since = max(s.query.since, end) }
+        let finished = !s.live && s.query.since >= s.until
+        return (w.bytes, finished)
+    }
+}
