@@ -1,5 +1,5 @@
 /// An APNs token-signing key (.p8) registered in a project: its 10-character key id, the
-/// team it belongs to, its public key, and where it may be used (protocol.md §E.3).
+/// team it belongs to, its public key, and where it may be used (docs/reference/apns.md §E.3).
 public struct APNsKey: Sendable {
     public let keyID: String
     public let teamID: String

@@ -1,5 +1,5 @@
 /// What a phone does with a push that reaches it, by platform, app state and permission
-/// (protocol.md §F, the seeds' foreground/background rules). Pure: the caller applies it.
+/// (docs/reference/delivery-rules.md §F, the seeds' foreground/background rules). Pure: the caller applies it.
 /// Every rule is listed with its source in docs/device-model.md.
 enum DeviceModel {
     enum Fate: Equatable {

@@ -18,6 +18,6 @@ public enum Topic {
         s.hasPrefix(prefix) ? String(s.dropFirst(prefix.count)) : s
     }
 
-    /// Topics per app instance (protocol.md §C.5).
+    /// Topics per app instance (docs/reference/topics.md §C.5).
     public static let maxPerInstance = 2000
 }

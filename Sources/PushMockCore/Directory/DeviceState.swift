@@ -1,4 +1,4 @@
-/// What the app on a fake device is doing (protocol.md §F).
+/// What the app on a fake device is doing (docs/reference/delivery-rules.md §F).
 public enum AppState: String, Sendable {
     case foreground, background
     /// Killed by the system: background pushes still launch it.

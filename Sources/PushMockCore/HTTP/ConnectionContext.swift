@@ -4,7 +4,7 @@
 public final class ConnectionContext {
     public let isHTTP2: Bool
     public let clientCertificate: ClientCertificate?
-    /// Bound by the connection's first authenticated push (protocol.md §E.1, §E.3).
+    /// Bound by the connection's first authenticated push (docs/reference/apns.md §E.1, §E.3).
     var apns = APNsConnectionState()
 
     public init(isHTTP2: Bool, clientCertificate: ClientCertificate?) {

@@ -1,7 +1,7 @@
 /// What finally became of each (message, device) pair, read back from the log: the unit
 /// FCM's Data API reports in. A pair's outcome is the last outcome event logged for it.
 struct Outcomes {
-    /// The Data API's mutually exclusive categories (protocol.md §G.3), plus drops it does
+    /// The Data API's mutually exclusive categories (docs/reference/reporting.md §G.3), plus drops it does
     /// not name.
     enum Category: String, CaseIterable {
         case delivered, pending, collapsed

@@ -1,4 +1,4 @@
-/// The APNs request FCM makes for one iOS recipient of a legacy send (protocol.md §D):
+/// The APNs request FCM makes for one iOS recipient of a legacy send (docs/reference/fcm-to-apns.md §D):
 /// headers and the JSON payload the device's `userInfo` shows.
 public struct APNsRendering {
     public let headers: [(name: String, value: String)]

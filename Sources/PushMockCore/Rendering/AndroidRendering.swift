@@ -1,4 +1,4 @@
-/// What the FCM SDK on an Android device hands the app as a `RemoteMessage` (protocol.md §D,
+/// What the FCM SDK on an Android device hands the app as a `RemoteMessage` (docs/reference/fcm-to-apns.md §D,
 /// §F.2): sender, message id, data (strings), notification, priority, TTL and collapse key.
 public struct AndroidRendering {
     public let message: String

@@ -1,5 +1,5 @@
 /// What a device receives from an HTTP v1 send: FCM merges the common `notification` and
-/// `data` with the platform's own `apns` and `android` blocks (protocol.md §B.4, §B.5, §D).
+/// `data` with the platform's own `apns` and `android` blocks (docs/reference/fcm-v1.md §B.4, §B.5, §D).
 enum V1Rendering {
     /// The APNs request: `apns.payload` verbatim, `aps.alert` from `notification` unless the
     /// payload sets one, the image in `fcm_options`, data and FCM's keys at the top level;

@@ -1,5 +1,5 @@
 /// How pushmock mints the identifiers real FCM and APNs hand out, in their observed shapes
-/// (protocol.md §A.8, §D.2): FIDs, registration tokens, APNs device tokens, message ids.
+/// (docs/reference/fcm-legacy.md §A.8, §D.2): FIDs, registration tokens, APNs device tokens, message ids.
 public enum Identifiers {
     /// A Firebase installation ID: 22 URL-safe base64 characters whose first four bits are
     /// `0111`, so it starts with c, d, e or f.

@@ -1,4 +1,4 @@
-/// Every `reason` the APNs provider API answers, with its status (protocol.md §E.4).
+/// Every `reason` the APNs provider API answers, with its status (docs/reference/apns.md §E.4).
 public enum APNsReason: String, Sendable, CaseIterable {
     case badCollapseId = "BadCollapseId"
     case badDeviceToken = "BadDeviceToken"

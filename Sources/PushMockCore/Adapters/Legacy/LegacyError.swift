@@ -1,4 +1,4 @@
-/// The legacy per-recipient error codes (protocol.md §A.7), each with the BigQuery export
+/// The legacy per-recipient error codes (docs/reference/fcm-legacy.md §A.7), each with the BigQuery export
 /// event it is logged as.
 enum LegacyError: String, Error {
     case missingRegistration = "MissingRegistration"

@@ -1,4 +1,4 @@
-/// A decoded `/fcm/send` request (protocol.md §A.2–A.5), before any recipient is looked at.
+/// A decoded `/fcm/send` request (docs/reference/fcm-legacy.md §A.2–A.5), before any recipient is looked at.
 struct LegacyRequest {
     enum Target {
         case to(String)

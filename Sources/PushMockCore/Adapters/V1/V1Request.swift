@@ -1,4 +1,4 @@
-/// A decoded, validated `POST /v1/projects/{p}/messages:send` body (protocol.md §B.2–B.8).
+/// A decoded, validated `POST /v1/projects/{p}/messages:send` body (docs/reference/fcm-v1.md §B.2–B.8).
 struct V1Request {
     enum Target {
         case token(String), fid(String), topic(String), condition(String, Condition)

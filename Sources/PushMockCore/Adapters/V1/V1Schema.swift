@@ -1,4 +1,4 @@
-/// The HTTP v1 `Message` resource's fields and types (protocol.md §B.3–B.5, V1-DISCOVERY),
+/// The HTTP v1 `Message` resource's fields and types (docs/reference/fcm-v1.md §B.3–B.5, V1-DISCOVERY),
 /// and the validation Google's JSON mapping does: unknown names and wrong types are 400
 /// INVALID_ARGUMENT with the field's path. Names are accepted in snake_case and lowerCamelCase
 /// and normalized to snake_case; free-form maps (`data`, `headers`, `apns.payload`) are kept

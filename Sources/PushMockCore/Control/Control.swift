@@ -1,0 +1,42 @@
+/// Helpers for the control API's JSON bodies and Google-shaped errors.
+enum Control {
+    static func invalid(_ message: String) -> ControlError { ControlError(response: .googleError(400, "INVALID_ARGUMENT", message)) }
+    static func notFound(_ message: String) -> ControlError { ControlError(response: .googleError(404, "NOT_FOUND", message)) }
+    static func failedPrecondition(_ message: String) -> ControlError {
+        ControlError(response: .googleError(400, "FAILED_PRECONDITION", message))
+    }
+    static func conflict(_ message: String) -> ControlError { ControlError(response: .googleError(409, "ALREADY_EXISTS", message)) }
+
+    /// Runs a handler body that may fail with a control error.
+    static func run(_ body: () throws(ControlError) -> Reply) -> Reply {
+        do { return try body() } catch { return .response(error.response) }
+    }
+
+    /// The body as a JSON object whose keys are all in `allowed`; an empty body is `{}`.
+    static func body(_ request: Request, allowed: Set<String>) throws(ControlError) -> JSONObject {
+        if request.body.isEmpty { return JSONObject() }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(request.body)
+        } catch {
+            let why = LegacyRequest.parseErrorText(error, request.body).dropFirst("JSON_PARSING_ERROR: ".count)
+            throw invalid("Invalid JSON payload received. \(String(why).trimming("\n"))")
+        }
+        guard let obj = value.objectValue else {
+            throw invalid("Invalid JSON payload received. Expected an object, got \(value.typeName).")
+        }
+        if let unknown = obj.keys.first(where: { !allowed.contains($0) }) {
+            throw invalid("Invalid JSON payload received. Unknown name \"\(unknown)\": Cannot find field.")
+        }
+        return obj
+    }
+
+    /// A string member, nil when absent; an error when present with another type.
+    static func string(_ obj: JSONObject, _ name: String) throws(ControlError) -> String? {
+        guard let v = obj[name], v != .null else { return nil }
+        guard let s = v.stringValue else {
+            throw invalid("Invalid value at '\(name)' (TYPE_STRING), \(JSONWriter.quotedJSON(v))")
+        }
+        return s
+    }
+}
