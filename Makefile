@@ -12,7 +12,7 @@ BENCH_PACKAGES := wrk nghttp2-client nghttp2-server valgrind
 VENV := .venv
 ARGS ?=
 
-.PHONY: run build release test test-asan fuzz-smoke fuzz deps test-deps bench-deps venv bench bench-instructions image-check clean
+.PHONY: run build release check test test-asan fuzz-smoke fuzz deps test-deps bench-deps venv bench bench-instructions image-check clean
 
 # Installs whichever of the given packages are missing, when root; otherwise prints the line.
 define install
@@ -67,6 +67,11 @@ test: test-deps venv
 	swift build --build-tests
 	swift test --skip-build
 	$(MAKE) --no-print-directory test-asan fuzz-smoke
+
+## check: the inner loop: build, then the Core and server tests (no sanitizer, no fuzzing)
+check: test-deps venv
+	swift build --build-tests
+	swift test --skip-build
 
 # The server tests against pushmock built with the address sanitizer (the C boundary:
 # libevent, nghttp2, OpenSSL, SQLite), leak checks on (Tests/sanitizers/lsan.supp explains
