@@ -63,9 +63,3 @@ final class DeviceGroupsAPI {
         return .response(.json(200, "{\"notification_key\":\(JSONWriter.quoted(group.key))}"))
     }
 }
-
-/// The strings in order with repeats removed.
-func orderedUnique(_ items: [String]) -> [String] {
-    var seen = Set<String>()
-    return items.filter { seen.insert($0).inserted }
-}
