@@ -214,6 +214,20 @@ struct TLSTests {
         #expect(seen["responses"] as? Int == 1)
     }
 
+    @Test("pushmocks started together on one --cert-dir all start (each writes its server certificate through its own temporary file)")
+    func sharedCertificateDirectory() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-shared-certs-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try ServerProcess(["--cert-dir", dir])  // makes the CA, then stops
+        let results = ResultBox()
+        DispatchQueue.concurrentPerform(iterations: 24) { _ in
+            results.add(Result { try ServerProcess(["--cert-dir", dir]) }.map { $0.tlsPort != nil })
+        }
+        let started = results.all
+        #expect(started.count == 24)
+        for result in started { #expect(try result.get()) }
+    }
+
     @Test("the first start makes a CA that is served and trusted; --tls-san adds names; --tls-cert/--tls-key serve your own certificate")
     func certificates() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-certs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
@@ -255,4 +269,14 @@ struct TLSTests {
                                                              "https://push.test:\(port)/healthz"])
         #expect(status == 0 && out.contains("ok"), "\(out)")
     }
+}
+
+/// Results gathered from concurrent work, under a lock.
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var results: [Result<Bool, any Error>] = []
+
+    func add(_ result: Result<Bool, any Error>) { lock.withLock { results.append(result) } }
+    var all: [Result<Bool, any Error>] { lock.withLock { results } }
 }

@@ -96,9 +96,11 @@ final class CertificateStore {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Writes through a temporary file and a rename, so a reader never sees half a file.
+    /// Writes through a temporary file and a rename, so a reader never sees half a file. The
+    /// temporary name is the process's own: pushmocks started together on one `--cert-dir`
+    /// (parallel CI jobs) would otherwise rename each other's file away.
     private static func write(_ text: String, to path: String, mode: Int) throws(ServerError) {
-        let temporary = path + ".tmp"
+        let temporary = path + ".\(getpid()).tmp"
         do {
             try text.write(toFile: temporary, atomically: false, encoding: .utf8)
             chmod(temporary, mode_t(mode))
