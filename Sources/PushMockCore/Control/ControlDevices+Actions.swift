@@ -76,7 +76,7 @@ extension ControlDevices {
         }
         guard !entry.opened else { throw Control.failedPrecondition("Notification \(id) was already opened.") }
         d.markOpened(at: index)
-        delivery.log.append(kind: .messageOpen, time: clock.now(), projectID: project.id, projectNumber: project.number,
+        log.append(kind: .messageOpen, time: clock.now(), projectID: project.id, projectNumber: project.number,
                    message: entry.message, messageID: id, device: d,
                    reason: entry.shown == .presented ? "foreground" : "background")
         var state = d.state

@@ -9,13 +9,16 @@ final class ControlDevices {
     let delivery: Delivery
     let clock: Clock
     let random: RandomSource
+    let log: EventLog
     private let configuration: Configuration
 
-    init(directory: ProjectDirectory, delivery: Delivery, clock: Clock, random: RandomSource, configuration: Configuration) {
+    init(directory: ProjectDirectory, delivery: Delivery, log: EventLog, clock: Clock, random: RandomSource,
+         configuration: Configuration) {
         self.directory = directory
         self.delivery = delivery
         self.clock = clock
         self.random = random
+        self.log = log
         self.configuration = configuration
     }
 

@@ -10,6 +10,8 @@ public final class TopicIndex {
 
     public var count: Int { subscribers.count }
     public var names: Dictionary<String, [String: Device]>.Keys { subscribers.keys }
+    /// Device-topic pairs.
+    public var subscriptionCount: Int { subscribers.values.reduce(0) { $0 + $1.count } }
 
     /// The topic's devices by id, as the index holds them (not copied: a topic may have a million).
     public subscript(topic: String) -> [String: Device]? { subscribers[topic] }

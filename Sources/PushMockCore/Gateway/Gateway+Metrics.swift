@@ -43,7 +43,7 @@ extension Gateway {
                        p.devices.inOrder.reduce(0) { $0 + ($1.platform == platform ? 1 : 0) })
             }
             sample("pushmock_topics", [("project", p.id)], p.topics.count)
-            sample("pushmock_topic_subscriptions", [("project", p.id)], p.devices.inOrder.reduce(0) { $0 + $1.topics.count })
+            sample("pushmock_topic_subscriptions", [("project", p.id)], p.topics.subscriptionCount)
         }
         family("pushmock_event_log_events", "gauge", "Events held in the log.")
         sample("pushmock_event_log_events", [], log.count)

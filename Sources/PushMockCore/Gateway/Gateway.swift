@@ -67,19 +67,19 @@ public final class Gateway {
         self.delivery = delivery
         self.chaos = chaos
         readers = EventReaders(log: log, directory: directory)
-        legacy = LegacyAPI(auth: legacyAuth, delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, clock: clock,
-                           storeFailing: storeFailing)
+        legacy = LegacyAPI(auth: legacyAuth, delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, log: log,
+                           clock: clock, storeFailing: storeFailing)
         groups = DeviceGroupsAPI(auth: legacyAuth, random: random)
         instanceID = InstanceIDAPI(auth: legacyAuth, chaos: chaos, clock: clock)
         v1 = V1API(credentials: credentials, directory: directory, delivery: delivery, chaos: chaos, quotas: quotas,
-                   ids: ids, clock: clock, storeFailing: storeFailing)
+                   ids: ids, log: log, clock: clock, storeFailing: storeFailing)
         topicSubscriptions = TopicSubscriptionsAPI(credentials: credentials, chaos: chaos, clock: clock)
         apns = APNsProvider(directory: directory, credentials: credentials, delivery: delivery, chaos: chaos,
-                            quotas: quotas, clock: clock, random: random, configuration: configuration,
+                            quotas: quotas, log: log, clock: clock, random: random, configuration: configuration,
                             shutdown: services.shutdown, storeFailing: storeFailing)
         oauth = OAuthAPI(credentials: credentials, clock: clock, random: random)
         controlProjects = ControlProjects(directory: directory, delivery: delivery, log: log, clock: clock)
-        controlDevices = ControlDevices(directory: directory, delivery: delivery, clock: clock, random: random,
+        controlDevices = ControlDevices(directory: directory, delivery: delivery, log: log, clock: clock, random: random,
                                         configuration: configuration)
         controlCredentials = ControlCredentials(directory: directory, credentials: credentials, random: random,
                                                 configuration: configuration)

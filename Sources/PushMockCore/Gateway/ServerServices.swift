@@ -4,11 +4,11 @@ public struct ServerServices {
     /// RSA and P-256 keys, signatures and certificates (OpenSSL's in the server).
     public var keys: (any KeyService)?
     /// The dashboard's files by path (`/`, `/ui/app.js`, ...).
-    public var assets: [String: Response] = [:]
+    public var assets: [String: Response]
     /// The durable log, with `--data-dir`; nil keeps the log in memory only.
     public var durableLog: DurableLog?
     /// Set by the server when it starts shutting down (APNs then answers 503 Shutdown).
-    public var shutdown = ShutdownFlag()
+    public var shutdown: ShutdownFlag
 
     public init(keys: (any KeyService)? = nil, assets: [String: Response] = [:], durableLog: DurableLog? = nil,
                 shutdown: ShutdownFlag = ShutdownFlag()) {

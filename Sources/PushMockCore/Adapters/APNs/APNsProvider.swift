@@ -19,7 +19,7 @@ final class APNsProvider {
     private let storeFailing: () -> Bool
 
     init(directory: ProjectDirectory, credentials: Credentials, delivery: Delivery, chaos: Chaos, quotas: Quotas,
-         clock: Clock, random: RandomSource, configuration: Configuration, shutdown: ShutdownFlag,
+         log: EventLog, clock: Clock, random: RandomSource, configuration: Configuration, shutdown: ShutdownFlag,
          storeFailing: @escaping () -> Bool) {
         self.directory = directory
         self.credentials = credentials
@@ -27,7 +27,7 @@ final class APNsProvider {
         self.chaos = chaos
         self.quotas = quotas
         self.clock = clock
-        self.log = delivery.log
+        self.log = log
         self.random = random
         self.configuration = configuration
         self.shutdown = shutdown

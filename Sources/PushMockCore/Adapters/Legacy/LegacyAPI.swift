@@ -10,7 +10,7 @@ final class LegacyAPI {
     private let log: EventLog
     private let storeFailing: () -> Bool
 
-    init(auth: LegacyAuth, delivery: Delivery, chaos: Chaos, quotas: Quotas, ids: MessageIDs, clock: Clock,
+    init(auth: LegacyAuth, delivery: Delivery, chaos: Chaos, quotas: Quotas, ids: MessageIDs, log: EventLog, clock: Clock,
          storeFailing: @escaping () -> Bool) {
         self.auth = auth
         self.delivery = delivery
@@ -18,7 +18,7 @@ final class LegacyAPI {
         self.quotas = quotas
         self.ids = ids
         self.clock = clock
-        self.log = delivery.log
+        self.log = log
         self.storeFailing = storeFailing
     }
 

@@ -1,10 +1,10 @@
 /// `Authorization: key=<server key>` for `/fcm/send`, `/fcm/notification` and the Instance
 /// ID API, and FCM's 401 page when it does not name a project. Loop thread only.
 final class LegacyAuth {
-    let directory: ProjectDirectory
+    private let directory: ProjectDirectory
     private let credentials: Credentials
-    let log: EventLog
-    let clock: Clock
+    private let log: EventLog
+    private let clock: Clock
     private let configuration: Configuration
 
     init(directory: ProjectDirectory, credentials: Credentials, log: EventLog, clock: Clock, configuration: Configuration) {

@@ -13,7 +13,7 @@ final class V1API {
     private let storeFailing: () -> Bool
 
     init(credentials: Credentials, directory: ProjectDirectory, delivery: Delivery, chaos: Chaos, quotas: Quotas,
-         ids: MessageIDs, clock: Clock, storeFailing: @escaping () -> Bool) {
+         ids: MessageIDs, log: EventLog, clock: Clock, storeFailing: @escaping () -> Bool) {
         self.credentials = credentials
         self.directory = directory
         self.delivery = delivery
@@ -21,7 +21,7 @@ final class V1API {
         self.quotas = quotas
         self.ids = ids
         self.clock = clock
-        self.log = delivery.log
+        self.log = log
         self.storeFailing = storeFailing
     }
 
