@@ -41,7 +41,6 @@ public final class Server {
             let store = try EventStore(directory: directory)
             let state = store.loadState()
             let events = store.loadEvents(limit: configuration.maxEvents)
-            store.start()
             services.durableLog = DurableLog(path: store.path, savedState: state, events: events,
                                              lastStoredSeq: store.lastStoredSeq, sink: store,
                                              isFailing: { store.isFailing },
@@ -53,6 +52,8 @@ public final class Server {
         do { gateway = try Gateway(configuration: configuration, services: services) } catch {
             throw ServerError(error.description)
         }
+        // The writer starts once the state is resumed, as the first new events can come.
+        store?.start()
         if let file = configuration.seedFile {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw ServerError("--seed \(file): cannot read the file")
