@@ -166,4 +166,17 @@ struct ControlAPITests {
         #expect(h.call("GET", "/nothing").bodyText.contains("Error 404 (Not Found)!!1"))
         #expect(h.call("GET", "/emulator/v1/projects/Bad_Project/devices").status == 404)
     }
+
+    @Test("a path no route serves answers in the shape of its neighbours: Google's front-end pages under /v1/ and /fcm/, APNs reasons under /3/")
+    func unroutedFamilies() throws {
+        let h = try Harness()
+        let v1 = h.call("POST", "/v1/projects/demo-pushmock/nothing:send", body: "{}")
+        #expect(v1.status == 404 && v1.bodyText.contains("Error 404 (Not Found)!!1") && v1.bodyText.contains("/v1/projects/demo-pushmock/nothing:send"))
+        let get = h.call("GET", "/v1/projects/demo-pushmock/messages:send")
+        #expect(get.status == 405 && get.bodyText.contains("Error 405 (Method Not Allowed)!!1"))
+        let fcm = h.call("POST", "/fcm/other", body: "{}")
+        #expect(fcm.status == 404 && fcm.bodyText.contains("Error 404 (Not Found)!!1"))
+        let apns = h.call("POST", "/3/nothing/here", body: "{}")
+        #expect(apns.status == 404 && apns.bodyText == #"{"reason":"BadPath"}"# && apns.headers.contains { $0.name == "apns-id" })
+    }
 }
