@@ -116,7 +116,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 4:
         let (headers, payload) = headersAndBody(body)
         let certificate = ClientCertificate(userID: "com.example.app", commonName: "Apple Push Services: com.example.app",
-                                            organizationalUnit: g.projects["demo-pushmock"]?.teamID, trusted: true)
+                                            organizationalUnit: g.directory["demo-pushmock"]?.teamID, trusted: true)
         post(g, "/3/device/" + apnsToken, payload, headers: headers, connection: ConnectionContext(isHTTP2: true, clientCertificate: certificate))
     case 5: post(g, "/iid/v1:batchAdd", body)
     case 6: _ = try? Condition.parse(String(decoding: body, as: UTF8.self))
@@ -131,6 +131,6 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // Keep the state small: forget sends and events now and then, and start over when inputs
     // have made many projects (any valid project id is served, made on first use).
     if g.log.count > 10_000 { _ = g.handle(Request(method: "DELETE", target: "/emulator/v1/projects/demo-pushmock/messages")) }
-    if g.projects.count > 100 { gateway = nil }
+    if g.directory.count > 100 { gateway = nil }
     return 0
 }

@@ -21,6 +21,7 @@ final class ProjectDirectory {
     }
 
     var all: Dictionary<String, Project>.Values { byID.values }
+    var count: Int { byID.count }
 
     /// The project `--project` names, which always exists.
     var defaultProject: Project { byID[configuration.project]! }
