@@ -12,7 +12,7 @@ BENCH_PACKAGES := wrk nghttp2-client nghttp2-server valgrind
 VENV := .venv
 ARGS ?=
 
-.PHONY: run build release check test test-asan fuzz-smoke fuzz deps test-deps bench-deps venv bench bench-instructions image-check clean
+.PHONY: run build release check lint format test test-asan fuzz-smoke fuzz deps test-deps bench-deps venv bench bench-instructions image-check clean
 
 # Installs whichever of the given packages are missing, when root; otherwise prints the line.
 define install
@@ -63,10 +63,18 @@ venv: test-deps $(VENV)/.installed
 
 ## test: the whole suite: Core tests, server tests on loopback, real clients (curl, Python);
 ## then the server tests again against an address-sanitized pushmock, and a minute of fuzzing
-test: test-deps venv
+test: test-deps venv lint
 	swift build --build-tests
 	swift test --skip-build
 	$(MAKE) --no-print-directory test-asan fuzz-smoke
+
+## lint: the house style (.swift-format), checked; `make format` rewrites files to it
+SWIFT_SOURCES := Sources Tests Fuzz Package.swift
+lint:
+	swift format lint --strict --recursive $(SWIFT_SOURCES)
+
+format:
+	swift format format --in-place --recursive $(SWIFT_SOURCES)
 
 ## check: the inner loop: build, then the Core and server tests (no sanitizer, no fuzzing)
 check: test-deps venv

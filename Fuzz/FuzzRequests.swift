@@ -19,8 +19,10 @@ private func setUp() -> Gateway {
         fatalError("setup")
     }
     func create(_ platform: String) -> JSONValue {
-        let r = g.handle(Request(method: "POST", target: "/emulator/v1/projects/demo-pushmock/devices",
-                                 body: Array("{\"platform\":\"\(platform)\",\"app\":\"com.example.app\"}".utf8)))
+        let r = g.handle(
+            Request(
+                method: "POST", target: "/emulator/v1/projects/demo-pushmock/devices",
+                body: Array("{\"platform\":\"\(platform)\",\"app\":\"com.example.app\"}".utf8)))
         guard case .response(let response) = r, let device = try? JSONParser.parse(response.body) else { fatalError("setup") }
         return device
     }
@@ -37,7 +39,9 @@ private func expand(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
     out.reserveCapacity(bytes.count)
     var i = bytes.startIndex
     while i < bytes.endIndex {
-        if bytes[i] == UInt8(ascii: "@"), i + 1 < bytes.endIndex, bytes[i + 1] == UInt8(ascii: "T") || bytes[i + 1] == UInt8(ascii: "A") {
+        if bytes[i] == UInt8(ascii: "@"), i + 1 < bytes.endIndex,
+            bytes[i + 1] == UInt8(ascii: "T") || bytes[i + 1] == UInt8(ascii: "A")
+        {
             out += bytes[i + 1] == UInt8(ascii: "T") ? androidToken : Array(apnsToken.utf8)
             i += 2
         } else {
@@ -55,17 +59,23 @@ private func headersAndBody(_ bytes: [UInt8]) -> ([(name: String, value: String)
     var headers: [(name: String, value: String)] = []
     for line in bytes[..<split.lowerBound].split(separator: UInt8(ascii: "\n")) {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-        headers.append((String(decoding: line[..<colon], as: UTF8.self),
-                        String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)))
+        headers.append(
+            (
+                String(decoding: line[..<colon], as: UTF8.self),
+                String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            ))
     }
     return (headers, Array(bytes[split.upperBound...]))
 }
 
-private func post(_ g: Gateway, _ target: String, _ body: [UInt8], headers: [(name: String, value: String)] = [],
-                  contentType: String = "application/json", connection: ConnectionContext? = nil) {
-    var request = Request(method: "POST", target: target,
-                          headers: [("Content-Type", contentType), ("Authorization", "key=" + Configuration.defaultServerKey)] + headers,
-                          body: body)
+private func post(
+    _ g: Gateway, _ target: String, _ body: [UInt8], headers: [(name: String, value: String)] = [],
+    contentType: String = "application/json", connection: ConnectionContext? = nil
+) {
+    var request = Request(
+        method: "POST", target: target,
+        headers: [("Content-Type", contentType), ("Authorization", "key=" + Configuration.defaultServerKey)] + headers,
+        body: body)
     request.connection = connection
     _ = g.handle(request)
 }
@@ -93,7 +103,9 @@ private func http1(_ bytes: [UInt8]) {
     let whole = decode([rest[...]])
     let split = rest.isEmpty ? 0 : Int(rest[0]) % (rest.count + 1)
     let pieces = decode([rest[..<split], rest[split...]])
-    guard whole.0 == pieces.0, whole.0 != .done || whole.1 == pieces.1 else { fatalError("chunked decoding depends on how bytes arrive") }
+    guard whole.0 == pieces.0, whole.0 != .done || whole.1 == pieces.1 else {
+        fatalError("chunked decoding depends on how bytes arrive")
+    }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -115,9 +127,12 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 3: post(g, "/v1/projects/demo-pushmock/messages:send", body)
     case 4:
         let (headers, payload) = headersAndBody(body)
-        let certificate = ClientCertificate(userID: "com.example.app", commonName: "Apple Push Services: com.example.app",
-                                            organizationalUnit: g.directory["demo-pushmock"]?.teamID, trusted: true)
-        post(g, "/3/device/" + apnsToken, payload, headers: headers, connection: ConnectionContext(isHTTP2: true, clientCertificate: certificate))
+        let certificate = ClientCertificate(
+            userID: "com.example.app", commonName: "Apple Push Services: com.example.app",
+            organizationalUnit: g.directory["demo-pushmock"]?.teamID, trusted: true)
+        post(
+            g, "/3/device/" + apnsToken, payload, headers: headers,
+            connection: ConnectionContext(isHTTP2: true, clientCertificate: certificate))
     case 5: post(g, "/iid/v1:batchAdd", body)
     case 6: _ = try? Condition.parse(String(decoding: body, as: UTF8.self))
     case 7:

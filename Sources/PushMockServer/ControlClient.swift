@@ -21,7 +21,9 @@ public enum ControlClient {
             throw ServerError("cannot send the request to \(host):\(port)")
         }
         try base.run()
-        guard let status = result.status else { throw ServerError("no answer from http://\(host):\(port) (is pushmock running?)") }
+        guard let status = result.status else {
+            throw ServerError("no answer from http://\(host):\(port) (is pushmock running?)")
+        }
         return (status, result.body)
     }
 
@@ -38,7 +40,9 @@ public enum ControlClient {
                 status = Int(evhttp_request_get_response_code(req))
                 if let buf = evhttp_request_get_input_buffer(req) {
                     let n = evbuffer_get_length(buf)
-                    let bytes = [UInt8](unsafeUninitializedCapacity: n) { p, count in count = Int(evbuffer_copyout(buf, p.baseAddress, n)) }
+                    let bytes = [UInt8](unsafeUninitializedCapacity: n) { p, count in
+                        count = Int(evbuffer_copyout(buf, p.baseAddress, n))
+                    }
                     body = String(decoding: bytes, as: UTF8.self)
                 }
             }

@@ -28,8 +28,10 @@ final class EventBase {
 final class LoopEvent {
     let pointer: OpaquePointer
 
-    init(base: EventBase, fd: Int32, what: Int16, callback: event_callback_fn,
-         argument: UnsafeMutableRawPointer) throws(ServerError) {
+    init(
+        base: EventBase, fd: Int32, what: Int16, callback: event_callback_fn,
+        argument: UnsafeMutableRawPointer
+    ) throws(ServerError) {
         guard let ev = event_new(base.pointer, fd, what, callback, argument) else { throw ServerError("event_new failed") }
         pointer = ev
     }
@@ -39,7 +41,10 @@ final class LoopEvent {
     /// Arms the event, with a timeout when `seconds` is given. The timeout counts from now,
     /// not from when the loop last woke (libevent's cached time, stale after long work).
     func add(seconds: Double? = nil) {
-        guard var tv = seconds.map(timeval.init(seconds:)) else { event_add(pointer, nil); return }
+        guard var tv = seconds.map(timeval.init(seconds:)) else {
+            event_add(pointer, nil)
+            return
+        }
         event_base_update_cache_time(event_get_base(pointer))
         event_add(pointer, &tv)
     }

@@ -49,8 +49,9 @@ final class EventStreams {
 
     init(base: EventBase, gateway: Gateway) throws(ServerError) {
         self.gateway = gateway
-        timer = try LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: streamsTick,
-                              argument: Unmanaged.passUnretained(self).toOpaque())
+        timer = try LoopEvent(
+            base: base, fd: -1, what: Int16(EV_PERSIST), callback: streamsTick,
+            argument: Unmanaged.passUnretained(self).toOpaque())
         timer?.add(seconds: Self.tickSeconds)
     }
 

@@ -201,7 +201,8 @@ final class HTTP1Connection {
             // Requests already read (pipelined) are taken up by the read loop when it is
             // running; otherwise from the event loop, never from inside another request.
             if !reading, let bev, evbuffer_get_length(bufferevent_get_input(bev)) > 0 {
-                bufferevent_trigger(bev, Int16(EV_READ), Int32(BEV_TRIG_IGNORE_WATERMARKS.rawValue | BEV_TRIG_DEFER_CALLBACKS.rawValue))
+                bufferevent_trigger(
+                    bev, Int16(EV_READ), Int32(BEV_TRIG_IGNORE_WATERMARKS.rawValue | BEV_TRIG_DEFER_CALLBACKS.rawValue))
             }
         }
     }

@@ -35,8 +35,10 @@ final class HTTPFrontDoor {
     private var sweep: LoopEvent?
     private var connections: [ObjectIdentifier: HTTP1Connection] = [:]
 
-    init(base: EventBase, gateway: Gateway, polls: LongPolls, streams: EventStreams, configuration: Configuration,
-         secure: Bool = false) throws(ServerError) {
+    init(
+        base: EventBase, gateway: Gateway, polls: LongPolls, streams: EventStreams, configuration: Configuration,
+        secure: Bool = false
+    ) throws(ServerError) {
         self.base = base
         self.gateway = gateway
         self.polls = polls
@@ -45,8 +47,9 @@ final class HTTPFrontDoor {
         cap = secure ? Int.max : configuration.maxConnections
         timeoutNanos = UInt64(configuration.timeoutSeconds) * 1_000_000_000
         maxBodyBytes = configuration.maxBodyBytes
-        sweep = try LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: frontDoorSweep,
-                              argument: Unmanaged.passUnretained(self).toOpaque())
+        sweep = try LoopEvent(
+            base: base, fd: -1, what: Int16(EV_PERSIST), callback: frontDoorSweep,
+            argument: Unmanaged.passUnretained(self).toOpaque())
         sweep?.add(seconds: 1)
     }
 
@@ -59,8 +62,9 @@ final class HTTPFrontDoor {
 
     /// Binds and returns the port actually bound (for `--port 0`).
     func bind(host: String, port: Int) throws(ServerError) -> Int {
-        let l = try SocketPort.listen(base: base, host: host, port: port, callback: frontDoorAccepted,
-                                      argument: Unmanaged.passUnretained(self).toOpaque())
+        let l = try SocketPort.listen(
+            base: base, host: host, port: port, callback: frontDoorAccepted,
+            argument: Unmanaged.passUnretained(self).toOpaque())
         listener = l
         return try SocketPort.bound(evconnlistener_get_fd(l))
     }
@@ -77,8 +81,11 @@ final class HTTPFrontDoor {
         let rc = withUnsafePointer(to: &addr.storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, addr.length) }
         }
-        guard rc == 0, let l = evconnlistener_new(base.pointer, frontDoorAccepted, Unmanaged.passUnretained(self).toOpaque(),
-                                                  UInt32(LEV_OPT_CLOSE_ON_FREE), 128, fd) else {
+        guard rc == 0,
+            let l = evconnlistener_new(
+                base.pointer, frontDoorAccepted, Unmanaged.passUnretained(self).toOpaque(),
+                UInt32(LEV_OPT_CLOSE_ON_FREE), 128, fd)
+        else {
             close(fd)
             throw ServerError("cannot listen on the internal socket: \(String(cString: strerror(errno)))")
         }
@@ -147,9 +154,14 @@ private func frontDoor(_ arg: UnsafeMutableRawPointer?) -> HTTPFrontDoor? {
     arg.map { Unmanaged<HTTPFrontDoor>.fromOpaque($0).takeUnretainedValue() }
 }
 
-private func frontDoorAccepted(_ listener: OpaquePointer?, _ fd: Int32, _ addr: UnsafeMutablePointer<sockaddr>?,
-                               _ len: Int32, _ arg: UnsafeMutableRawPointer?) {
-    guard let door = frontDoor(arg) else { close(fd); return }
+private func frontDoorAccepted(
+    _ listener: OpaquePointer?, _ fd: Int32, _ addr: UnsafeMutablePointer<sockaddr>?,
+    _ len: Int32, _ arg: UnsafeMutableRawPointer?
+) {
+    guard let door = frontDoor(arg) else {
+        close(fd)
+        return
+    }
     door.accepted(fd)
 }
 

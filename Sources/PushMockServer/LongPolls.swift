@@ -10,8 +10,10 @@ protocol Responder: AnyObject {
 }
 
 /// Carries out the gateway's reply to one request; `stream` is its answer as an event stream.
-func carry(_ reply: Reply, to responder: any Responder, stream: @autoclosure () -> any StreamResponder,
-           polls: LongPolls, streams: EventStreams) {
+func carry(
+    _ reply: Reply, to responder: any Responder, stream: @autoclosure () -> any StreamResponder,
+    polls: LongPolls, streams: EventStreams
+) {
     switch reply {
     case .response(let response): responder.respond(response)
     case .waitForEvents(let wait): polls.park(responder, wait)
@@ -69,8 +71,11 @@ final class LongPolls {
 
     private func hold(_ p: Parked, seconds: Double) {
         // The timer's argument is the Parked object, kept alive by `parked` until answered.
-        guard let timer = try? LoopEvent(base: base, fd: -1, what: 0, callback: longPollExpired,
-                                         argument: Unmanaged.passUnretained(p).toOpaque()) else {
+        guard
+            let timer = try? LoopEvent(
+                base: base, fd: -1, what: 0, callback: longPollExpired,
+                argument: Unmanaged.passUnretained(p).toOpaque())
+        else {
             p.request.respond(response(for: p))
             return
         }

@@ -45,16 +45,22 @@ struct OpenSSLKeys: KeyService {
             return false
         }
         // Ownership of r and s passes to sig here.
-        guard ECDSA_SIG_set0(sig, r, s) == 1 else { BN_free(r); BN_free(s); return false }
+        guard ECDSA_SIG_set0(sig, r, s) == 1 else {
+            BN_free(r)
+            BN_free(s)
+            return false
+        }
         var der: UnsafeMutablePointer<UInt8>?
         let n = i2d_ECDSA_SIG(sig, &der)
         guard n > 0, let der else { return false }
         defer { CRYPTO_free(der, #fileID, #line) }
-        return verify(message: message, signature: Array(UnsafeBufferPointer(start: der, count: Int(n))), publicKeyPEM: publicKeyPEM)
+        return verify(
+            message: message, signature: Array(UnsafeBufferPointer(start: der, count: Int(n))), publicKeyPEM: publicKeyPEM)
     }
 
     func issueAPNsCertificate(bundleID: String, teamID: String, environment: APNsEnvironment?) throws
-        -> (certificatePEM: String, privateKeyPEM: String) {
+        -> (certificatePEM: String, privateKeyPEM: String)
+    {
         try certificates.issueAPNsCertificate(bundleID: bundleID, teamID: teamID, environment: environment)
     }
 

@@ -34,17 +34,19 @@ public final class Server {
         self.configuration = configuration
         let certificates = try CertificateStore(directory: configuration.certDirectory)
         self.certificates = certificates
-        var services = ServerServices(keys: OpenSSLKeys(certificates: certificates), assets: Dashboard.assets,
-                                      shutdown: shutdownFlag)
+        var services = ServerServices(
+            keys: OpenSSLKeys(certificates: certificates), assets: Dashboard.assets,
+            shutdown: shutdownFlag)
         if let directory = configuration.dataDirectory {
             // Resume from the saved control-plane state and the newest events.
             let store = try EventStore(directory: directory)
             let state = store.loadState()
             let events = store.loadEvents(limit: configuration.maxEvents)
-            services.durableLog = DurableLog(path: store.path, savedState: state, events: events,
-                                             lastStoredSeq: store.lastStoredSeq, sink: store,
-                                             isFailing: { store.isFailing },
-                                             waitUntilStored: configuration.syncAlways ? { store.waitUntilStored($0) } : nil)
+            services.durableLog = DurableLog(
+                path: store.path, savedState: state, events: events,
+                lastStoredSeq: store.lastStoredSeq, sink: store,
+                isFailing: { store.isFailing },
+                waitUntilStored: configuration.syncAlways ? { store.waitUntilStored($0) } : nil)
             self.store = store
         } else {
             store = nil
@@ -73,8 +75,9 @@ public final class Server {
                 identity = .issued(cert, key)
             }
             let context = try TLSContext(identity: identity, clientAuthority: certificates.authority)
-            tls = try TLSListener(base: base, gateway: gateway, polls: polls, streams: streams, context: context,
-                                  configuration: configuration)
+            tls = try TLSListener(
+                base: base, gateway: gateway, polls: polls, streams: streams, context: context,
+                configuration: configuration)
         } else {
             tls = nil
         }
@@ -103,7 +106,11 @@ public final class Server {
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         var lines: [String] = []
-        if let store { lines.append("pushmock: delivery log also in \(store.path) (table data, committed every \(Int(EventStore.commitInterval * 1000)) ms)") }
+        if let store {
+            lines.append(
+                "pushmock: delivery log also in \(store.path) (table data, committed every \(Int(EventStore.commitInterval * 1000)) ms)"
+            )
+        }
         lines += ["pushmock: HTTP (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)"]
         if let tlsPort {
             lines.insert("pushmock: local CA certificate \(certificates.authorityPath) (also GET /emulator/v1/ca.pem)", at: 0)
@@ -133,8 +140,9 @@ public final class Server {
         for ev in signals { ev.remove() }
         expiryTimer?.remove()
         drainDeadline = Clock.wallNow() + Timestamp(Self.shutdownGrace * 1_000_000)
-        drainTimer = try? LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: serverDrain,
-                                    argument: Unmanaged.passUnretained(self).toOpaque())
+        drainTimer = try? LoopEvent(
+            base: base, fd: -1, what: Int16(EV_PERSIST), callback: serverDrain,
+            argument: Unmanaged.passUnretained(self).toOpaque())
         drainTimer?.add(seconds: 0.02)
         if drainTimer == nil { base.exit(after: 0) }
     }

@@ -5,8 +5,10 @@ import Glibc
 enum SocketPort {
     /// A listener on `host:port` (a name or address; port 0 picks one) calling `callback`
     /// with each accepted socket.
-    static func listen(base: EventBase, host: String, port: Int, callback: evconnlistener_cb,
-                       argument: UnsafeMutableRawPointer) throws(ServerError) -> OpaquePointer {
+    static func listen(
+        base: EventBase, host: String, port: Int, callback: evconnlistener_cb,
+        argument: UnsafeMutableRawPointer
+    ) throws(ServerError) -> OpaquePointer {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -17,8 +19,11 @@ enum SocketPort {
         }
         defer { freeaddrinfo(info) }
         let flags = LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC
-        guard let l = evconnlistener_new_bind(base.pointer, callback, argument, UInt32(flags), 1024,
-                                              info.pointee.ai_addr, Int32(info.pointee.ai_addrlen)) else {
+        guard
+            let l = evconnlistener_new_bind(
+                base.pointer, callback, argument, UInt32(flags), 1024,
+                info.pointee.ai_addr, Int32(info.pointee.ai_addrlen))
+        else {
             throw ServerError("cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
         }
         return l
@@ -38,7 +43,8 @@ enum SocketPort {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
         }
         guard rc == 0 else { throw ServerError("getsockname failed") }
-        let raw = addr.ss_family == sa_family_t(AF_INET6)
+        let raw =
+            addr.ss_family == sa_family_t(AF_INET6)
             ? withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port } }
             : withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port } }
         return Int(UInt16(bigEndian: raw))

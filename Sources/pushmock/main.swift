@@ -10,16 +10,17 @@ func say(_ line: String, fd: Int32 = 1) {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
-    say(Configuration.usage + """
+    say(
+        Configuration.usage + """
 
-        Commands:
-          pushmock service-account [--host H] [--port P] [--project ID]
-              print a new service-account JSON from the pushmock running at H:P for the project;
-              its token_uri points at that pushmock, so google-auth and the Admin SDKs accept it
-          pushmock health [--host H] [--port P]
-              exit 0 when the pushmock at H:P answers GET /healthz (a container HEALTHCHECK)
+            Commands:
+              pushmock service-account [--host H] [--port P] [--project ID]
+                  print a new service-account JSON from the pushmock running at H:P for the project;
+                  its token_uri points at that pushmock, so google-auth and the Admin SDKs accept it
+              pushmock health [--host H] [--port P]
+                  exit 0 when the pushmock at H:P answers GET /healthz (a container HEALTHCHECK)
 
-        """)
+            """)
     exit(0)
 }
 
@@ -57,8 +58,9 @@ do {
     let configuration = try Configuration.load(arguments: arguments, environment: ProcessInfoEnvironment.current)
     let server = try Server(configuration: configuration)
     let listeners = try server.start()
-    say("pushmock: project \(configuration.project), server key\(configuration.serverKeys.count > 1 ? "s" : "") "
-        + configuration.serverKeys.joined(separator: ", ") + (configuration.acceptAnyKey ? " (any key accepted)" : ""))
+    say(
+        "pushmock: project \(configuration.project), server key\(configuration.serverKeys.count > 1 ? "s" : "") "
+            + configuration.serverKeys.joined(separator: ", ") + (configuration.acceptAnyKey ? " (any key accepted)" : ""))
     // The listener lines come last: whoever waits for a URL has then seen everything.
     for line in listeners { say(line) }
     try server.run()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 /// Signature checks without OpenSSL: a signature of 64 sevens is valid, anything else is
@@ -12,7 +13,8 @@ struct FakeKeys: KeyService {
     func verifyRS256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool { false }
     func verifyES256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool { signature == Self.good }
     func issueAPNsCertificate(bundleID: String, teamID: String, environment: APNsEnvironment?) throws
-        -> (certificatePEM: String, privateKeyPEM: String) { ("CERT", "KEY") }
+        -> (certificatePEM: String, privateKeyPEM: String)
+    { ("CERT", "KEY") }
     var certificateAuthorityPEM: String? { "CA" }
 }
 
@@ -23,15 +25,20 @@ extension Harness {
     }
 
     func certificate(_ bundle: String = "com.example.app", development: Bool = false, trusted: Bool = true) -> ClientCertificate {
-        ClientCertificate(userID: bundle, commonName: (development ? "Apple Development IOS Push Services: " : "Apple Push Services: ") + bundle,
-                          organizationalUnit: project.teamID, trusted: trusted)
+        ClientCertificate(
+            userID: bundle,
+            commonName: (development ? "Apple Development IOS Push Services: " : "Apple Push Services: ") + bundle,
+            organizationalUnit: project.teamID, trusted: trusted)
     }
 
-    func apns(_ token: String, _ body: String = #"{"aps":{"alert":"hi"}}"#, headers: [(String, String)] = [],
-              on connection: ConnectionContext? = nil, method: String = "POST") -> Response {
+    func apns(
+        _ token: String, _ body: String = #"{"aps":{"alert":"hi"}}"#, headers: [(String, String)] = [],
+        on connection: ConnectionContext? = nil, method: String = "POST"
+    ) -> Response {
         let h = headers.map { (name: $0.0, value: $0.1) }
-        return call(method, "/3/device/\(token)", body: body, contentType: nil, headers: h,
-                    connection: connection ?? h2(certificate: certificate()))
+        return call(
+            method, "/3/device/\(token)", body: body, contentType: nil, headers: h,
+            connection: connection ?? h2(certificate: certificate()))
     }
 
     func reason(_ r: Response) -> String { (json(r)["reason"] as? String) ?? "status \(r.status)" }
@@ -74,7 +81,9 @@ struct APNsTests {
         #expect(seen.count == 1000)
     }
 
-    @Test("a device token is 64 hex digits in either case; every other byte anywhere is refused, and tokens differing in one digit differ")
+    @Test(
+        "a device token is 64 hex digits in either case; every other byte anywhere is refused, and tokens differing in one digit differ"
+    )
     func deviceTokenKeys() throws {
         let token = "0123456789abcdef" + "fedcba9876543210" + "00ff11ee22dd33cc" + "a1b2c3d4e5f60789"
         #expect(APNsToken(token) != nil)
@@ -84,8 +93,10 @@ struct APNsTests {
         let hex = Array("0123456789abcdefABCDEF".utf8)
         for position in 0..<64 {
             var bytes = Array(token.utf8)
-            for bad in [UInt8(ascii: "g"), UInt8(ascii: "G"), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "@"),
-                        UInt8(ascii: "`"), UInt8(ascii: " "), 0x00, 0x7F] {
+            for bad in [
+                UInt8(ascii: "g"), UInt8(ascii: "G"), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "@"),
+                UInt8(ascii: "`"), UInt8(ascii: " "), 0x00, 0x7F,
+            ] {
                 bytes[position] = bad
                 #expect(APNsToken(String(decoding: bytes, as: UTF8.self)) == nil, "byte \(bad) at \(position)")
             }
@@ -139,8 +150,9 @@ struct APNsTests {
         let badPath = h.call("POST", "/3/devices/\(token)", body: "{}", connection: h.h2())
         #expect(badPath.status == 404 && h.reason(badPath) == "BadPath")
         // VoIP payloads may be 5120 bytes.
-        let voip = h.apns(token, "{\"x\":\"" + String(repeating: "x", count: 5000) + "\"}",
-                          headers: [("apns-push-type", "voip"), ("apns-topic", "com.example.app.voip")])
+        let voip = h.apns(
+            token, "{\"x\":\"" + String(repeating: "x", count: 5000) + "\"}",
+            headers: [("apns-push-type", "voip"), ("apns-topic", "com.example.app.voip")])
         #expect(voip.status == 200, "\(voip.bodyText)")
         // Over HTTP/1.1 APNs does not answer at all; pushmock says why.
         #expect(h.call("POST", "/3/device/\(token)", body: "{}").status == 505)
@@ -151,8 +163,9 @@ struct APNsTests {
         let h = try Harness()
         let d = try h.device("ios")
         let token = d["apns_token"] as! String
-        let r = h.apns(token, #"{"aps":{"alert":{"title":"Hi"},"badge":2},"order":"42"}"#,
-                       headers: [("apns-push-type", "alert"), ("apns-topic", "com.example.app"), ("apns-collapse-id", "c1")])
+        let r = h.apns(
+            token, #"{"aps":{"alert":{"title":"Hi"},"badge":2},"order":"42"}"#,
+            headers: [("apns-push-type", "alert"), ("apns-topic", "com.example.app"), ("apns-collapse-id", "c1")])
         #expect(r.status == 200 && r.body.isEmpty)
         let apnsID = try #require(r.headers.first { $0.name == "apns-id" }?.value)
         #expect(r.headers.contains { $0.name == "apns-unique-id" })
@@ -184,13 +197,17 @@ struct APNsTests {
         #expect(onProd.status == 200 && !onProd.headers.contains { $0.name == "apns-unique-id" })
     }
 
-    @Test("a silent push to a force-quit iPhone is accepted and dropped with its reason; an offline one is stored until apns-expiration")
+    @Test(
+        "a silent push to a force-quit iPhone is accepted and dropped with its reason; an offline one is stored until apns-expiration"
+    )
     func deviceModel() throws {
         let h = try Harness()
         let d = try h.device("ios")
-        let id = d["id"] as! String, token = d["apns_token"] as! String
+        let id = d["id"] as! String
+        let token = d["apns_token"] as! String
         try h.patch(id, #"{"app_state":"terminated"}"#)
-        let silent = h.apns(token, #"{"aps":{"content-available":1}}"#, headers: [("apns-push-type", "background"), ("apns-priority", "5")])
+        let silent = h.apns(
+            token, #"{"aps":{"content-available":1}}"#, headers: [("apns-push-type", "background"), ("apns-priority", "5")])
         #expect(silent.status == 200)
         #expect(try h.story(id).last == "DROPPED(app_terminated)")
         try h.patch(id, #"{"app_state":"background","online":false}"#)
@@ -208,7 +225,9 @@ struct APNsTests {
         #expect(try h.story(id).last == "STORED(device_offline)")
     }
 
-    @Test("certificates: the topic comes from the certificate; untrusted, wrong-environment and other-bundle certificates are refused")
+    @Test(
+        "certificates: the topic comes from the certificate; untrusted, wrong-environment and other-bundle certificates are refused"
+    )
     func certificates() throws {
         let h = try Harness()
         let token = try h.device("ios")["apns_token"] as! String
@@ -225,7 +244,9 @@ struct APNsTests {
         #expect(h.reason(h.apns(token, on: h.h2())) == "MissingTopic")
     }
 
-    @Test("provider tokens: missing, forged, unknown, expired after an hour, wrong environment or topic, unrelated, and refreshed too often")
+    @Test(
+        "provider tokens: missing, forged, unknown, expired after an hour, wrong environment or topic, unrelated, and refreshed too often"
+    )
     func providerTokens() throws {
         let h = try Harness(keys: FakeKeys())
         let token = try h.device("ios")["apns_token"] as! String
@@ -247,7 +268,9 @@ struct APNsTests {
         #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds)) == "ok")
         // Spaces around the token are not part of it; the device token in capitals is the same token.
         #expect(push(" " + h.providerToken(kid: kid, iss: team, iat: h.nowSeconds) + "  ") == "ok")
-        let capitals = h.apns(token.uppercased(), headers: topic + [("authorization", "bearer " + h.providerToken(kid: kid, iss: team, iat: h.nowSeconds))], on: h.h2())
+        let capitals = h.apns(
+            token.uppercased(),
+            headers: topic + [("authorization", "bearer " + h.providerToken(kid: kid, iss: team, iat: h.nowSeconds))], on: h.h2())
         #expect(capitals.status == 200, "\(capitals.bodyText)")
 
         let (prodKid, _) = h.addKey(#"{"environment":"production"}"#)
@@ -273,7 +296,8 @@ struct APNsTests {
     @Test("uninstalled and reinstalled apps answer 410 Unregistered with when the token stopped; idle tokens 410 ExpiredToken")
     func goneTokens() throws {
         let h = try Harness()
-        let a = try h.device("ios"), b = try h.device("ios")
+        let a = try h.device("ios")
+        let b = try h.device("ios")
         let oldB = b["apns_token"] as! String
         try h.advance(10)
         #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/\(a["id"] as! String)").status == 200)
@@ -289,13 +313,17 @@ struct APNsTests {
         #expect(expired.status == 410 && h.reason(expired) == "ExpiredToken" && json(expired)["timestamp"] == nil)
     }
 
-    @Test("scripted APNs errors answer in order, then pushes succeed; the device rate limit answers TooManyRequests; shutdown answers 503 Shutdown")
+    @Test(
+        "scripted APNs errors answer in order, then pushes succeed; the device rate limit answers TooManyRequests; shutdown answers 503 Shutdown"
+    )
     func scriptedAndLimits() throws {
         let h = try Harness { $0.deviceRateLimit = 3 }
         let d = try h.device("ios")
-        let id = d["id"] as! String, token = d["apns_token"] as! String
-        let script = h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
-                            body: #"{"apns_errors":["ServiceUnavailable","InternalServerError"]}"#)
+        let id = d["id"] as! String
+        let token = d["apns_token"] as! String
+        let script = h.call(
+            "POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
+            body: #"{"apns_errors":["ServiceUnavailable","InternalServerError"]}"#)
         #expect(script.status == 200)
         #expect(h.apns(token).status == 503)
         #expect(h.apns(token).status == 500)
@@ -304,8 +332,11 @@ struct APNsTests {
         #expect(h.apns(token).status == 200 && h.apns(token).status == 200)
         let limited = h.apns(token)
         #expect(limited.status == 429 && h.reason(limited) == "TooManyRequests")
-        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
-                       body: #"{"apns_errors":["Nope"]}"#).status == 400)
+        #expect(
+            h.call(
+                "POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
+                body: #"{"apns_errors":["Nope"]}"#
+            ).status == 400)
         h.shutdown.raise()
         let down = h.apns(token)
         #expect(down.status == 503 && h.reason(down) == "Shutdown")
@@ -315,7 +346,8 @@ struct APNsTests {
     func everyReasonScripted() throws {
         let h = try Harness()
         let d = try h.device("ios")
-        let id = d["id"] as! String, token = d["apns_token"] as! String
+        let id = d["id"] as! String
+        let token = d["apns_token"] as! String
         let all = APNsReason.allCases
         let body = "{\"apns_errors\":[" + all.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]}"
         #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors", body: body).status == 200)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 @Suite("Chaos: failure injection")
@@ -12,18 +13,24 @@ struct ChaosTests {
         r.headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    func reply(_ h: Harness, _ method: String, _ target: String, body: String, headers: [(name: String, value: String)] = [],
-               connection: ConnectionContext? = nil) -> Reply {
-        var request = Request(method: method, target: target, headers: headers + [("Content-Type", "application/json")],
-                              body: Array(body.utf8))
+    func reply(
+        _ h: Harness, _ method: String, _ target: String, body: String, headers: [(name: String, value: String)] = [],
+        connection: ConnectionContext? = nil
+    ) -> Reply {
+        var request = Request(
+            method: method, target: target, headers: headers + [("Content-Type", "application/json")],
+            body: Array(body.utf8))
         request.connection = connection
         return h.gateway.handle(request)
     }
 
     @Test("--chaos takes surface.field=value pairs; bad ones stop the start with a reason")
     func flags() throws {
-        let c = try Configuration.load(arguments: ["--chaos", "legacy.error_rate=0.25,legacy.error=503,apns.latency_ms=40,apns.drop=goaway",
-                                                   "--chaos-seed", "42"], environment: [:])
+        let c = try Configuration.load(
+            arguments: [
+                "--chaos", "legacy.error_rate=0.25,legacy.error=503,apns.latency_ms=40,apns.drop=goaway",
+                "--chaos-seed", "42",
+            ], environment: [:])
         #expect(c.chaos[.legacy]?.errorRate == 0.25 && c.chaos[.legacy]?.error == "503")
         #expect(c.chaos[.apns]?.latencyMs == 40 && c.chaos[.apns]?.drop == .goaway && c.chaos[.v1] == nil)
         #expect(c.chaosSeed == 42)
@@ -34,7 +41,10 @@ struct ChaosTests {
             ("v1.error=Unavailable", "'v1.error' must be one of UNAVAILABLE, QUOTA_EXCEEDED, INTERNAL."),
             ("sms.error_rate=1", "Unknown surface 'sms': use legacy, v1, topics or apns."),
             ("apns.drop=reset", "'apns.drop' must be close or goaway."),
-            ("apns.speed=1", "Unknown field 'apns.speed': use error_rate, error, retry_after, latency_ms, jitter_ms, drop_rate, drop."),
+            (
+                "apns.speed=1",
+                "Unknown field 'apns.speed': use error_rate, error, retry_after, latency_ms, jitter_ms, drop_rate, drop."
+            ),
             ("error_rate=1", "'error_rate=1' is not surface.field=value (e.g. legacy.error_rate=0.1)."),
         ]
         for (flag, message) in bad {
@@ -56,14 +66,22 @@ struct ChaosTests {
         let off = json(h.call("GET", chaosURL))
         #expect((off["legacy"] as? [String: Any])?["error_rate"] as? Int == 0)
         #expect((off["apns"] as? [String: Any])?["error"] as? String == "ServiceUnavailable")
-        let r = put(h, #"{"v1":{"error_rate":0.5,"error":"QUOTA_EXCEEDED","retry_after":30},"apns":{"latency_ms":20,"jitter_ms":5}}"#)
+        let r = put(
+            h, #"{"v1":{"error_rate":0.5,"error":"QUOTA_EXCEEDED","retry_after":30},"apns":{"latency_ms":20,"jitter_ms":5}}"#)
         #expect(r.status == 200)
         let v1 = json(r)["v1"] as? [String: Any]
-        #expect(v1?["error_rate"] as? Double == 0.5 && v1?["retry_after"] as? Int == 30 && v1?["error"] as? String == "QUOTA_EXCEEDED")
+        #expect(
+            v1?["error_rate"] as? Double == 0.5 && v1?["retry_after"] as? Int == 30 && v1?["error"] as? String == "QUOTA_EXCEEDED"
+        )
         #expect(h.project.chaos[.apns]?.jitterMs == 5 && h.project.chaos[.legacy] == nil)
-        for body in [#"{"v1":{"error_rate":"lots"}}"#, #"{"v1":1}"#, #"{"fax":{}}"#, #"{"seed":-3}"#, #"{"apns":{"error":"BadDeviceToken"}}"#, "["] {
+        for body in [
+            #"{"v1":{"error_rate":"lots"}}"#, #"{"v1":1}"#, #"{"fax":{}}"#, #"{"seed":-3}"#,
+            #"{"apns":{"error":"BadDeviceToken"}}"#, "[",
+        ] {
             let bad = put(h, body)
-            #expect(bad.status == 400 && (json(bad)["error"] as? [String: Any])?["status"] as? String == "INVALID_ARGUMENT", "\(body)")
+            #expect(
+                bad.status == 400 && (json(bad)["error"] as? [String: Any])?["status"] as? String == "INVALID_ARGUMENT", "\(body)"
+            )
         }
         #expect(h.project.chaos[.v1]?.errorRate == 0.5, "a refused PUT changes nothing")
         #expect(h.call("DELETE", chaosURL).status == 200 && h.project.chaos == ChaosSettings())
@@ -86,7 +104,9 @@ struct ChaosTests {
         #expect(json(h.send(#"{"to":"\#(token)","data":{"k":"v"}}"#))["success"] as? Int == 1)
     }
 
-    @Test("legacy Unavailable is rolled per recipient: failed tokens get it in results, the others are delivered; a seed repeats the run")
+    @Test(
+        "legacy Unavailable is rolled per recipient: failed tokens get it in results, the others are delivered; a seed repeats the run"
+    )
     func legacyPerRecipient() throws {
         func run(seed: Int) throws -> [String] {
             let h = try Harness()
@@ -113,7 +133,9 @@ struct ChaosTests {
         let token = try h.device("android")["token"] as! String
         let url = "/v1/projects/demo-pushmock/messages:send"
         let body = #"{"message":{"token":"\#(token)","data":{"k":"v"}}}"#
-        for (error, status, canonical) in [("UNAVAILABLE", 503, "UNAVAILABLE"), ("QUOTA_EXCEEDED", 429, "RESOURCE_EXHAUSTED"), ("INTERNAL", 500, "INTERNAL")] {
+        for (error, status, canonical) in [
+            ("UNAVAILABLE", 503, "UNAVAILABLE"), ("QUOTA_EXCEEDED", 429, "RESOURCE_EXHAUSTED"), ("INTERNAL", 500, "INTERNAL"),
+        ] {
             #expect(put(h, #"{"v1":{"error_rate":1,"error":"\#(error)","retry_after":3}}"#).status == 200)
             let r = h.call("POST", url, body: body)
             let e = json(r)["error"] as? [String: Any]
@@ -122,7 +144,10 @@ struct ChaosTests {
             #expect(header(r, "Retry-After") == (status == 500 ? nil : "3"))
         }
         let logged = try h.events()
-        #expect(logged.map { $0["event"] as! String } == ["MESSAGE_RECEIVED_INTERNAL_ERROR", "QUOTA_EXCEEDED", "MESSAGE_RECEIVED_INTERNAL_ERROR"])
+        #expect(
+            logged.map { $0["event"] as! String } == [
+                "MESSAGE_RECEIVED_INTERNAL_ERROR", "QUOTA_EXCEEDED", "MESSAGE_RECEIVED_INTERNAL_ERROR",
+            ])
         #expect(logged.allSatisfy { $0["reason"] as? String == "chaos" })
     }
 
@@ -131,8 +156,9 @@ struct ChaosTests {
         let h = try Harness { $0.acceptAnyToken = true }
         let token = try h.device("android")["token"] as! String
         #expect(put(h, #"{"topics":{"error_rate":1,"error":"UNAVAILABLE"}}"#).status == 200)
-        let iid = h.call("POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/news","registration_tokens":["\#(token)"]}"#,
-                         headers: [("Authorization", "key=" + Configuration.defaultServerKey)])
+        let iid = h.call(
+            "POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/news","registration_tokens":["\#(token)"]}"#,
+            headers: [("Authorization", "key=" + Configuration.defaultServerKey)])
         #expect(iid.status == 503 && iid.bodyText == #"{"error":"UNAVAILABLE"}"# && header(iid, "Retry-After") == "10")
         #expect(put(h, #"{"topics":{"error_rate":1,"error":"RESOURCE_EXHAUSTED"}}"#).status == 200)
         let v1 = h.call("POST", "/v1/projects/demo-pushmock/registrations/\(token)/topicSubscriptions?topic_name=news")
@@ -145,8 +171,12 @@ struct ChaosTests {
     func apns() throws {
         let h = try Harness()
         let d = try h.device("ios")
-        let token = d["apns_token"] as! String, id = d["id"] as! String
-        for (name, status) in [("TooManyRequests", 429), ("InternalServerError", 500), ("ServiceUnavailable", 503), ("Shutdown", 503), ("Unregistered", 410)] {
+        let token = d["apns_token"] as! String
+        let id = d["id"] as! String
+        for (name, status) in [
+            ("TooManyRequests", 429), ("InternalServerError", 500), ("ServiceUnavailable", 503), ("Shutdown", 503),
+            ("Unregistered", 410),
+        ] {
             #expect(put(h, #"{"apns":{"error_rate":1,"error":"\#(name)"}}"#).status == 200)
             let r = h.apns(token)
             #expect(r.status == status && h.reason(r) == name && header(r, "apns-id") != nil)
@@ -166,7 +196,8 @@ struct ChaosTests {
         var delays: [Double] = []
         for _ in 0..<20 {
             guard case .delayed(let r, let s) = reply(h, "POST", "/fcm/send", body: #"{"to":"\#(token)"}"#, headers: auth) else {
-                Issue.record("not delayed"); return
+                Issue.record("not delayed")
+                return
             }
             #expect(json(r)["success"] as? Int == 1)
             delays.append(s)
@@ -174,7 +205,8 @@ struct ChaosTests {
         #expect(delays.allSatisfy { $0 >= 0.2 && $0 <= 0.3 } && Set(delays).count > 10)
         #expect(put(h, #"{"legacy":{"drop_rate":1,"drop":"goaway"}}"#).status == 200)
         guard case .drop(.goaway) = reply(h, "POST", "/fcm/send", body: #"{"to":"\#(token)"}"#, headers: auth) else {
-            Issue.record("not dropped"); return
+            Issue.record("not dropped")
+            return
         }
         let last = try h.events().last
         #expect(last?["event"] as? String == "MESSAGE_RECEIVED_INTERNAL_ERROR" && last?["reason"] as? String == "chaos")
@@ -187,11 +219,16 @@ struct ChaosTests {
     func scripted() throws {
         let h = try Harness()
         let d = try h.device("android")
-        let token = d["token"] as! String, id = d["id"] as! String
-        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
-                       body: #"{"errors":["Unavailable","UNAVAILABLE"]}"#).status == 200)
+        let token = d["token"] as! String
+        let id = d["id"] as! String
+        #expect(
+            h.call(
+                "POST", "/emulator/v1/projects/demo-pushmock/devices/\(id):scriptErrors",
+                body: #"{"errors":["Unavailable","UNAVAILABLE"]}"#
+            ).status == 200)
         let answers = (0..<3).map { _ in
-            (json(h.send(#"{"to":"\#(token)","data":{"k":"v"}}"#))["results"] as? [[String: Any]])?.first?["error"] as? String ?? "ok"
+            (json(h.send(#"{"to":"\#(token)","data":{"k":"v"}}"#))["results"] as? [[String: Any]])?.first?["error"] as? String
+                ?? "ok"
         }
         #expect(answers == ["Unavailable", "Unavailable", "ok"])
         #expect(try h.story(id).prefix(2) == ["RECEIVED_INTERNAL_ERROR(chaos)", "RECEIVED_INTERNAL_ERROR(chaos)"])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushMockCore
 
 @Suite("Topic conditions")
@@ -28,15 +29,19 @@ struct ConditionTests {
     @Test("more than five topics is an error naming the count")
     func topicLimit() throws {
         let six = (1...6).map { "'t\($0)' in topics" }.joined(separator: " || ")
-        #expect(throws: Condition.ParseError(message: "condition has 6 topics; at most 5 are allowed")) { try Condition.parse(six) }
+        #expect(throws: Condition.ParseError(message: "condition has 6 topics; at most 5 are allowed")) {
+            try Condition.parse(six)
+        }
         let five = (1...5).map { "'t\($0)' in topics" }.joined(separator: " || ")
         #expect((try? Condition.parse(five)) != nil)
     }
 
-    @Test("malformed conditions are rejected", arguments: [
-        "", "'a' in topics &&", "('a' in topics", "'a' in topic", "a in topics", "'a b' in topics",
-        "'a' in topics 'b' in topics", "'a' in topics | 'b' in topics", "!",
-    ])
+    @Test(
+        "malformed conditions are rejected",
+        arguments: [
+            "", "'a' in topics &&", "('a' in topics", "'a' in topic", "a in topics", "'a b' in topics",
+            "'a' in topics 'b' in topics", "'a' in topics | 'b' in topics", "!",
+        ])
     func malformed(_ text: String) {
         #expect(throws: Condition.ParseError.self) { try Condition.parse(text) }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushMockCore
 
 @Suite("Configuration from flags and environment")
@@ -15,8 +16,11 @@ struct ConfigurationTests {
 
     @Test("variables apply and flags win over them; --server-key repeats")
     func precedence() throws {
-        let env = ["PUSHMOCK_PORT": "9000", "PUSHMOCK_HOST": "0.0.0.0", "PUSHMOCK_SERVER_KEY": "a,b", "PUSHMOCK_STRICT_APPS": "true"]
-        let c = try Configuration.load(arguments: ["--port", "0", "--server-key=c", "--server-key", "d", "--accept-any-key"], environment: env)
+        let env = [
+            "PUSHMOCK_PORT": "9000", "PUSHMOCK_HOST": "0.0.0.0", "PUSHMOCK_SERVER_KEY": "a,b", "PUSHMOCK_STRICT_APPS": "true",
+        ]
+        let c = try Configuration.load(
+            arguments: ["--port", "0", "--server-key=c", "--server-key", "d", "--accept-any-key"], environment: env)
         #expect(c.port == 0)
         #expect(c.host == "0.0.0.0")
         #expect(c.serverKeys == ["a", "b", "c", "d"])
@@ -36,7 +40,9 @@ struct ConfigurationTests {
             try Configuration.load(arguments: ["--port"], environment: [:])
         }
         #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: ["--project", "Bad_Id"], environment: [:]) }
-        #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: [], environment: ["PUSHMOCK_STRICT_APPS": "maybe"]) }
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.load(arguments: [], environment: ["PUSHMOCK_STRICT_APPS": "maybe"])
+        }
     }
 
     @Test("--help lists every flag with its variable")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 @Suite("The control API: devices, topics, messages, events, projects")
@@ -22,15 +23,23 @@ struct ControlAPITests {
         #expect(json(h.call("GET", base + "/devices/d1"))["token"] as? String == token)
     }
 
-    @Test("bad device bodies get Google's error shape", arguments: [
-        (#"{"app":"a"}"#, "Missing required field 'platform' (ios or android)."),
-        (#"{"platform":"web","app":"a"}"#, "Invalid value at 'platform': \"web\" is not ios or android."),
-        (#"{"platform":"ios"}"#, "Missing required field 'app' (a bundle id or package name)."),
-        (#"{"platform":"ios","app":"a","color":"red"}"#, "Invalid JSON payload received. Unknown name \"color\": Cannot find field."),
-        (#"{"platform":5,"app":"a"}"#, "Invalid value at 'platform' (TYPE_STRING), 5"),
-        (#"{"platform":"ios""#, "Invalid JSON payload received. Unexpected end of input at position 17."),
-        (#"{"platform":"android","app":"a","apns_environment":"sandbox"}"#, "'apns_environment' and 'apns_token' apply to iOS devices only."),
-    ])
+    @Test(
+        "bad device bodies get Google's error shape",
+        arguments: [
+            (#"{"app":"a"}"#, "Missing required field 'platform' (ios or android)."),
+            (#"{"platform":"web","app":"a"}"#, "Invalid value at 'platform': \"web\" is not ios or android."),
+            (#"{"platform":"ios"}"#, "Missing required field 'app' (a bundle id or package name)."),
+            (
+                #"{"platform":"ios","app":"a","color":"red"}"#,
+                "Invalid JSON payload received. Unknown name \"color\": Cannot find field."
+            ),
+            (#"{"platform":5,"app":"a"}"#, "Invalid value at 'platform' (TYPE_STRING), 5"),
+            (#"{"platform":"ios""#, "Invalid JSON payload received. Unexpected end of input at position 17."),
+            (
+                #"{"platform":"android","app":"a","apns_environment":"sandbox"}"#,
+                "'apns_environment' and 'apns_token' apply to iOS devices only."
+            ),
+        ])
     func badDevice(_ body: String, _ message: String) throws {
         let r = try Harness().call("POST", base + "/devices", body: body)
         #expect(r.status == 400)
@@ -91,17 +100,26 @@ struct ControlAPITests {
         _ = h.send(#"{"to":"\#(t1)","data":{"a":"b"}}"#)
         _ = h.send(#"{"to":"/topics/sports","notification":{"title":"goal"}}"#)
         #expect(try h.eventNames("&device=d1") == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED"])
-        #expect(try h.eventNames("&topic=sports") == ["MESSAGE_ACCEPTED", "MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_IMPRESSION"])
+        #expect(
+            try h.eventNames("&topic=sports") == [
+                "MESSAGE_ACCEPTED", "MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_IMPRESSION",
+            ])
         #expect(try h.eventNames("&event=MESSAGE_DISPLAYED") == ["MESSAGE_DISPLAYED"])
         let escaped = t1.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         #expect(try h.eventNames("&token=\(escaped)").count == 2)
         #expect(try h.events("&since=4").map { $0["seq"] as? Int } == [5, 6, 7])
         #expect((json(h.call("GET", base + "/events?limit=2"))["events"] as? [Any])?.count == 2)
         let waited = h.gateway.handle(Request(method: "GET", target: base + "/events?wait=5&min=2"))
-        guard case .response(let r) = waited else { Issue.record("should answer at once"); return }
+        guard case .response(let r) = waited else {
+            Issue.record("should answer at once")
+            return
+        }
         #expect((json(r)["events"] as? [Any])?.count == 7)
         let parked = h.gateway.handle(Request(method: "GET", target: base + "/events?wait=5&min=8"))
-        guard case .waitForEvents(var w) = parked else { Issue.record("should wait"); return }
+        guard case .waitForEvents(var w) = parked else {
+            Issue.record("should wait")
+            return
+        }
         #expect(!h.gateway.readers.isReady(&w))
         _ = h.send(#"{"to":"\#(t1)","data":{"a":"b"}}"#)
         #expect(h.gateway.readers.isReady(&w))
@@ -151,7 +169,8 @@ struct ControlAPITests {
         #expect(r["now"] as? String == (Harness.start + 90_000_000).rfc3339)
         #expect(h.call("POST", "/emulator/v1/clock:advance", body: #"{"seconds":-1}"#).status == 400)
         let system = try Gateway(configuration: Configuration())
-        let refused = system.handle(Request(method: "POST", target: "/emulator/v1/clock:advance", body: Array(#"{"seconds":1}"#.utf8)))
+        let refused = system.handle(
+            Request(method: "POST", target: "/emulator/v1/clock:advance", body: Array(#"{"seconds":1}"#.utf8)))
         guard case .response(let resp) = refused else { return }
         #expect(resp.status == 400)
     }
@@ -167,11 +186,15 @@ struct ControlAPITests {
         #expect(h.call("GET", "/emulator/v1/projects/Bad_Project/devices").status == 404)
     }
 
-    @Test("a path no route serves answers in the shape of its neighbours: Google's front-end pages under /v1/ and /fcm/, APNs reasons under /3/")
+    @Test(
+        "a path no route serves answers in the shape of its neighbours: Google's front-end pages under /v1/ and /fcm/, APNs reasons under /3/"
+    )
     func unroutedFamilies() throws {
         let h = try Harness()
         let v1 = h.call("POST", "/v1/projects/demo-pushmock/nothing:send", body: "{}")
-        #expect(v1.status == 404 && v1.bodyText.contains("Error 404 (Not Found)!!1") && v1.bodyText.contains("/v1/projects/demo-pushmock/nothing:send"))
+        #expect(
+            v1.status == 404 && v1.bodyText.contains("Error 404 (Not Found)!!1")
+                && v1.bodyText.contains("/v1/projects/demo-pushmock/nothing:send"))
         let get = h.call("GET", "/v1/projects/demo-pushmock/messages:send")
         #expect(get.status == 405 && get.bodyText.contains("Error 405 (Method Not Allowed)!!1"))
         let fcm = h.call("POST", "/fcm/other", body: "{}")

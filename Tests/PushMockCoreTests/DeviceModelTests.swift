@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 /// One test per fate rule (docs/device-model.md), on the manual clock, asserting the exact
@@ -32,8 +33,9 @@ struct DeviceModelTests {
         #expect(try h.inbox("d1").map { $0["shown"] as? String } == ["app"])
     }
 
-    @Test("iOS alert in the background, not running or force-quit is displayed in Notification Center",
-          arguments: ["background", "not_running", "terminated"])
+    @Test(
+        "iOS alert in the background, not running or force-quit is displayed in Notification Center",
+        arguments: ["background", "not_running", "terminated"])
     func iosDisplayed(_ state: String) throws {
         let h = try Harness()
         let t = try iPhone(h, #","app_state":"\#(state)""#)
@@ -79,8 +81,11 @@ struct DeviceModelTests {
         let fourth = h.push(t, silent)
         let fifth = h.push(t, silent)
         let story = try h.story("d1")
-        #expect(Array(story.suffix(5)) == ["ACCEPTED", "STORED(background_budget_exhausted)",
-                                           "ACCEPTED", "DROPPED(background_budget_exhausted)", "STORED(background_budget_exhausted)"])
+        #expect(
+            Array(story.suffix(5)) == [
+                "ACCEPTED", "STORED(background_budget_exhausted)",
+                "ACCEPTED", "DROPPED(background_budget_exhausted)", "STORED(background_budget_exhausted)",
+            ])
         #expect(try h.events("&device=d1&event=MESSAGE_DROPPED").first?["message_id"] as? String == fourth)
         #expect(try h.patch("d1", "{}")["held"] as? Bool == true)
         try h.advance(30)
@@ -112,8 +117,11 @@ struct DeviceModelTests {
         let second = h.push(t, #""notification":{"title":"newer"}"#)
         try h.advance(120)
         try h.patch("d1", #"{"online":true}"#)
-        #expect(try h.story("d1") == ["ACCEPTED", "STORED(device_offline)", "ACCEPTED", "COLLAPSED(replaced_by_newer)",
-                                  "STORED(device_offline)", "DELIVERED", "DISPLAYED"])
+        #expect(
+            try h.story("d1") == [
+                "ACCEPTED", "STORED(device_offline)", "ACCEPTED", "COLLAPSED(replaced_by_newer)",
+                "STORED(device_offline)", "DELIVERED", "DISPLAYED",
+            ])
         let delivered = try #require(h.events("&device=d1&event=MESSAGE_DELIVERED").first)
         #expect(delivered["message_id"] as? String == second)
         #expect(delivered["delay_ms"] as? Int == 120_000)
@@ -159,7 +167,9 @@ struct DeviceModelTests {
         try h.patch("d1", #"{"low_power_mode":false}"#)
         #expect(try h.story("d1").last == "DELIVERED")
         #expect(try h.events("&device=d1&event=MESSAGE_DELIVERED").last?["delay_ms"] as? Int == 5000)
-        let perf = ((json(h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData"))["androidDeliveryData"]
+        let perf =
+            ((json(h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData"))[
+                "androidDeliveryData"]
             as? [[String: Any]])?.first?["data"] as? [String: Any])?["deliveryPerformancePercents"] as? [String: Double]
         #expect(perf == ["deliveredNoDelay": 50, "delayedDeviceDoze": 50])
     }
@@ -185,7 +195,9 @@ struct DeviceModelTests {
         #expect(try h.inbox("d1").count == 1)
     }
 
-    @Test("Android notification: displayed with an impression in the background, to the app in the foreground, dropped when force-stopped or denied")
+    @Test(
+        "Android notification: displayed with an impression in the background, to the app in the foreground, dropped when force-stopped or denied"
+    )
     func android() throws {
         let h = try Harness()
         try h.push(h.device("android")["token"] as! String, alert)
@@ -227,16 +239,22 @@ struct DeviceModelTests {
         let refreshed = json(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/d1:refreshToken"))
         let new = try #require(refreshed["token"] as? String)
         #expect(new != old && refreshed["fid"] as? String == String(old.prefix(22)))
-        #expect((json(h.send(#"{"to":"\#(old)",\#(alert)}"#))["results"] as? [[String: Any]])?.first?["error"] as? String == "NotRegistered")
+        #expect(
+            (json(h.send(#"{"to":"\#(old)",\#(alert)}"#))["results"] as? [[String: Any]])?.first?["error"] as? String
+                == "NotRegistered")
         #expect((json(h.send(#"{"to":"\#(new)",\#(alert)}"#))["success"] as? Int) == 1)
         let reinstalled = json(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/d1:reinstall"))
         #expect(reinstalled["topics"] as? [String] == [])
         #expect(reinstalled["fid"] as? String != refreshed["fid"] as? String)
-        #expect((json(h.send(#"{"to":"\#(new)",\#(alert)}"#))["results"] as? [[String: Any]])?.first?["error"] as? String == "NotRegistered")
+        #expect(
+            (json(h.send(#"{"to":"\#(new)",\#(alert)}"#))["results"] as? [[String: Any]])?.first?["error"] as? String
+                == "NotRegistered")
         let current = reinstalled["token"] as! String
         try h.patch("d1", #"{"online":false}"#)
         try h.advance(271 * 86_400)
-        #expect((json(h.send(#"{"to":"\#(current)",\#(alert)}"#))["results"] as? [[String: Any]])?.first?["error"] as? String == "NotRegistered")
+        #expect(
+            (json(h.send(#"{"to":"\#(current)",\#(alert)}"#))["results"] as? [[String: Any]])?.first?["error"] as? String
+                == "NotRegistered")
     }
 
     @Test("an Android device offline for over four weeks drops new messages as inactive")
@@ -256,13 +274,19 @@ struct DeviceModelTests {
         let enabled = json(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/d1:enableAutoInit"))
         let token = try #require(enabled["token"] as? String)
         #expect(token.hasPrefix((d["fid"] as! String) + ":APA91b"))
-        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"ios","app":"a","auto_init_enabled":"no"}"#).status == 400)
+        #expect(
+            h.call(
+                "POST", "/emulator/v1/projects/demo-pushmock/devices",
+                body: #"{"platform":"ios","app":"a","auto_init_enabled":"no"}"#
+            ).status == 400)
     }
 
-    @Test("bad state values are INVALID_ARGUMENT", arguments: [
-        #"{"app_state":"asleep"}"#, #"{"online":"yes"}"#, #"{"notifications":"maybe"}"#,
-        #"{"presentation_options":["popup"]}"#, #"{"presentation_options":"banner"}"#, #"{"low_power_mode":1}"#,
-    ])
+    @Test(
+        "bad state values are INVALID_ARGUMENT",
+        arguments: [
+            #"{"app_state":"asleep"}"#, #"{"online":"yes"}"#, #"{"notifications":"maybe"}"#,
+            #"{"presentation_options":["popup"]}"#, #"{"presentation_options":"banner"}"#, #"{"low_power_mode":1}"#,
+        ])
     func badState(_ body: String) throws {
         let h = try Harness()
         try h.device("ios")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushMockCore
 
 @Suite("HTTP/1.1 request heads and chunked bodies")
@@ -13,7 +14,10 @@ struct HTTP1ParserTests {
         return (h, length)
     }
 
-    struct Failure: Error { let text: String; init(_ t: String) { text = t } }
+    struct Failure: Error {
+        let text: String
+        init(_ t: String) { text = t }
+    }
 
     func isInvalid(_ text: String) -> Bool {
         if case .invalid = parse(text) { return true }
@@ -44,10 +48,12 @@ struct HTTP1ParserTests {
         #expect(isIncomplete(""))
         #expect(isIncomplete("GET / HTTP/1.1\r\nHost: a\r\n"))
         #expect(isIncomplete("GET / HTTP/1.1\r\nHost: a\r\n\r"))
-        if case .invalid = parse("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100), max: 64) {} else {
+        if case .invalid = parse("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100), max: 64) {
+        } else {
             Issue.record("a head past the limit without its end is refused")
         }
-        if case .invalid = parse("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100) + "\r\n\r\n", max: 64) {} else {
+        if case .invalid = parse("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100) + "\r\n\r\n", max: 64) {
+        } else {
             Issue.record("a whole head past the limit is refused")
         }
     }
@@ -59,7 +65,8 @@ struct HTTP1ParserTests {
         #expect(try !head("GET / HTTP/1.0\r\n\r\n").0.keepAlive)
         let ten = try head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").0
         #expect(ten.keepAlive && ten.isHTTP10)
-        #expect(try head("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, Chunked\r\nContent-Length: 5\r\n\r\n").0.framing == .chunked)
+        #expect(
+            try head("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, Chunked\r\nContent-Length: 5\r\n\r\n").0.framing == .chunked)
         #expect(try head("POST / HTTP/1.1\r\nContent-Length: 5\r\ncontent-length: 5\r\n\r\n").0.framing == .length(5))
         #expect(try head("POST / HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 5\r\n\r\n").0.expectsContinue)
         #expect(try !head("POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n").0.expectsContinue)
@@ -68,20 +75,20 @@ struct HTTP1ParserTests {
     @Test("malformed heads are refused")
     func refused() throws {
         for text in [
-            "BREW / HTTP/1.1\r\n\r\n",                                  // a method no route knows
-            "GET /\r\n\r\n",                                            // no version
-            "GET  HTTP/1.1\r\n\r\n",                                    // no target
+            "BREW / HTTP/1.1\r\n\r\n", // a method no route knows
+            "GET /\r\n\r\n", // no version
+            "GET  HTTP/1.1\r\n\r\n", // no target
             "GET / HTTP/2.0\r\n\r\n",
-            "GET /a b HTTP/1.1\r\n\r\n",                                // a space in the target
-            "GET / HTTP/1.1\r\nHost : a\r\n\r\n",                       // a space before the colon
-            "GET / HTTP/1.1\r\n: a\r\n\r\n",                            // no name
+            "GET /a b HTTP/1.1\r\n\r\n", // a space in the target
+            "GET / HTTP/1.1\r\nHost : a\r\n\r\n", // a space before the colon
+            "GET / HTTP/1.1\r\n: a\r\n\r\n", // no name
             "GET / HTTP/1.1\r\nNoColon\r\n\r\n",
-            "GET / HTTP/1.1\r\nX: a\r\n folded\r\n\r\n",                // obsolete line folding
-            "GET / HTTP/1.1\r\nX: a\u{1}b\r\n\r\n",                     // a control byte
+            "GET / HTTP/1.1\r\nX: a\r\n folded\r\n\r\n", // obsolete line folding
+            "GET / HTTP/1.1\r\nX: a\u{1}b\r\n\r\n", // a control byte
             "POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
             "POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
             "POST / HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n",
-            "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",        // only chunked is understood
+            "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", // only chunked is understood
             "POST / HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
         ] {
             #expect(isInvalid(text), "\(text.debugDescription)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 /// The dashboard's API: message search and detail, topics, report CSV, metrics and event
@@ -15,11 +16,15 @@ struct InspectorTests {
     @Test("messages filter by token, device, topic, label, event and text, and carry outcome counts and a summary")
     func messageFilters() throws {
         let h = try Harness { $0.acceptAnyToken = true }
-        let a = try h.device("android"), i = try h.device("ios")
+        let a = try h.device("android")
+        let i = try h.device("ios")
         try h.subscribe(a["id"] as! String, "news")
         try h.patch(i["id"] as! String, #"{"app_state":"terminated"}"#)
-        let v1 = h.call("POST", "/v1/projects/demo-pushmock/messages:send", body: #"{"message":{"token":"\#(a["token"] as! String)","notification":{"title":"Sale","body":"50% off"},"fcm_options":{"analytics_label":"promo"}}}"#,
-                        headers: [("Authorization", "Bearer any")])
+        let v1 = h.call(
+            "POST", "/v1/projects/demo-pushmock/messages:send",
+            body:
+                #"{"message":{"token":"\#(a["token"] as! String)","notification":{"title":"Sale","body":"50% off"},"fcm_options":{"analytics_label":"promo"}}}"#,
+            headers: [("Authorization", "Bearer any")])
         #expect(v1.status == 200, "\(v1.bodyText)")
         h.push(i["token"] as! String, #""content_available":true,"data":{"sync":"1"}"#)
         _ = h.send(#"{"to":"/topics/news","data":{"k":"v"}}"#)
@@ -40,7 +45,8 @@ struct InspectorTests {
         #expect(counts == ["MESSAGE_ACCEPTED": 1, "MESSAGE_DROPPED": 1])
         #expect(ids("label=promo") == ["Sale — 50% off"])
         // Found by the fuzzer: Foundation's String.contains traps on these two.
-        let form = h.send("registration_id=\(a["token"] as! String)&data.city=i\u{307}", contentType: "application/x-www-form-urlencoded")
+        let form = h.send(
+            "registration_id=\(a["token"] as! String)&data.city=i\u{307}", contentType: "application/x-www-form-urlencoded")
         #expect(form.bodyText.hasPrefix("id="), "\(form.bodyText)")
         #expect(ids("q=i%CC%87%00") == [])
         #expect(ids("q=i%CC%87") == ["data: city"])
@@ -52,13 +58,20 @@ struct InspectorTests {
         let i = try h.device("ios")
         try h.patch(i["id"] as! String, #"{"app_state":"terminated"}"#)
         let id = h.push(i["token"] as! String, #""content_available":true,"data":{"sync":"1"}"#)
-        let m = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages/" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!))
+        let m = json(
+            h.call(
+                "GET",
+                "/emulator/v1/projects/demo-pushmock/messages/" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            ))
         #expect((m["request"] as? [String: Any])?["body"] as? String != nil)
         let devices = try #require(m["devices"] as? [[String: Any]])
         #expect(devices.count == 1)
         #expect(devices[0]["fate"] as? String == "MESSAGE_DROPPED" && devices[0]["reason"] as? String == "app_terminated")
         #expect(((devices[0]["apns"] as? [String: Any])?["payload"] as? [String: Any])?["sync"] as? String == "1")
-        #expect((devices[0]["timeline"] as? [[String: Any]])?.map { $0["event"] as! String } == ["MESSAGE_ACCEPTED", "MESSAGE_DROPPED"])
+        #expect(
+            (devices[0]["timeline"] as? [[String: Any]])?.map { $0["event"] as! String } == [
+                "MESSAGE_ACCEPTED", "MESSAGE_DROPPED",
+            ])
     }
 
     @Test("topics list their subscribers")
@@ -103,14 +116,17 @@ struct InspectorTests {
         #expect(text.contains(#"pushmock_messages_accepted_total{api="legacy"} 1"#))
         #expect(text.contains(#"pushmock_events_total{event="MESSAGE_DISPLAYED"} 1"#))
         #expect(text.contains(#"pushmock_devices{project="demo-pushmock",platform="android"} 1"#))
-        #expect(text.contains("pushmock_event_log_events 5"))   // four for the push, one for the bad request
+        #expect(text.contains("pushmock_event_log_events 5")) // four for the push, one for the bad request
         #expect(text.contains("# TYPE pushmock_http_request_duration_seconds histogram"))
         try h.patch(a["id"] as! String, #"{"app_state":"terminated"}"#)
         h.push(a["token"] as! String, #""notification":{"title":"Hi"}"#)
-        #expect(h.call("GET", "/metrics").bodyText.contains(#"pushmock_event_reasons_total{event="MESSAGE_DROPPED",reason="app_force_stopped"} 1"#))
+        #expect(
+            h.call("GET", "/metrics").bodyText.contains(
+                #"pushmock_event_reasons_total{event="MESSAGE_DROPPED",reason="app_force_stopped"} 1"#))
     }
 
-    @Test("an SSE stream starts at the next event, resumes after Last-Event-ID, filters, and thins out with a gap event under load")
+    @Test(
+        "an SSE stream starts at the next event, resumes after Last-Event-ID, filters, and thins out with a gap event under load")
     func sse() throws {
         let h = try Harness()
         let a = try h.device("android")
@@ -124,8 +140,10 @@ struct InspectorTests {
         #expect(text.hasPrefix("id: 3\ndata: {\"seq\":3,") && text.contains("id: 4\ndata:") && text.hasSuffix("}\n\n"))
         #expect(h.gateway.readers.streamNext(&live).bytes.isEmpty)
 
-        var resumed = try #require(stream(h, "/emulator/v1/projects/demo-pushmock/events:stream?event=MESSAGE_DELIVERED",
-                                          headers: [("Last-Event-ID", "1")]))
+        var resumed = try #require(
+            stream(
+                h, "/emulator/v1/projects/demo-pushmock/events:stream?event=MESSAGE_DELIVERED",
+                headers: [("Last-Event-ID", "1")]))
         text = String(decoding: h.gateway.readers.streamNext(&resumed).bytes, as: UTF8.self)
         #expect(text.components(separatedBy: "id: ").count == 3 && text.contains("\"event\":\"MESSAGE_DELIVERED\""), "\(text)")
 
@@ -164,12 +182,15 @@ struct InspectorTests {
 struct RetentionTests {
     @Test("--max-age evicts events older than the limit on the clock's beat, counts them, and appends reuse the freed slots")
     func maxAge() throws {
-        let h = try Harness { $0.maxAgeSeconds = 60; $0.maxEvents = 10 }
+        let h = try Harness {
+            $0.maxAgeSeconds = 60
+            $0.maxEvents = 10
+        }
         let a = try h.device("android")
-        h.push(a["token"] as! String, #""data":{"k":"1"}"#)   // 2 events
+        h.push(a["token"] as! String, #""data":{"k":"1"}"#) // 2 events
         try h.advance(30)
         h.push(a["token"] as! String, #""data":{"k":"2"}"#)
-        try h.advance(31)                                         // the first two are now 61 s old
+        try h.advance(31) // the first two are now 61 s old
         #expect(try h.events().map { $0["seq"] as! Int } == [3, 4])
         #expect(h.gateway.log.evictedForAge == 2 && h.gateway.log.evictedForRoom == 0)
         for n in 0..<5 { h.push(a["token"] as! String, "\"data\":{\"n\":\"\(n)\"}") }

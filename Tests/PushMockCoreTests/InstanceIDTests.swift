@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 @Suite("Instance ID topic management")
@@ -12,7 +13,9 @@ struct InstanceIDTests {
         let a = try h.device("android")["token"] as! String
         let b = try h.device("ios")["token"] as! String
         #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/d2").status == 200)
-        let r = h.call("POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/news","registration_tokens":["\#(a)","\#(b)","junk"]}"#, headers: auth)
+        let r = h.call(
+            "POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/news","registration_tokens":["\#(a)","\#(b)","junk"]}"#,
+            headers: auth)
         #expect(r.status == 200)
         #expect(r.bodyText == #"{"results":[{},{"error":"NOT_FOUND"},{"error":"INVALID_ARGUMENT"}]}"#)
         #expect(h.project.topics["news"]?.count == 1)
@@ -26,9 +29,15 @@ struct InstanceIDTests {
         let h = try Harness()
         #expect(h.call("POST", "/iid/v1:batchAdd", body: "{}").status == 401)
         #expect(h.call("POST", "/iid/v1:batchAdd", body: "{", headers: auth).bodyText == #"{"error":"InvalidJson"}"#)
-        #expect(h.call("POST", "/iid/v1:batchAdd", body: #"{"registration_tokens":["a"]}"#, headers: auth).bodyText == #"{"error":"MissingTopic"}"#)
-        #expect(h.call("POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/a b","registration_tokens":["a"]}"#, headers: auth).bodyText == #"{"error":"InvalidTopicName"}"#)
-        #expect(h.call("POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/a","registration_tokens":[]}"#, headers: auth).bodyText == #"{"error":"MissingIIDToken"}"#)
+        #expect(
+            h.call("POST", "/iid/v1:batchAdd", body: #"{"registration_tokens":["a"]}"#, headers: auth).bodyText
+                == #"{"error":"MissingTopic"}"#)
+        #expect(
+            h.call("POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/a b","registration_tokens":["a"]}"#, headers: auth).bodyText
+                == #"{"error":"InvalidTopicName"}"#)
+        #expect(
+            h.call("POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/a","registration_tokens":[]}"#, headers: auth).bodyText
+                == #"{"error":"MissingIIDToken"}"#)
         let many = (0..<1001).map { "\"t\($0)\"" }.joined(separator: ",")
         let r = h.call("POST", "/iid/v1:batchAdd", body: #"{"to":"/topics/a","registration_tokens":[\#(many)]}"#, headers: auth)
         #expect(r.status == 400 && r.bodyText == #"{"error":"TooManyTokens"}"#)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 @Suite("JSON parser and writer")
@@ -15,7 +16,9 @@ struct JSONTests {
         #expect(o["a"] == .array([.bool(true), .bool(false), .null]))
     }
 
-    @Test("long strings are scanned eight bytes at a time: a quote, backslash, control byte or non-ASCII byte is found at any offset")
+    @Test(
+        "long strings are scanned eight bytes at a time: a quote, backslash, control byte or non-ASCII byte is found at any offset"
+    )
     func longStrings() throws {
         let plain = String(repeating: "abcdefgh", count: 4)
         for offset in 0..<plain.utf8.count {
@@ -37,20 +40,27 @@ struct JSONTests {
 
     @Test("an object member's members are read as the whole parse would read them, and only from valid JSON")
     func members() throws {
-        let docs = [#"{"aps":{"alert":"hi","badge":1},"k":"v"}"#, #"{"k":[1,{"a":"\u00e9"}],"aps":{"sound":"x","alert":{"t":[1]}}}"#,
-                    #"{"aps":1,"aps":{"x":true,"content-available":1}}"#, #"{"other":{"deep":[[[]]]}}"#, "{}", " { \"aps\" : {} } ",
-                    #"{"aps":{"a":null,"b":-1.5e3,"c":"\n"}}"#, #"{"aps":{}, "aps":"x"}"#]
+        let docs = [
+            #"{"aps":{"alert":"hi","badge":1},"k":"v"}"#, #"{"k":[1,{"a":"\u00e9"}],"aps":{"sound":"x","alert":{"t":[1]}}}"#,
+            #"{"aps":1,"aps":{"x":true,"content-available":1}}"#, #"{"other":{"deep":[[[]]]}}"#, "{}", " { \"aps\" : {} } ",
+            #"{"aps":{"a":null,"b":-1.5e3,"c":"\n"}}"#, #"{"aps":{}, "aps":"x"}"#,
+        ]
         for doc in docs {
             let whole = (try JSONParser.parse(doc)).objectValue?["aps"]?.objectValue
             let expected = whole?.entries.map { entry -> (String, JSONValue?) in
-                switch entry.value { case .object, .array: (entry.key, nil); default: (entry.key, entry.value) }
+                switch entry.value {
+                case .object, .array: (entry.key, nil)
+                default: (entry.key, entry.value)
+                }
             }
             let read = JSONParser.members(of: "aps", in: Array(doc.utf8))
             #expect(read?.map(\.key) == expected?.map(\.0), "\(doc)")
             #expect(read?.map(\.scalar) == expected?.map(\.1), "\(doc)")
         }
-        for bad in [#"{"aps":{"alert":"hi"},"k":}"#, #"{"aps":{}} x"#, "[1]", #"{"k":"\u{01}","aps":{}}"#, #"{"k":[1,],"aps":{}}"#,
-                    #"{"aps":{"alert":{"t":[1,]}}}"#] {
+        for bad in [
+            #"{"aps":{"alert":"hi"},"k":}"#, #"{"aps":{}} x"#, "[1]", #"{"k":"\u{01}","aps":{}}"#, #"{"k":[1,],"aps":{}}"#,
+            #"{"aps":{"alert":{"t":[1,]}}}"#,
+        ] {
             #expect(JSONParser.members(of: "aps", in: Array(bad.utf8)) == nil, "\(bad)")
         }
         let deep = "{\"k\":" + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + ",\"aps\":{}}"
@@ -63,7 +73,9 @@ struct JSONTests {
             try JSONParser.parse(#"{"a": 1,}"#)
         }
         #expect(throws: JSONParseError(kind: .unexpectedEnd, position: 5)) { try JSONParser.parse(#"{"a":"#) }
-        #expect(throws: JSONParseError(kind: .unexpectedCharacter(UInt8(ascii: "x")), position: 4)) { try JSONParser.parse("[1, x]") }
+        #expect(throws: JSONParseError(kind: .unexpectedCharacter(UInt8(ascii: "x")), position: 4)) {
+            try JSONParser.parse("[1, x]")
+        }
     }
 
     @Test("rejects trailing garbage, lone surrogates, control characters, bad numbers")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushMockCore
 
 @Suite("POST /fcm/send: bad input and authentication")
@@ -31,12 +32,14 @@ struct LegacyBadInputTests {
         #expect(h.send(#"{"to":"/topics/a","data":{"a":"b"}}"#, key: Configuration.defaultServerKey).status == 401)
     }
 
-    @Test("unparseable JSON gets 400 with FCM's JSON_PARSING_ERROR text", arguments: [
-        (#"{"to": }"#, "JSON_PARSING_ERROR: Unexpected character (}) at position 7.\n"),
-        (#"{"to": "a""#, "JSON_PARSING_ERROR: Unexpected end of input at position 10.\n"),
-        ("", "JSON_PARSING_ERROR: Unexpected end of input at position 0.\n"),
-        ("[1]", "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n"),
-    ])
+    @Test(
+        "unparseable JSON gets 400 with FCM's JSON_PARSING_ERROR text",
+        arguments: [
+            (#"{"to": }"#, "JSON_PARSING_ERROR: Unexpected character (}) at position 7.\n"),
+            (#"{"to": "a""#, "JSON_PARSING_ERROR: Unexpected end of input at position 10.\n"),
+            ("", "JSON_PARSING_ERROR: Unexpected end of input at position 0.\n"),
+            ("[1]", "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n"),
+        ])
     func badJSON(_ body: String, _ text: String) throws {
         let h = try Harness()
         let r = h.send(body)
@@ -45,17 +48,19 @@ struct LegacyBadInputTests {
         #expect(try h.eventNames() == ["INVALID_PARAMETERS"])
     }
 
-    @Test("wrong field types get 400 naming the field and value", arguments: [
-        (#"{"to":["a"]}"#, "Field \"to\" must be a JSON string: [\"a\"]\n"),
-        (#"{"to":"a","data":"x"}"#, "Field \"data\" must be a JSON array: \"x\"\n"),
-        (#"{"to":"a","notification":5}"#, "Field \"notification\" must be a JSON array: 5\n"),
-        (#"{"to":"a","time_to_live":"60"}"#, "Field \"time_to_live\" must be a JSON number: \"60\"\n"),
-        (#"{"to":"a","dry_run":"yes"}"#, "Field \"dry_run\" must be a JSON boolean: \"yes\"\n"),
-        (#"{"to":"a","content_available":1}"#, "Field \"content_available\" must be a JSON boolean: 1\n"),
-        (#"{"registration_ids":"a"}"#, "Field \"registration_ids\" must be a JSON array: \"a\"\n"),
-        (#"{"registration_ids":[1]}"#, "Field \"registration_ids\" must be a JSON array of strings: 1\n"),
-        (#"{"to":"a","priority":"urgent"}"#, "Invalid value for \"priority\": \"urgent\". Use \"normal\" or \"high\".\n"),
-    ])
+    @Test(
+        "wrong field types get 400 naming the field and value",
+        arguments: [
+            (#"{"to":["a"]}"#, "Field \"to\" must be a JSON string: [\"a\"]\n"),
+            (#"{"to":"a","data":"x"}"#, "Field \"data\" must be a JSON array: \"x\"\n"),
+            (#"{"to":"a","notification":5}"#, "Field \"notification\" must be a JSON array: 5\n"),
+            (#"{"to":"a","time_to_live":"60"}"#, "Field \"time_to_live\" must be a JSON number: \"60\"\n"),
+            (#"{"to":"a","dry_run":"yes"}"#, "Field \"dry_run\" must be a JSON boolean: \"yes\"\n"),
+            (#"{"to":"a","content_available":1}"#, "Field \"content_available\" must be a JSON boolean: 1\n"),
+            (#"{"registration_ids":"a"}"#, "Field \"registration_ids\" must be a JSON array: \"a\"\n"),
+            (#"{"registration_ids":[1]}"#, "Field \"registration_ids\" must be a JSON array of strings: 1\n"),
+            (#"{"to":"a","priority":"urgent"}"#, "Invalid value for \"priority\": \"urgent\". Use \"normal\" or \"high\".\n"),
+        ])
     func wrongTypes(_ body: String, _ text: String) throws {
         let r = try Harness().send(body)
         #expect(r.status == 400)
@@ -65,8 +70,12 @@ struct LegacyBadInputTests {
     @Test("target conflicts and registration_ids bounds get FCM's 400 texts")
     func targets() throws {
         let h = try Harness()
-        #expect(h.send(#"{"to":"a","registration_ids":["b"]}"#).bodyText == "Must use either \"registration_ids\" field or \"to\", not both\n")
-        #expect(h.send(#"{"to":"a","condition":"'a' in topics"}"#).bodyText == "Must use either \"condition\" field or \"to\", not both\n")
+        #expect(
+            h.send(#"{"to":"a","registration_ids":["b"]}"#).bodyText
+                == "Must use either \"registration_ids\" field or \"to\", not both\n")
+        #expect(
+            h.send(#"{"to":"a","condition":"'a' in topics"}"#).bodyText
+                == "Must use either \"condition\" field or \"to\", not both\n")
         #expect(h.send(#"{"registration_ids":[]}"#).bodyText == "\"registration_ids\" field cannot be empty\n")
         let ids = (0..<1001).map { "\"t\($0)\"" }.joined(separator: ",")
         let r = h.send(#"{"registration_ids":[\#(ids)]}"#)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 @Suite("POST /fcm/send: responses and per-recipient errors")
@@ -32,7 +33,10 @@ struct LegacySendTests {
         let results = try #require(body["results"] as? [[String: Any]])
         let id = try #require(results.first?["message_id"] as? String)
         #expect(id.range(of: #"^0:\d{16}%[0-9a-f]{16}$"#, options: .regularExpression) != nil)
-        #expect(try h.eventNames("&message_id=" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!) == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED"])
+        #expect(
+            try h.eventNames("&message_id=" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!) == [
+                "MESSAGE_ACCEPTED", "MESSAGE_DELIVERED",
+            ])
         #expect(try h.inbox("d1").map { $0["message_id"] as? String } == [id])
     }
 
@@ -44,17 +48,23 @@ struct LegacySendTests {
         #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/d2").status == 200)
         let other = try h.device("android", project: "other-project")["token"] as! String
         let unknown = "eAAAAAAAAAAAAAAAAAAAAA:APA91b" + String(repeating: "x", count: 134)
-        let body = #"{"registration_ids":["\#(a)","","garbage","\#(gone)","\#(other)","\#(unknown)"],"notification":{"title":"t"}}"#
+        let body =
+            #"{"registration_ids":["\#(a)","","garbage","\#(gone)","\#(other)","\#(unknown)"],"notification":{"title":"t"}}"#
         let r = json(h.send(body))
         #expect(r["success"] as? Int == 1)
         #expect(r["failure"] as? Int == 5)
         let results = r["results"] as! [[String: Any]]
         #expect(results.count == 6)
         #expect(results[0]["message_id"] is String)
-        #expect(results.dropFirst().map { $0["error"] as? String } ==
-                ["MissingRegistration", "InvalidRegistration", "NotRegistered", "MismatchSenderId", "NotRegistered"])
-        #expect(try h.eventNames().filter { !$0.hasPrefix("MESSAGE_") } ==
-                ["MISSING_REGISTRATIONS", "INVALID_REGISTRATION", "INVALID_REGISTRATION", "MISMATCH_SENDER_ID", "INVALID_REGISTRATION"])
+        #expect(
+            results.dropFirst().map { $0["error"] as? String } == [
+                "MissingRegistration", "InvalidRegistration", "NotRegistered", "MismatchSenderId", "NotRegistered",
+            ])
+        #expect(
+            try h.eventNames().filter { !$0.hasPrefix("MESSAGE_") } == [
+                "MISSING_REGISTRATIONS", "INVALID_REGISTRATION", "INVALID_REGISTRATION", "MISMATCH_SENDER_ID",
+                "INVALID_REGISTRATION",
+            ])
     }
 
     @Test("no target at all answers MissingRegistration")
@@ -76,8 +86,11 @@ struct LegacySendTests {
     @Test("an iOS app without an APNs credential for the device's environment answers InvalidApnsCredential")
     func apnsCredential() throws {
         let h = try Harness()
-        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/apps",
-                       body: #"{"platform":"ios","app":"com.ios","apns_environments":["production"]}"#).status == 200)
+        #expect(
+            h.call(
+                "POST", "/emulator/v1/projects/demo-pushmock/apps",
+                body: #"{"platform":"ios","app":"com.ios","apns_environments":["production"]}"#
+            ).status == 200)
         let t = try h.device("ios", app: "com.ios")["token"] as! String
         let r = json(h.send(#"{"to":"\#(t)","notification":{"title":"x"}}"#))
         #expect((r["results"] as? [[String: Any]])?.first?["error"] as? String == "InvalidApnsCredential")
@@ -121,7 +134,9 @@ struct LegacySendTests {
         let h = try Harness()
         let t = try h.device("android")["token"] as! String
         let r = h.send(#"{"to":"\#(t)","dry_run":true,"data":{"a":"b"}}"#)
-        #expect(r.bodyText == #"{"multicast_id":-1,"success":1,"failure":0,"canonical_ids":0,"results":[{"message_id":"fake_message_id"}]}"#)
+        #expect(
+            r.bodyText
+                == #"{"multicast_id":-1,"success":1,"failure":0,"canonical_ids":0,"results":[{"message_id":"fake_message_id"}]}"#)
         #expect(try h.inbox("d1").isEmpty)
         #expect(try h.events().map { $0["reason"] as? String } == ["dry_run"])
         #expect(h.send(#"{"to":"/topics/x","dry_run":true,"data":{"a":"b"}}"#).bodyText == #"{"message_id":-1}"#)
@@ -135,15 +150,19 @@ struct LegacySendTests {
         try h.device("android", app: "jp.nnsnodnb.demo")
         try h.subscribe("d1", "news")
         try h.subscribe("d2", "news")
-        let seed = #"{"to": "/topics/news", "priority": "high", "notification": {"title": "t", "body": "b", "badge": 1, "sound": "default", "mutable_content": true, "image_url": "https://example.com/i.png"}}"#
+        let seed =
+            #"{"to": "/topics/news", "priority": "high", "notification": {"title": "t", "body": "b", "badge": 1, "sound": "default", "mutable_content": true, "image_url": "https://example.com/i.png"}}"#
         let r = h.send(seed, contentType: "application/json; charset=UTF-8")
         #expect(r.status == 200)
         #expect(r.bodyText.range(of: #"^\{"message_id":\d{19}\}$"#, options: .regularExpression) != nil)
         let id = String(describing: json(r)["message_id"]!)
         #expect(try h.eventNames("&message_id=\(id)").count == 8)
-        #expect(try h.eventNames("&message_id=\(id)&device=d1") == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED"])
-        #expect(try h.eventNames("&message_id=\(id)&device=d2") ==
-                ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_IMPRESSION"])
+        #expect(
+            try h.eventNames("&message_id=\(id)&device=d1") == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED"])
+        #expect(
+            try h.eventNames("&message_id=\(id)&device=d2") == [
+                "MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_IMPRESSION",
+            ])
         #expect(try h.events("&message_id=\(id)").first?["message_type"] as? String == "TOPIC")
         #expect(try h.inbox("d1").count == 1 && h.inbox("d2").count == 1 && h.inbox("d3").isEmpty)
         let detail = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages/\(id)"))
@@ -155,10 +174,14 @@ struct LegacySendTests {
     func conditionSend() throws {
         let h = try Harness()
         for _ in 0..<4 { try h.device("android") }
-        try h.subscribe("d1", "a"); try h.subscribe("d1", "b")
+        try h.subscribe("d1", "a")
+        try h.subscribe("d1", "b")
         try h.subscribe("d2", "a")
         try h.subscribe("d3", "c")
-        let r = json(h.send(#"{"condition":"'a' in topics && ('b' in topics || 'c' in topics) || !('a' in topics) && 'c' in topics","data":{"x":"y"}}"#))
+        let r = json(
+            h.send(
+                #"{"condition":"'a' in topics && ('b' in topics || 'c' in topics) || !('a' in topics) && 'c' in topics","data":{"x":"y"}}"#
+            ))
         #expect(r["message_id"] != nil)
         #expect(try h.inbox("d1").count == 1)
         #expect(try h.inbox("d2").isEmpty)
@@ -175,14 +198,18 @@ struct LegacySendTests {
         let a = try h.device("android")["token"] as! String
         let b = try h.device("android")["token"] as! String
         let auth = [(name: "Authorization", value: "key=\(Configuration.defaultServerKey)")]
-        let created = json(h.call("POST", "/fcm/notification",
-                                  body: #"{"operation":"create","notification_key_name":"fam","registration_ids":["\#(a)","\#(b)"]}"#, headers: auth))
+        let created = json(
+            h.call(
+                "POST", "/fcm/notification",
+                body: #"{"operation":"create","notification_key_name":"fam","registration_ids":["\#(a)","\#(b)"]}"#, headers: auth
+            ))
         let key = try #require(created["notification_key"] as? String)
         let r = h.send(#"{"to":"\#(key)","data":{"a":"b"}}"#)
         #expect(r.bodyText == #"{"success":2,"failure":0}"#)
         #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/d2").status == 200)
-        #expect(h.send(#"{"to":"\#(key)","data":{"a":"b"}}"#).bodyText ==
-                #"{"success":1,"failure":1,"failed_registration_ids":["\#(b)"]}"#)
+        #expect(
+            h.send(#"{"to":"\#(key)","data":{"a":"b"}}"#).bodyText
+                == #"{"success":1,"failure":1,"failed_registration_ids":["\#(b)"]}"#)
         let found = json(h.call("GET", "/fcm/notification?notification_key_name=fam", headers: auth))
         #expect(found["notification_key"] as? String == key)
     }
@@ -207,13 +234,16 @@ struct LegacySendTests {
     func formRequests() throws {
         let h = try Harness()
         let t = try h.device("android")["token"] as! String
-        let ok = h.send("registration_id=\(t)&collapse_key=c&data.score=5x1", contentType: "application/x-www-form-urlencoded;charset=UTF-8")
+        let ok = h.send(
+            "registration_id=\(t)&collapse_key=c&data.score=5x1", contentType: "application/x-www-form-urlencoded;charset=UTF-8")
         #expect(ok.status == 200)
         #expect(ok.bodyText.range(of: #"^id=0:\d{16}%[0-9a-f]{16}\n$"#, options: .regularExpression) != nil)
         let payload = try h.inbox("d1").first?["android"] as? [String: Any]
         #expect((payload?["data"] as? [String: String]) == ["score": "5x1"])
         #expect(payload?["collapse_key"] as? String == "c")
         #expect(h.send("collapse_key=c", contentType: nil).bodyText == "Error=MissingRegistration\n")
-        #expect(h.send("registration_id=\(t)&time_to_live=x", contentType: "application/x-www-form-urlencoded").bodyText == "Error=InvalidTtl\n")
+        #expect(
+            h.send("registration_id=\(t)&time_to_live=x", contentType: "application/x-www-form-urlencoded").bodyText
+                == "Error=InvalidTtl\n")
     }
 }

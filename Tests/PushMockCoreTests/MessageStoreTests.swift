@@ -1,17 +1,23 @@
 import Testing
+
 @testable import PushMockCore
 
 @Suite("The message store")
 struct MessageStoreTests {
     func message(_ id: String) -> Message {
-        Message(id: id, projectID: "p", projectNumber: 1, api: "apns", target: .token, options: PushContent().options,
-                format: .apns, requestBytes: [], requestContentType: nil, receivedAt: 0, bulkID: nil, dryRun: false)
+        Message(
+            id: id, projectID: "p", projectNumber: 1, api: "apns", target: .token, options: PushContent().options,
+            format: .apns, requestBytes: [], requestContentType: nil, receivedAt: 0, bulkID: nil, dryRun: false)
     }
 
-    @Test("ids find their sends until evicted, the newest of a repeated id wins, recipients are found and forgotten with their send")
+    @Test(
+        "ids find their sends until evicted, the newest of a repeated id wins, recipients are found and forgotten with their send"
+    )
     func lookups() throws {
         let store = MessageStore(capacity: 3)
-        let a = message("a"), b = message("b"), c = message("c")
+        let a = message("a")
+        let b = message("b")
+        let c = message("c")
         store.add(a)
         store.addRecipient("a:1", of: a)
         store.add(b)
@@ -21,12 +27,12 @@ struct MessageStoreTests {
         #expect(store.message(id: "c") === c)
         #expect(store.message(id: "d") == nil)
         let b2 = message("b")
-        store.add(b2)  // evicts a
+        store.add(b2) // evicts a
         #expect(store.evicted == 1 && store.count == 3)
         #expect(store.message(id: "a") == nil)
         #expect(store.message(id: "a:1") == nil)
         #expect(store.message(id: "b") === b2)
-        store.add(message("e"))  // evicts the first b: the newer one is still found
+        store.add(message("e")) // evicts the first b: the newer one is still found
         #expect(store.message(id: "b") === b2)
         #expect(store.newest(limit: 3).map(\.id) == ["e", "b", "c"])
         store.removeAll()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 @Suite("What devices receive: the APNs request and the Android RemoteMessage")
@@ -15,7 +16,9 @@ struct RenderingTests {
         let h = try Harness()
         let d = try h.device("ios", app: "com.news")
         let t = d["token"] as! String
-        let (headers, p) = try iosPayload(h, #"""
+        let (headers, p) = try iosPayload(
+            h,
+            #"""
             {"to":"\#(t)","notification":{"title":"T","subtitle":"S","body":"B","badge":"3","sound":"ping.caf",
              "click_action":"REPLY","title_loc_key":"TK","title_loc_args":["a"],"body_loc_key":"BK","body_loc_args":"[\"x\",\"y\"]",
              "icon":"ic","color":"#ff0000","image_url":"https://i/x.png"},
@@ -65,7 +68,9 @@ struct RenderingTests {
     func android() throws {
         let h = try Harness()
         let t = try h.device("android", app: "com.shop")["token"] as! String
-        _ = h.send(#"{"to":"\#(t)","collapse_key":"sale","time_to_live":60,"data":{"a":"1","n":2,"o":{"x":true}},"notification":{"title":"T","body":"B","android_channel_id":"promo","tag":"t1"}}"#)
+        _ = h.send(
+            #"{"to":"\#(t)","collapse_key":"sale","time_to_live":60,"data":{"a":"1","n":2,"o":{"x":true}},"notification":{"title":"T","body":"B","android_channel_id":"promo","tag":"t1"}}"#
+        )
         let m = try #require(h.inbox("d1").first?["android"] as? [String: Any])
         #expect(m["from"] as? String == String(h.project.number))
         #expect(m["collapse_key"] as? String == "sale")
@@ -88,7 +93,8 @@ struct RenderingTests {
         _ = h.send(#"{"to":"\#(t)","notification":{"title":"x"}}"#)
         let delivered = try h.events("&event=MESSAGE_DELIVERED").first
         let payload = (delivered?["payload"] as? [String: Any])?["apns"] as? [String: Any]
-        #expect(((payload?["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? [String: String] == ["title": "x"])
+        #expect(
+            ((payload?["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? [String: String] == ["title": "x"])
         #expect(delivered?["sdk_platform"] as? String == "IOS")
         #expect(delivered?["message_type"] as? String == "DISPLAY_NOTIFICATION")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 @Suite("Reports and the FCM Data API")
@@ -13,22 +14,24 @@ struct ReportsTests {
         let android = try h.device("android")["token"] as! String
         let ios = try h.device("ios")["token"] as! String
         let a = h.push(android, alert)
-        let open = "/emulator/v1/projects/demo-pushmock/devices/d1/notifications/\(a.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!):open"
+        let open =
+            "/emulator/v1/projects/demo-pushmock/devices/d1/notifications/\(a.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!):open"
         #expect(h.call("POST", open).status == 200)
-        h.push(android, alert)                                    // foreground now: to the app
+        h.push(android, alert) // foreground now: to the app
         try h.patch("d1", #"{"app_state":"terminated"}"#)
-        h.push(android, alert)                                    // force-stopped: dropped
+        h.push(android, alert) // force-stopped: dropped
         try h.patch("d1", #"{"app_state":"background","online":false}"#)
-        h.push(android, #""data":{"k":"v"}"#)                     // stored
+        h.push(android, #""data":{"k":"v"}"#) // stored
         try h.advance(10)
-        try h.patch("d1", #"{"online":true}"#)                        // delivered late
+        try h.patch("d1", #"{"online":true}"#) // delivered late
         let e = h.push(ios, alert)
-        let openIOS = "/emulator/v1/projects/demo-pushmock/devices/d2/notifications/\(e.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!):open"
+        let openIOS =
+            "/emulator/v1/projects/demo-pushmock/devices/d2/notifications/\(e.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!):open"
         #expect(h.call("POST", openIOS).status == 200)
         try h.patch("d2", #"{"app_state":"background","notifications":"denied"}"#)
-        h.push(ios, alert)                                        // dropped: notifications off
+        h.push(ios, alert) // dropped: notifications off
         try h.patch("d2", #"{"notifications":"authorized","online":false}"#)
-        h.push(ios, alert)                                        // still pending
+        h.push(ios, alert) // still pending
         return h
     }
 
@@ -65,7 +68,8 @@ struct ReportsTests {
     @Test("filters: platform, app and dates")
     func filters() throws {
         let h = try scenario()
-        let android = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?platform=android"))["total"] as? [String: Any]
+        let android =
+            json(h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?platform=android"))["total"] as? [String: Any]
         #expect(android?["sends"] as? Int == 3)
         #expect((android?["outcomes"] as? [String: Int])?["accepted"] == 4)
         let none = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?app=other"))["total"] as? [String: Any]
@@ -100,6 +104,7 @@ struct ReportsTests {
         #expect((byID["androidDeliveryData"] as? [Any])?.count == 1)
         let missing = h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.nope/deliveryData")
         #expect(missing.status == 404 && (json(missing)["error"] as? [String: Any])?["status"] as? String == "NOT_FOUND")
-        #expect(h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData?pageSize=-1").status == 400)
+        #expect(
+            h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData?pageSize=-1").status == 400)
     }
 }

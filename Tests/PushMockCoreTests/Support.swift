@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import PushMockCore
 
 /// A gateway on a manual clock with seeded randomness, and helpers to call it in-process.
@@ -12,14 +13,17 @@ final class Harness {
     init(keys: (any KeyService)? = nil, _ configure: (inout Configuration) -> Void = { _ in }) throws {
         var c = Configuration()
         configure(&c)
-        gateway = try Gateway(configuration: c, clock: Clock(mode: .manual, start: Self.start), seed: 7,
-                              services: ServerServices(keys: keys, shutdown: shutdown))
+        gateway = try Gateway(
+            configuration: c, clock: Clock(mode: .manual, start: Self.start), seed: 7,
+            services: ServerServices(keys: keys, shutdown: shutdown))
     }
 
     var project: Project { gateway.directory.defaultProject }
 
-    func call(_ method: String, _ target: String, body: String? = nil, contentType: String? = "application/json",
-              headers: [(name: String, value: String)] = [], connection: ConnectionContext? = nil) -> Response {
+    func call(
+        _ method: String, _ target: String, body: String? = nil, contentType: String? = "application/json",
+        headers: [(name: String, value: String)] = [], connection: ConnectionContext? = nil
+    ) -> Response {
         var h = headers
         if let contentType, body != nil { h.append(("Content-Type", contentType)) }
         var request = Request(method: method, target: target, headers: h, body: Array((body ?? "").utf8))
@@ -34,16 +38,22 @@ final class Harness {
     }
 
     /// POST /fcm/send with the default key.
-    func send(_ body: String, contentType: String? = "application/json", key: String? = Configuration.defaultServerKey) -> Response {
-        call("POST", "/fcm/send", body: body, contentType: contentType,
-             headers: key.map { [("Authorization", "key=\($0)")] } ?? [])
+    func send(_ body: String, contentType: String? = "application/json", key: String? = Configuration.defaultServerKey)
+        -> Response
+    {
+        call(
+            "POST", "/fcm/send", body: body, contentType: contentType,
+            headers: key.map { [("Authorization", "key=\($0)")] } ?? [])
     }
 
     /// Registers a device; throws unless the gateway answers 201.
     @discardableResult
-    func device(_ platform: String, app: String = "com.example.app", project: String = "demo-pushmock", extra: String = "") throws -> [String: Any] {
-        let r = call("POST", "/emulator/v1/projects/\(project)/devices",
-                     body: "{\"platform\":\"\(platform)\",\"app\":\"\(app)\"\(extra)}")
+    func device(_ platform: String, app: String = "com.example.app", project: String = "demo-pushmock", extra: String = "") throws
+        -> [String: Any]
+    {
+        let r = call(
+            "POST", "/emulator/v1/projects/\(project)/devices",
+            body: "{\"platform\":\"\(platform)\",\"app\":\"\(app)\"\(extra)}")
         try HarnessError.expect(r, 201)
         return json(r)
     }
@@ -89,7 +99,9 @@ final class Harness {
 
     func inbox(_ deviceID: String) throws -> [[String: Any]] {
         let r = call("GET", "/emulator/v1/projects/demo-pushmock/devices/\(deviceID)/notifications")
-        guard let entries = json(r)["notifications"] as? [[String: Any]] else { throw HarnessError("no notifications in: " + r.bodyText) }
+        guard let entries = json(r)["notifications"] as? [[String: Any]] else {
+            throw HarnessError("no notifications in: " + r.bodyText)
+        }
         return entries
     }
 }

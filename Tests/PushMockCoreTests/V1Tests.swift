@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushMockCore
 
 @Suite("FCM HTTP v1: messages:send errors, rendering and auth")
@@ -21,32 +22,65 @@ struct V1Tests {
     func send() throws {
         let h = try Harness { $0.acceptAnyToken = true }
         let t = try h.device("android")["token"] as! String
-        let r = v1(h, #"{"message":{"token":"\#(t)","notification":{"title":"T"},"android":{"ttl":"60s","collapseKey":"k"},"fcmOptions":{"analyticsLabel":"promo"}}}"#)
+        let r = v1(
+            h,
+            #"{"message":{"token":"\#(t)","notification":{"title":"T"},"android":{"ttl":"60s","collapseKey":"k"},"fcmOptions":{"analyticsLabel":"promo"}}}"#
+        )
         #expect(r.status == 200)
         let name = try #require(json(r)["name"] as? String)
         #expect(name.range(of: #"^projects/demo-pushmock/messages/0:\d{16}%[0-9a-f]{16}$"#, options: .regularExpression) != nil)
         let android = try #require(h.inbox("d1").first?["android"] as? [String: Any])
         #expect(android["ttl"] as? Int == 60 && android["collapse_key"] as? String == "k")
         #expect(try h.events("&event=MESSAGE_ACCEPTED").first?["analytics_label"] as? String == "promo")
-        #expect(json(v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}},"validateOnly":true}"#))["name"] as? String ==
-                "projects/demo-pushmock/messages/fake_message_id")
+        #expect(
+            json(v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}},"validateOnly":true}"#))["name"] as? String
+                == "projects/demo-pushmock/messages/fake_message_id")
     }
 
-    @Test("bad requests get INVALID_ARGUMENT with the field", arguments: [
-        (#"{"message":{}}"#, "Recipient of the message is not set."),
-        (#"{"message":{"token":"a","topic":"b"}}"#, "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set 'topic'"),
-        (#"{"message":{"topic":"t","data":{"n":12}}}"#, "Invalid value at 'message.data[0].value' (TYPE_STRING), 12"),
-        (#"{"message":{"topic":"t","colour":"red"}}"#, "Invalid JSON payload received. Unknown name \"colour\" at 'message': Cannot find field."),
-        (#"{"message":{"topic":"t"},"extra":1}"#, "Invalid JSON payload received. Unknown name \"extra\": Cannot find field."),
-        (#"{"message":{"topic":"t","android":{"priority":"urgent"}}}"#, "Invalid value at 'message.android.priority' (TYPE_ENUM), \"urgent\""),
-        (#"{"message":{"topic":"t","android":{"ttl":"ten"}}}"#, "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"ten\""),
-        (#"{"message":{"condition":"'a' in topics &&"}}"#, "Invalid condition expression provided."),
-        (#"{"message":{"topic":"/topics/a"}}"#, "Invalid topic name '/topics/a': it must match [a-zA-Z0-9-_.~%]+, without the /topics/ prefix."),
-        (#"{"message":{"topic":"t","fcm_options":{"analytics_label":"no spaces"}}}"#, "Analytics label must match ^[a-zA-Z0-9-_.~%]{1,50}$."),
-        (#"{"message":{"topic":"t","webpush":{"fcm_options":{"link":"http://x"}}}}"#, "The webpush link must be an HTTPS URL: http://x"),
-        (#"{"message":{"topic":"t","data":{"from":"me"}}}"#, "Invalid data payload key: from. Keys may not be from, message_type, or start with google. or gcm."),
-        (#"{"message":"#, "Invalid JSON payload received. Unexpected end of input at position 11."),
-    ])
+    @Test(
+        "bad requests get INVALID_ARGUMENT with the field",
+        arguments: [
+            (#"{"message":{}}"#, "Recipient of the message is not set."),
+            (
+                #"{"message":{"token":"a","topic":"b"}}"#,
+                "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set 'topic'"
+            ),
+            (#"{"message":{"topic":"t","data":{"n":12}}}"#, "Invalid value at 'message.data[0].value' (TYPE_STRING), 12"),
+            (
+                #"{"message":{"topic":"t","colour":"red"}}"#,
+                "Invalid JSON payload received. Unknown name \"colour\" at 'message': Cannot find field."
+            ),
+            (
+                #"{"message":{"topic":"t"},"extra":1}"#,
+                "Invalid JSON payload received. Unknown name \"extra\": Cannot find field."
+            ),
+            (
+                #"{"message":{"topic":"t","android":{"priority":"urgent"}}}"#,
+                "Invalid value at 'message.android.priority' (TYPE_ENUM), \"urgent\""
+            ),
+            (
+                #"{"message":{"topic":"t","android":{"ttl":"ten"}}}"#,
+                "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"ten\""
+            ),
+            (#"{"message":{"condition":"'a' in topics &&"}}"#, "Invalid condition expression provided."),
+            (
+                #"{"message":{"topic":"/topics/a"}}"#,
+                "Invalid topic name '/topics/a': it must match [a-zA-Z0-9-_.~%]+, without the /topics/ prefix."
+            ),
+            (
+                #"{"message":{"topic":"t","fcm_options":{"analytics_label":"no spaces"}}}"#,
+                "Analytics label must match ^[a-zA-Z0-9-_.~%]{1,50}$."
+            ),
+            (
+                #"{"message":{"topic":"t","webpush":{"fcm_options":{"link":"http://x"}}}}"#,
+                "The webpush link must be an HTTPS URL: http://x"
+            ),
+            (
+                #"{"message":{"topic":"t","data":{"from":"me"}}}"#,
+                "Invalid data payload key: from. Keys may not be from, message_type, or start with google. or gcm."
+            ),
+            (#"{"message":"#, "Invalid JSON payload received. Unexpected end of input at position 11."),
+        ])
     func badRequests(_ body: String, _ message: String) throws {
         let h = try Harness { $0.acceptAnyToken = true }
         let r = v1(h, body)
@@ -62,7 +96,11 @@ struct V1Tests {
         let gone = try h.device("android")["token"] as! String
         #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/d1").status == 200)
         let other = try h.device("android", project: "other-project")["token"] as! String
-        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/apps", body: #"{"platform":"ios","app":"com.nocert","apns_environments":[]}"#).status == 200)
+        #expect(
+            h.call(
+                "POST", "/emulator/v1/projects/demo-pushmock/apps",
+                body: #"{"platform":"ios","app":"com.nocert","apns_environments":[]}"#
+            ).status == 200)
         let ios = try h.device("ios", app: "com.nocert")["token"] as! String
         let cases: [(String, Int, String, String, String)] = [
             ("junk", 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token"),
@@ -76,20 +114,28 @@ struct V1Tests {
             let e = error(r)
             #expect(e.0 == http && e.1 == status && e.2 == fcm && e.3 == message)
         }
-        #expect(json(v1(h, #"{"message":{"token":"\#(ios)","notification":{"title":"x"}}}"#)).description.contains("InvalidProviderToken"))
-        #expect(try Array(h.eventNames().suffix(5)) == ["INVALID_REGISTRATION", "INVALID_REGISTRATION", "MISMATCH_SENDER_ID",
-                                                    "INVALID_APNS_CREDENTIAL", "INVALID_APNS_CREDENTIAL"])
+        #expect(
+            json(v1(h, #"{"message":{"token":"\#(ios)","notification":{"title":"x"}}}"#)).description.contains(
+                "InvalidProviderToken"))
+        #expect(
+            try Array(h.eventNames().suffix(5)) == [
+                "INVALID_REGISTRATION", "INVALID_REGISTRATION", "MISMATCH_SENDER_ID",
+                "INVALID_APNS_CREDENTIAL", "INVALID_APNS_CREDENTIAL",
+            ])
         let big = String(repeating: "x", count: 4100)
         #expect(v1(h, #"{"message":{"topic":"t","data":{"k":"\#(big)"}}}"#).status == 400)
         #expect(error(v1(h, #"{"message":{"fid":"cAAAAAAAAAAAAAAAAAAAAA","data":{"a":"b"}}}"#)).2 == "UNREGISTERED")
     }
 
-    @Test("scripted errors: UNAVAILABLE (503, Retry-After) and INTERNAL (500), then success; legacy answers Unavailable and InternalServerError")
+    @Test(
+        "scripted errors: UNAVAILABLE (503, Retry-After) and INTERNAL (500), then success; legacy answers Unavailable and InternalServerError"
+    )
     func scripted() throws {
         let h = try Harness { $0.acceptAnyToken = true }
         let t = try h.device("android")["token"] as! String
-        let script = h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/d1:scriptErrors",
-                            body: #"{"errors":["UNAVAILABLE","INTERNAL","Unavailable","InternalServerError"]}"#)
+        let script = h.call(
+            "POST", "/emulator/v1/projects/demo-pushmock/devices/d1:scriptErrors",
+            body: #"{"errors":["UNAVAILABLE","INTERNAL","Unavailable","InternalServerError"]}"#)
         #expect(json(script)["scripted"] as? Int == 4)
         let unavailable = v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}}}"#)
         #expect(unavailable.status == 503 && error(unavailable).1 == "UNAVAILABLE" && error(unavailable).2 == "UNAVAILABLE")
@@ -102,7 +148,9 @@ struct V1Tests {
         #expect(form.status == 500)
         #expect(v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"}}}"#).status == 200)
         #expect(try h.eventNames("&event=MESSAGE_RECEIVED_INTERNAL_ERROR").count == 4)
-        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/d1:scriptErrors", body: #"{"errors":["BOOM"]}"#).status == 400)
+        #expect(
+            h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/d1:scriptErrors", body: #"{"errors":["BOOM"]}"#).status
+                == 400)
     }
 
     @Test("a data-only message to iOS with apns-priority 10 is rejected at send time")
@@ -111,7 +159,11 @@ struct V1Tests {
         let t = try h.device("ios")["token"] as! String
         let r = v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"},"apns":{"headers":{"apns-priority":"10"}}}}"#)
         #expect(r.status == 400 && error(r).2 == "INVALID_ARGUMENT")
-        #expect(v1(h, #"{"message":{"token":"\#(t)","data":{"a":"b"},"apns":{"headers":{"apns-priority":"5"},"payload":{"aps":{"content-available":1}}}}}"#).status == 200)
+        #expect(
+            v1(
+                h,
+                #"{"message":{"token":"\#(t)","data":{"a":"b"},"apns":{"headers":{"apns-priority":"5"},"payload":{"aps":{"content-available":1}}}}}"#
+            ).status == 200)
     }
 
     @Test("apns and android overrides reach the device as FCM merges them")
@@ -119,7 +171,10 @@ struct V1Tests {
         let h = try Harness { $0.acceptAnyToken = true }
         let ios = try h.device("ios", app: "com.news")["token"] as! String
         let android = try h.device("android", app: "com.news")["token"] as! String
-        _ = v1(h, #"{"message":{"token":"\#(ios)","notification":{"title":"T","body":"B","image":"https://i/a.png"},"data":{"k":"v"},"apns":{"headers":{"apns-collapse-id":"c1"},"payload":{"aps":{"sound":"ping","mutable-content":1},"custom":{"x":1}}}}}"#)
+        _ = v1(
+            h,
+            #"{"message":{"token":"\#(ios)","notification":{"title":"T","body":"B","image":"https://i/a.png"},"data":{"k":"v"},"apns":{"headers":{"apns-collapse-id":"c1"},"payload":{"aps":{"sound":"ping","mutable-content":1},"custom":{"x":1}}}}}"#
+        )
         let apns = try #require(h.inbox("d1").first?["apns"] as? [String: Any])
         let payload = try #require(apns["payload"] as? [String: Any])
         let aps = try #require(payload["aps"] as? [String: Any])
@@ -130,7 +185,10 @@ struct V1Tests {
         let headers = try #require(apns["headers"] as? [String: String])
         #expect(headers["apns-collapse-id"] == "c1" && headers["apns-priority"] == "10" && headers["apns-push-type"] == "alert")
         #expect(headers["apns-expiration"] == String(Harness.start / 1_000_000 + 30 * 86_400))
-        _ = v1(h, #"{"message":{"token":"\#(android)","notification":{"title":"T","body":"B"},"data":{"k":"v"},"android":{"priority":"high","data":{"k":"android"},"notification":{"title":"Android title","channel_id":"news"}}}}"#)
+        _ = v1(
+            h,
+            #"{"message":{"token":"\#(android)","notification":{"title":"T","body":"B"},"data":{"k":"v"},"android":{"priority":"high","data":{"k":"android"},"notification":{"title":"Android title","channel_id":"news"}}}}"#
+        )
         let m = try #require(h.inbox("d2").first?["android"] as? [String: Any])
         #expect(m["data"] as? [String: String] == ["k": "android"])
         #expect(m["notification"] as? [String: String] == ["title": "Android title", "body": "B", "channel_id": "news"])
@@ -145,21 +203,29 @@ struct V1Tests {
         #expect(error(missing).3?.hasPrefix("Request is missing required authentication credential.") == true)
         let bad = v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer nope")
         #expect(bad.status == 401 && bad.headers.contains { $0.name == "WWW-Authenticate" && $0.value.contains("invalid_token") })
-        h.gateway.credentials.add(accessToken: "ya29.test", AccessToken(projectID: "other", email: "x", expires: Harness.start + 60_000_000))
+        h.gateway.credentials.add(
+            accessToken: "ya29.test", AccessToken(projectID: "other", email: "x", expires: Harness.start + 60_000_000))
         let other = v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer ya29.test")
         #expect(other.status == 403 && error(other).1 == "PERMISSION_DENIED")
-        h.gateway.credentials.add(accessToken: "ya29.mine", AccessToken(projectID: "demo-pushmock", email: "x", expires: Harness.start + 60_000_000))
+        h.gateway.credentials.add(
+            accessToken: "ya29.mine", AccessToken(projectID: "demo-pushmock", email: "x", expires: Harness.start + 60_000_000))
         #expect(v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer ya29.mine").status == 200)
         let number = String(h.project.number)
-        #expect(h.call("POST", "/v1/projects/\(number)/messages:send", body: #"{"message":{"topic":"t"}}"#,
-                       headers: [("Authorization", "Bearer ya29.mine")]).status == 200)
+        #expect(
+            h.call(
+                "POST", "/v1/projects/\(number)/messages:send", body: #"{"message":{"topic":"t"}}"#,
+                headers: [("Authorization", "Bearer ya29.mine")]
+            ).status == 200)
         try h.advance(61)
         #expect(v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer ya29.mine").status == 401)
     }
 
     @Test("quota: beyond the per-minute limit, 429 QUOTA_EXCEEDED with Retry-After, until the minute passes")
     func quota() throws {
-        let h = try Harness { $0.acceptAnyToken = true; $0.quotaPerMinute = 3 }
+        let h = try Harness {
+            $0.acceptAnyToken = true
+            $0.quotaPerMinute = 3
+        }
         for _ in 0..<3 { #expect(v1(h, #"{"message":{"topic":"t"}}"#).status == 200) }
         let r = v1(h, #"{"message":{"topic":"t"}}"#)
         #expect(r.status == 429 && error(r).2 == "QUOTA_EXCEEDED" && error(r).1 == "RESOURCE_EXHAUSTED")
@@ -184,14 +250,18 @@ struct V1Tests {
         let form = "application/x-www-form-urlencoded"
         func token(_ body: String) -> [String: Any] { json(h.call("POST", "/token", body: body, contentType: form)) }
         #expect(token("grant_type=password")["error"] as? String == "unsupported_grant_type")
-        #expect(token("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer")["error_description"] as? String ==
-                "Missing required parameter: assertion")
-        #expect(token("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=abc")["error"] as? String == "invalid_grant")
+        #expect(
+            token("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer")["error_description"] as? String
+                == "Missing required parameter: assertion")
+        #expect(
+            token("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=abc")["error"] as? String
+                == "invalid_grant")
         let header = Data(#"{"alg":"RS256","typ":"JWT"}"#.utf8).base64EncodedString()
         let claims = Data(#"{"iss":"nobody@x.iam.gserviceaccount.com","iat":1,"exp":2}"#.utf8).base64EncodedString()
         let jwt = header + "." + claims + ".c2ln"
-        #expect(token("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(jwt)")["error_description"] as? String ==
-                "Invalid grant: account not found")
+        #expect(
+            token("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(jwt)")["error_description"]
+                as? String == "Invalid grant: account not found")
     }
 
     @Test("v1 topic subscriptions: subscribe, ALREADY_EXISTS, allow_missing, bad tokens")
@@ -207,6 +277,8 @@ struct V1Tests {
         #expect(h.call("DELETE", base + "/news?allow_missing=true").status == 200)
         #expect(h.call("DELETE", base + "/news").status == 404)
         #expect(h.call("DELETE", base + "/news?allow_missing=true").status == 200)
-        #expect(h.call("POST", "/v1/projects/demo-pushmock/registrations/junk/topicSubscriptions?topic_name=a", body: "{}").status == 400)
+        #expect(
+            h.call("POST", "/v1/projects/demo-pushmock/registrations/junk/topicSubscriptions?topic_name=a", body: "{}").status
+                == 400)
     }
 }

@@ -20,12 +20,16 @@ struct AdminSDKTests {
         let gone = try server.device("android", app: "com.example.shop")
         #expect(try c.request("DELETE", base + "/devices/\(gone["id"]!)").status == 200)
         // The first send meets two 503s: the SDK retries (honouring Retry-After) and succeeds.
-        #expect(try c.request("POST", base + "/devices/d1:scriptErrors", body: #"{"errors":["UNAVAILABLE","UNAVAILABLE"]}"#).status == 200)
+        #expect(
+            try c.request("POST", base + "/devices/d1:scriptErrors", body: #"{"errors":["UNAVAILABLE","UNAVAILABLE"]}"#).status
+                == 200)
 
-        let (status, out) = try runCommand(RealClientTests.python, [
-            ServerProcess.packageRoot.appendingPathComponent("Tests/clients/admin_sdk.py").path,
-            server.url, file.path, android, ios, gone["token"] as! String, androidDevice["fid"] as! String,
-        ])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                ServerProcess.packageRoot.appendingPathComponent("Tests/clients/admin_sdk.py").path,
+                server.url, file.path, android, ios, gone["token"] as! String, androidDevice["fid"] as! String,
+            ])
         #expect(status == 0, "\(out)")
         let result = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any]
         #expect(result?["send_each"] as? Int == 50)
@@ -36,9 +40,9 @@ struct AdminSDKTests {
         let label = try c.request("GET", base + "/events?event=MESSAGE_ACCEPTED").json["events"] as? [[String: Any]]
         #expect(label?.contains { $0["analytics_label"] as? String == "sale" } == true)
         let rejected = try c.request("GET", base + "/events?event=INVALID_REGISTRATION&count=true").json
-        #expect(rejected["count"] as? Int == 3)   // the multicast's gone token, the send to it, the malformed one
+        #expect(rejected["count"] as? Int == 3) // the multicast's gone token, the send to it, the malformed one
         let invalid = try c.request("GET", base + "/events?event=INVALID_PARAMETERS&count=true").json
-        #expect(invalid["count"] as? Int == 1)    // the high-priority data message to iOS
+        #expect(invalid["count"] as? Int == 1) // the high-priority data message to iOS
         let retried = try c.request("GET", base + "/events?event=MESSAGE_RECEIVED_INTERNAL_ERROR&count=true").json
         #expect(retried["count"] as? Int == 2)
         let report = try c.request("GET", base + "/reports?analytics_label=sale").json["total"] as? [String: Any]

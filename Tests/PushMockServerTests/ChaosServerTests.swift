@@ -6,9 +6,12 @@ struct ChaosServerTests {
     @Test("latency waits on a loop timer without holding up others; drops close HTTP/1.1, close or GOAWAY HTTP/2; all logged")
     func chaosOnTheWire() throws {
         let server = try ServerProcess(["--chaos-seed", "1"])
-        let (status, out) = try runCommand(RealClientTests.python, [
-            TLSTests.clients + "/chaos_client.py", String(server.port), String(try #require(server.tlsPort)), ServerProcess.caFile,
-        ])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                TLSTests.clients + "/chaos_client.py", String(server.port), String(try #require(server.tlsPort)),
+                ServerProcess.caFile,
+            ])
         #expect(status == 0, "\(out)")
         let r = lastJSON(out)
         let latency = r["latency"] as? [String: Any]
@@ -16,7 +19,9 @@ struct ChaosServerTests {
         #expect(latency?["statuses"] as? [Int] == [200, 200, 200] && latency?["delayed_at_least_400ms"] as? Bool == true)
         #expect((r["http1_drop"] as? [String: Any])?["bytes"] as? Int == 0)
         let goaway = r["h2_goaway"] as? [String: Any]
-        #expect(goaway?["goaway"] as? Int == 0 && goaway?["last_stream_id"] as? Int == 0 && goaway?["responses"] as? Int == 0, "\(out)")
+        #expect(
+            goaway?["goaway"] as? Int == 0 && goaway?["last_stream_id"] as? Int == 0 && goaway?["responses"] as? Int == 0,
+            "\(out)")
         let close = r["h2_close"] as? [String: Any]
         #expect(close?["closed"] as? Bool == true && close?["responses"] as? Int == 0 && close?["goaway"] is NSNull, "\(out)")
         #expect(r["h2_latency_order"] as? [String] == ["healthz", "push"])

@@ -7,14 +7,17 @@ struct DashboardTests {
     /// Ignored by git; look at them after a run.
     static let screenshots = ServerProcess.packageRoot.appendingPathComponent("Tests/screenshots").path
 
-    @Test("SSE delivers new events, resumes after Last-Event-ID, sends heartbeats, cuts off a client that never reads; the export and /metrics agree with the log")
+    @Test(
+        "SSE delivers new events, resumes after Last-Event-ID, sends heartbeats, cuts off a client that never reads; the export and /metrics agree with the log"
+    )
     func streams() throws {
         let server = try ServerProcess(["--device-rate-limit", "0"])
         let (status, out) = try runCommand(RealClientTests.python, [Self.clients + "/streams.py", String(server.port)])
         #expect(status == 0, "\(out)")
         let r = lastJSON(out)
         #expect(r["live_ids"] as? [Int] == [3, 4, 5, 6], "\(out)")
-        #expect(r["live_events"] as? [String] == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_ACCEPTED", "MESSAGE_DELIVERED"])
+        #expect(
+            r["live_events"] as? [String] == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_ACCEPTED", "MESSAGE_DELIVERED"])
         #expect((r["heartbeats"] as? Int ?? 0) >= 2)
         #expect(r["content_type"] as? Bool == true)
         #expect(r["resumed_ids"] as? [Int] == [4, 6])
@@ -27,16 +30,23 @@ struct DashboardTests {
         #expect((r["metrics_requests"] as? [String])?.isEmpty == false)
     }
 
-    @Test("in Chromium: a push appears live, opens with the keyboard, its notification is opened from the device page and Opens go up; a silent push to a force-quit iPhone shows as dropped")
+    @Test(
+        "in Chromium: a push appears live, opens with the keyboard, its notification is opened from the device page and Opens go up; a silent push to a force-quit iPhone shows as dropped"
+    )
     func browser() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "make test installs chromium and chromium-driver")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
+            "make test installs chromium and chromium-driver")
         let server = try ServerProcess()
         try? FileManager.default.removeItem(atPath: Self.screenshots)
-        let (status, out) = try runCommand(RealClientTests.python, [Self.clients + "/dashboard_browser.py", String(server.port), Self.screenshots])
+        let (status, out) = try runCommand(
+            RealClientTests.python, [Self.clients + "/dashboard_browser.py", String(server.port), Self.screenshots])
         #expect(status == 0, "\(out)")
         let r = lastJSON(out)
         #expect(r["appeared_live"] as? Bool == true, "\(out)")
-        #expect(r["detail_has_request"] as? Bool == true && r["detail_has_device"] as? Bool == true && r["detail_has_rendering"] as? Bool == true)
+        #expect(
+            r["detail_has_request"] as? Bool == true && r["detail_has_device"] as? Bool == true
+                && r["detail_has_rendering"] as? Bool == true)
         #expect(r["opens"] as? Int == 1 && r["sends"] as? Int == 1)
         #expect(r["silent_dropped"] as? Bool == true)
         #expect((r["topics"] as? String)?.contains("news 1") == true)

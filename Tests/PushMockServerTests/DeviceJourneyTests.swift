@@ -19,39 +19,46 @@ struct DeviceJourneyTests {
     func journey() throws {
         let server = try ServerProcess(["--clock", "manual"])
         let c = try HTTPConnection(port: server.port)
-        let ios = try c.request("POST", base + "/devices", body: #"{"platform":"ios","app":"com.example.app","app_state":"foreground"}"#).json
-        let android = try c.request("POST", base + "/devices", body: #"{"platform":"android","app":"com.example.app","app_state":"foreground"}"#).json
-        let it = ios["token"] as! String, at = android["token"] as! String
+        let ios = try c.request(
+            "POST", base + "/devices", body: #"{"platform":"ios","app":"com.example.app","app_state":"foreground"}"#
+        ).json
+        let android = try c.request(
+            "POST", base + "/devices", body: #"{"platform":"android","app":"com.example.app","app_state":"foreground"}"#
+        ).json
+        let it = ios["token"] as! String
+        let at = android["token"] as! String
         let alert = #""notification":{"title":"Hi"}"#
 
-        _ = try send(c, it, alert)                      // presented
-        _ = try send(c, at, alert)                      // to the app
+        _ = try send(c, it, alert) // presented
+        _ = try send(c, at, alert) // to the app
         try patch(c, "d1", #"{"app_state":"background"}"#)
         try patch(c, "d2", #"{"app_state":"background"}"#)
-        let shown = try send(c, it, alert)              // displayed
-        _ = try send(c, at, alert)                      // displayed + impression
-        let tap = base + "/devices/d1/notifications/" + shown.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + ":open"
+        let shown = try send(c, it, alert) // displayed
+        _ = try send(c, at, alert) // displayed + impression
+        let tap =
+            base + "/devices/d1/notifications/" + shown.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + ":open"
         #expect(try c.request("POST", tap).status == 200)
         try patch(c, "d1", #"{"app_state":"terminated"}"#)
         try patch(c, "d2", #"{"app_state":"terminated"}"#)
-        _ = try send(c, it, #""content_available":true,"data":{"k":"v"}"#)  // dropped: force-quit
-        _ = try send(c, at, alert)                      // dropped: force-stopped
+        _ = try send(c, it, #""content_available":true,"data":{"k":"v"}"#) // dropped: force-quit
+        _ = try send(c, at, alert) // dropped: force-stopped
         try patch(c, "d1", #"{"app_state":"background","online":false}"#)
         try patch(c, "d2", #"{"app_state":"background","online":false}"#)
-        _ = try send(c, it, alert)                      // stored
-        _ = try send(c, at, #""time_to_live":30,"data":{"k":"v"}"#)        // stored, then expires
+        _ = try send(c, it, alert) // stored
+        _ = try send(c, at, #""time_to_live":30,"data":{"k":"v"}"#) // stored, then expires
         #expect(try c.request("POST", "/emulator/v1/clock:advance", body: #"{"seconds":60}"#).status == 200)
         try patch(c, "d1", #"{"online":true}"#)
         try patch(c, "d2", #"{"online":true}"#)
 
-        let delivered = try c.request("GET", base + "/events?device=d1&event=MESSAGE_DELIVERED").json["events"] as? [[String: Any]]
+        let delivered =
+            try c.request("GET", base + "/events?device=d1&event=MESSAGE_DELIVERED").json["events"] as? [[String: Any]]
         #expect(delivered?.last?["delay_ms"] as? Int == 60_000)
         let expired = try c.request("GET", base + "/events?device=d2&event=MESSAGE_EXPIRED&count=true").json
         #expect(expired["count"] as? Int == 1)
 
         let total = try c.request("GET", base + "/reports").json["total"] as? [String: Any]
-        #expect(total?["sends"] as? Int == 6)        // every notification message accepted for a device
-        #expect(total?["received"] as? Int == 2)     // Android arrivals of notification messages
+        #expect(total?["sends"] as? Int == 6) // every notification message accepted for a device
+        #expect(total?["received"] as? Int == 2) // Android arrivals of notification messages
         #expect(total?["impressions"] as? Int == 1)
         #expect(total?["opens"] as? Int == 1)
         let outcomes = total?["outcomes"] as? [String: Int]

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A minimal blocking HTTP/1.1 client on one loopback TCP connection, so tests control exactly
@@ -30,7 +31,10 @@ final class HTTPConnection {
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else { close(fd); throw Failure(description: "connect failed: \(errno)") }
+        guard rc == 0 else {
+            close(fd)
+            throw Failure(description: "connect failed: \(errno)")
+        }
         setTimeout(timeout)
     }
 
@@ -85,14 +89,20 @@ final class HTTPConnection {
 
     /// Whether the server closed the connection (reads until end of stream or timeout).
     func isClosedByServer() -> Bool {
-        do { while try fill() {} ; return true } catch { return false }
+        do {
+            while try fill() {}
+            return true
+        } catch { return false }
     }
 
     func readReply() throws -> Reply {
         let crlf2: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while headEnd == nil {
-            if let r = find(crlf2) { headEnd = r; break }
+            if let r = find(crlf2) {
+                headEnd = r
+                break
+            }
             guard try fill() else { throw Failure(description: "connection closed before a reply") }
         }
         let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)

@@ -15,13 +15,17 @@ struct HardeningTests {
     @Test("slowloris, header floods, huge and deeply nested JSON, invalid UTF-8: refused, others served, memory bounded")
     func hostileClients() throws {
         let server = try ServerProcess(["--timeout", "2", "--accept-any-token"])
-        let (exit, out) = try runCommand(RealClientTests.python, [
-            TLSTests.clients + "/hostile.py", String(server.port), String(try #require(server.tlsPort)), ServerProcess.caFile,
-        ])
+        let (exit, out) = try runCommand(
+            RealClientTests.python,
+            [
+                TLSTests.clients + "/hostile.py", String(server.port), String(try #require(server.tlsPort)), ServerProcess.caFile,
+            ])
         #expect(exit == 0, "\(out)")
         var cases: [String: [String: Any]] = [:]
         for line in out.split(separator: "\n") where line.hasPrefix("{") {
-            if let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] { cases[obj["case"] as! String] = obj }
+            if let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] {
+                cases[obj["case"] as! String] = obj
+            }
         }
         #expect(cases.count == 5, "\(out)")
         for (name, c) in cases { #expect(c["healthy"] as? Bool == true, "\(name): a normal client was not served after it") }
@@ -43,7 +47,8 @@ struct HardeningTests {
             #expect(status("deep_json", api) == 400, "\(api): \(seen("deep_json"))")
             #expect(status("invalid_utf8", api) == 400, "\(api): \(seen("invalid_utf8"))")
         }
-        #expect((seen("deep_json")["legacy"] as? [Any])?.last as? String == "JSON_PARSING_ERROR: Nesting too deep at position 71.\n")
+        #expect(
+            (seen("deep_json")["legacy"] as? [Any])?.last as? String == "JSON_PARSING_ERROR: Nesting too deep at position 71.\n")
         #expect(status("invalid_utf8", "legacy_form") == 400)
         #expect(status("invalid_utf8", "query_and_header") == 200)
 

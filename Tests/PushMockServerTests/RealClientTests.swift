@@ -31,13 +31,16 @@ struct RealClientTests {
         let id = ios["id"] as! String
         let c = try HTTPConnection(port: server.port)
         #expect(try c.request("POST", "/emulator/v1/projects/demo-pushmock/devices/\(id)/topics/news").status == 200)
-        let seed = #"{"to": "/topics/news", "priority": "high", "notification": {"title": "Hello", "body": "World", "badge": 1, "sound": "default", "mutable_content": true, "image_url": "https://example.com/push.png"}}"#
-        let (status, out) = try runCommand("/usr/bin/curl", [
-            "-sS", "-X", "POST", "\(server.url)/fcm/send",
-            "-H", "Authorization: key=pushmock-dev-server-key",
-            "-H", "Content-Type: application/json; charset=UTF-8",
-            "--data-binary", seed,
-        ])
+        let seed =
+            #"{"to": "/topics/news", "priority": "high", "notification": {"title": "Hello", "body": "World", "badge": 1, "sound": "default", "mutable_content": true, "image_url": "https://example.com/push.png"}}"#
+        let (status, out) = try runCommand(
+            "/usr/bin/curl",
+            [
+                "-sS", "-X", "POST", "\(server.url)/fcm/send",
+                "-H", "Authorization: key=pushmock-dev-server-key",
+                "-H", "Content-Type: application/json; charset=UTF-8",
+                "--data-binary", seed,
+            ])
         #expect(status == 0)
         #expect(out.range(of: #"^\{"message_id":\d{19}\}$"#, options: .regularExpression) != nil, "\(out)")
         let inbox = try c.request("GET", "/emulator/v1/projects/demo-pushmock/devices/\(id)/notifications").json
@@ -60,17 +63,20 @@ struct RealClientTests {
         let ios = try server.device("ios", app: "com.example.shop")
         let c = try HTTPConnection(port: server.port)
         #expect(try c.request("POST", "/emulator/v1/projects/demo-pushmock/devices/\(ios["id"]!)/topics/news").status == 200)
-        let (status, out) = try runCommand(Self.python, [
-            ServerProcess.packageRoot.appendingPathComponent("Tests/clients/legacy_clients.py").path,
-            server.url, "pushmock-dev-server-key", android["token"] as! String, ios["token"] as! String,
-        ])
+        let (status, out) = try runCommand(
+            Self.python,
+            [
+                ServerProcess.packageRoot.appendingPathComponent("Tests/clients/legacy_clients.py").path,
+                server.url, "pushmock-dev-server-key", android["token"] as! String, ios["token"] as! String,
+            ])
         #expect(status == 0, "\(out)")
         let result = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any]
         #expect(result?["wrong_key"] as? String == "AuthenticationError")
         // Sends accepted: seed topic (1 device), single (1), multi (2 of 3), topic (1 device).
         let delivered = try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true&event=MESSAGE_DELIVERED").json
         #expect(delivered["count"] as? Int == 5)
-        let rejected = try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true&event=INVALID_REGISTRATION").json
+        let rejected = try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true&event=INVALID_REGISTRATION")
+            .json
         #expect(rejected["count"] as? Int == 1)
         let auth = try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true&event=AUTHENTICATION_ERROR").json
         #expect(auth["count"] as? Int == 1)

@@ -83,8 +83,9 @@ final class ServerProcess {
     /// Registers a device through the control API and returns it.
     func device(_ platform: String, app: String = "com.example.app") throws -> [String: Any] {
         let c = try HTTPConnection(port: port)
-        let r = try c.request("POST", "/emulator/v1/projects/demo-pushmock/devices",
-                              body: #"{"platform":"\#(platform)","app":"\#(app)"}"#)
+        let r = try c.request(
+            "POST", "/emulator/v1/projects/demo-pushmock/devices",
+            body: #"{"platform":"\#(platform)","app":"\#(app)"}"#)
         guard r.status == 201 else { throw StartFailure(description: "device: \(r.status) \(r.text)") }
         return r.json
     }

@@ -48,7 +48,8 @@ struct ServerTests {
         #expect(try HTTPConnection(port: server.port).request("GET", "/healthz").status == 200)
     }
 
-    @Test("HTTP/1.1 framing: pipelined requests answered in order, chunked bodies, Expect: 100-continue, HTTP/1.0, malformed heads")
+    @Test(
+        "HTTP/1.1 framing: pipelined requests answered in order, chunked bodies, Expect: 100-continue, HTTP/1.0, malformed heads")
     func framing() throws {
         let server = try ServerProcess()
         let key = "Authorization: key=pushmock-dev-server-key\r\nContent-Type: application/json\r\n"
@@ -56,11 +57,14 @@ struct ServerTests {
         // Three requests in one write: three answers, in order.
         let c = try HTTPConnection(port: server.port)
         let send = #"{"to":"/topics/p","data":{"k":"v"}}"#
-        try c.write("POST /fcm/send HTTP/1.1\r\n\(key)Content-Length: \(send.utf8.count)\r\n\r\n\(send)"
-                    + "GET /nope HTTP/1.1\r\n\r\n"
-                    + "POST /fcm/send HTTP/1.1\r\n\(key)Transfer-Encoding: chunked\r\n\r\n"
-                    + chunk(#"{"to""#) + chunk(#":"/topics/q","data":{"a":"b"}}"#) + "0\r\n\r\n")
-        let first = try c.readReply(), second = try c.readReply(), third = try c.readReply()
+        try c.write(
+            "POST /fcm/send HTTP/1.1\r\n\(key)Content-Length: \(send.utf8.count)\r\n\r\n\(send)"
+                + "GET /nope HTTP/1.1\r\n\r\n"
+                + "POST /fcm/send HTTP/1.1\r\n\(key)Transfer-Encoding: chunked\r\n\r\n"
+                + chunk(#"{"to""#) + chunk(#":"/topics/q","data":{"a":"b"}}"#) + "0\r\n\r\n")
+        let first = try c.readReply()
+        let second = try c.readReply()
+        let third = try c.readReply()
         #expect(first.status == 200 && first.json["message_id"] != nil)
         #expect(second.status == 404)
         #expect(third.status == 200 && third.json["message_id"] != nil, "\(third.text)")
@@ -69,21 +73,28 @@ struct ServerTests {
         #expect(try c.readReply().status == 100)
         try c.write(send)
         #expect(try c.readReply().status == 200)
-        #expect(try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true&type=accepted").json["count"] as? Int == 3)
+        #expect(
+            try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true&type=accepted").json["count"] as? Int == 3
+        )
         // A request pipelined behind a long-poll waits for it: answers stay in order.
-        try c.write("GET /emulator/v1/projects/demo-pushmock/events?wait=0.3&min=100 HTTP/1.1\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n")
-        let poll = try c.readReply(), health = try c.readReply()
-        #expect(poll.status == 200 && (poll.json["events"] as? [Any])?.isEmpty == false && health.json["status"] as? String == "ok")
+        try c.write(
+            "GET /emulator/v1/projects/demo-pushmock/events?wait=0.3&min=100 HTTP/1.1\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n")
+        let poll = try c.readReply()
+        let health = try c.readReply()
+        #expect(
+            poll.status == 200 && (poll.json["events"] as? [Any])?.isEmpty == false && health.json["status"] as? String == "ok")
         // HTTP/1.0: answered, then closed.
         let old = try HTTPConnection(port: server.port)
         try old.write("GET /healthz HTTP/1.0\r\n\r\n")
         #expect(try old.readReply().status == 200)
         #expect(old.isClosedByServer())
         // Malformed: Google's 400 page, then the connection closes.
-        for bad in ["GET /healthz HTTP/1.1\r\nX : y\r\n\r\n", "BREW /healthz HTTP/1.1\r\n\r\n",
-                    "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-                    "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
-                    "POST /fcm/send HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"] {
+        for bad in [
+            "GET /healthz HTTP/1.1\r\nX : y\r\n\r\n", "BREW /healthz HTTP/1.1\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+        ] {
             let b = try HTTPConnection(port: server.port)
             try b.write(bad)
             let r = try b.readReply()
@@ -92,8 +103,10 @@ struct ServerTests {
         }
         // Too large, by its length or once its chunks pass 1 MiB: Google's 413 page, then a close.
         let chunks = String(repeating: chunk(String(repeating: "a", count: 0x10000)), count: 17)
-        for big in ["POST /fcm/send HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n",
-                    "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks] {
+        for big in [
+            "POST /fcm/send HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks,
+        ] {
             let b = try HTTPConnection(port: server.port)
             try b.write(big)
             let r = try b.readReply()
@@ -119,10 +132,12 @@ struct ServerTests {
         let server = try ServerProcess()
         let token = try server.device("android")["token"] as! String
         let waiter = try HTTPConnection(port: server.port)
-        try waiter.write("GET /emulator/v1/projects/demo-pushmock/events?event=MESSAGE_DELIVERED&wait=30&min=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        try waiter.write(
+            "GET /emulator/v1/projects/demo-pushmock/events?event=MESSAGE_DELIVERED&wait=30&min=1 HTTP/1.1\r\nHost: x\r\n\r\n")
         Thread.sleep(forTimeInterval: 0.2)
         let started = Date()
-        let sent = try HTTPConnection(port: server.port).request("POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"a":"b"}}"#, headers: auth)
+        let sent = try HTTPConnection(port: server.port).request(
+            "POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"a":"b"}}"#, headers: auth)
         #expect(sent.status == 200)
         let r = try waiter.readReply()
         #expect(Date().timeIntervalSince(started) < 10)
@@ -209,9 +224,13 @@ struct ServerTests {
     func systemClockExpiry() throws {
         let server = try ServerProcess()
         let c = try HTTPConnection(port: server.port)
-        let d = try c.request("POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"android","app":"a","online":false}"#).json
+        let d = try c.request(
+            "POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"android","app":"a","online":false}"#
+        ).json
         let token = d["token"] as! String
-        #expect(try c.request("POST", "/fcm/send", body: #"{"to":"\#(token)","time_to_live":1,"data":{"a":"b"}}"#, headers: auth).status == 200)
+        #expect(
+            try c.request("POST", "/fcm/send", body: #"{"to":"\#(token)","time_to_live":1,"data":{"a":"b"}}"#, headers: auth)
+                .status == 200)
         let started = Date()
         let r = try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?event=MESSAGE_EXPIRED&wait=10&min=1")
         #expect((r.json["events"] as? [Any])?.count == 1)
@@ -235,8 +254,9 @@ struct ServerTests {
     func environment() throws {
         let server = try ServerProcess([], environment: ["PUSHMOCK_PROJECT": "env-project", "PUSHMOCK_SERVER_KEY": "env-key"])
         #expect(server.log.contains("project env-project, server key env-key"))
-        let r = try HTTPConnection(port: server.port).request("POST", "/fcm/send", body: #"{"to":"/topics/a","data":{"a":"b"}}"#,
-                                                              headers: ["Authorization": "key=env-key"])
+        let r = try HTTPConnection(port: server.port).request(
+            "POST", "/fcm/send", body: #"{"to":"/topics/a","data":{"a":"b"}}"#,
+            headers: ["Authorization": "key=env-key"])
         #expect(r.status == 200)
     }
 }

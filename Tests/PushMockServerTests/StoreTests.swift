@@ -8,8 +8,12 @@ struct StoreTests {
     /// Sends as fast as one client can, kills the server with SIGKILL mid-stream, and waits
     /// for it to die; `run` records what was answered and when.
     func sendThenKill(_ server: ServerProcess, run: String) throws {
-        let (status, out) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "load", String(server.port),
-                                                                    String(server.process.processIdentifier), run])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                Self.clients + "/store_check.py", "load", String(server.port),
+                String(server.process.processIdentifier), run,
+            ])
         #expect(status == 0, "\(out)")
         server.process.waitUntilExit()
     }
@@ -20,7 +24,9 @@ struct StoreTests {
         return dir
     }
 
-    @Test("kill -9 under load: every send answered more than the commit bound before the kill is in the store, which reopens cleanly and numbers on; Firebase's example queries run")
+    @Test(
+        "kill -9 under load: every send answered more than the commit bound before the kill is in the store, which reopens cleanly and numbers on; Firebase's example queries run"
+    )
     func killNine() throws {
         let dir = freshDirectory("kill")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -33,10 +39,14 @@ struct StoreTests {
         // Restart on the same directory: it opens, and new events continue the numbering.
         let again = try ServerProcess(["--data-dir", dir, "--tls-port", "off"])
         let c = try HTTPConnection(port: again.port)
-        #expect(try c.request("POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"ios","app":"com.example.store"}"#).status == 201)
+        #expect(
+            try c.request(
+                "POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"ios","app":"com.example.store"}"#
+            ).status == 201)
         again.stop()
 
-        let (status, out) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "verify", dir + "/pushmock.db", run])
+        let (status, out) = try runCommand(
+            RealClientTests.python, [Self.clients + "/store_check.py", "verify", dir + "/pushmock.db", run])
         #expect(status == 0, "\(out)")
         let r = lastJSON(out)
         #expect((r["due"] as? Int ?? 0) > 100, "\(out)")
@@ -44,17 +54,26 @@ struct StoreTests {
         #expect(r["integrity"] as? String == "ok")
         #expect((r["by_type"] as? [[Any]])?.first?.first as? String == "DISPLAY_NOTIFICATION")
         #expect((r["per_day"] as? [[Any]])?.first?.last as? Int == 1)
-        #expect((r["fates"] as? [[Any]])?.map { $0[0] as! String } == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_IMPRESSION"])
+        #expect(
+            (r["fates"] as? [[Any]])?.map { $0[0] as! String } == [
+                "MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_IMPRESSION",
+            ])
     }
 
-    @Test("a second pushmock on the same directory, a foreign or corrupt database, and a read-only directory are refused with a clear message")
+    @Test(
+        "a second pushmock on the same directory, a foreign or corrupt database, and a read-only directory are refused with a clear message"
+    )
     func refusals() throws {
         let dir = freshDirectory("refuse")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServerProcess(["--data-dir", dir, "--tls-port", "off"])
         func start(_ directory: String) throws -> (Int32, String) {
-            try runCommand(ServerProcess.binary.path, ["--port", "0", "--tls-port", "off", "--cert-dir", ServerProcess.certDirectory,
-                                                       "--data-dir", directory])
+            try runCommand(
+                ServerProcess.binary.path,
+                [
+                    "--port", "0", "--tls-port", "off", "--cert-dir", ServerProcess.certDirectory,
+                    "--data-dir", directory,
+                ])
         }
         let (s1, o1) = try start(dir)
         #expect(s1 != 0 && o1.contains("is in use by another pushmock"), "\(o1)")
@@ -63,8 +82,12 @@ struct StoreTests {
         let foreign = freshDirectory("foreign")
         defer { try? FileManager.default.removeItem(atPath: foreign) }
         try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
-        let (made, madeOut) = try runCommand(RealClientTests.python, ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table invoices(id)'); c.commit()",
-                                                                      foreign + "/pushmock.db"])
+        let (made, madeOut) = try runCommand(
+            RealClientTests.python,
+            [
+                "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table invoices(id)'); c.commit()",
+                foreign + "/pushmock.db",
+            ])
         #expect(made == 0, "\(madeOut)")
         let (s2, o2) = try start(foreign)
         #expect(s2 != 0 && o2.contains("is a SQLite database but not pushmock's"), "\(o2)")
@@ -81,9 +104,12 @@ struct StoreTests {
         let readOnly = freshDirectory("ro")
         defer { try? FileManager.default.removeItem(atPath: readOnly) }
         try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
-        let script = "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && exec \"$2\" --port 0 --tls-port off --cert-dir \"$3\" --data-dir \"$1\""
+        let script =
+            "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && exec \"$2\" --port 0 --tls-port off --cert-dir \"$3\" --data-dir \"$1\""
         let unshare = ["--mount"] + (getuid() == 0 ? [] : ["--map-root-user"])
-        let (s4, o4) = try runCommand("/usr/bin/unshare", unshare + ["sh", "-c", script, "sh", readOnly, ServerProcess.binary.path, ServerProcess.certDirectory])
+        let (s4, o4) = try runCommand(
+            "/usr/bin/unshare",
+            unshare + ["sh", "-c", script, "sh", readOnly, ServerProcess.binary.path, ServerProcess.certDirectory])
         #expect(s4 != 0 && o4.contains("not writable"), "\(o4)")
     }
 }
@@ -92,8 +118,12 @@ extension StoreTests {
     @Test("a full disk: new sends get the services' 503 with Retry-After, reads go on, and what was stored stays intact")
     func fullDisk() throws {
         let unshare = ["--mount"] + (getuid() == 0 ? [] : ["--map-root-user"])
-        let (status, out) = try runCommand("/usr/bin/unshare", unshare + ["sh", Self.clients + "/full_disk.sh", ServerProcess.binary.path,
-                                                                        ServerProcess.certDirectory, RealClientTests.python])
+        let (status, out) = try runCommand(
+            "/usr/bin/unshare",
+            unshare + [
+                "sh", Self.clients + "/full_disk.sh", ServerProcess.binary.path,
+                ServerProcess.certDirectory, RealClientTests.python,
+            ])
         #expect(status == 0, "\(out)")
         let r = lastJSON(out)
         #expect((r["accepted"] as? Int ?? 0) > 10, "\(out)")
@@ -115,7 +145,8 @@ extension StoreTests {
         let run = dir + "-run.json"
         defer { try? FileManager.default.removeItem(atPath: run) }
         try sendThenKill(server, run: run)
-        let (status, out) = try runCommand(RealClientTests.python, [Self.clients + "/store_check.py", "verify", dir + "/pushmock.db", run, "0"])
+        let (status, out) = try runCommand(
+            RealClientTests.python, [Self.clients + "/store_check.py", "verify", dir + "/pushmock.db", run, "0"])
         #expect(status == 0, "\(out)")
         let r = lastJSON(out)
         #expect((r["due"] as? Int ?? 0) > 20 && r["due"] as? Int == r["answered"] as? Int, "\(out)")
@@ -124,7 +155,9 @@ extension StoreTests {
 }
 
 extension StoreTests {
-    @Test("a restart resumes: devices with their ids, tokens, states and topics, apps, APNs keys, service accounts and the log come back")
+    @Test(
+        "a restart resumes: devices with their ids, tokens, states and topics, apps, APNs keys, service accounts and the log come back"
+    )
     func restart() throws {
         let dir = freshDirectory("restart")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -135,20 +168,26 @@ extension StoreTests {
         let phone = try server.device("android")
         let iphone = try server.device("ios")
         #expect(try c.request("DELETE", base + "/devices/\(gone["id"]!)").status == 200)
-        #expect(try c.request("PATCH", base + "/devices/\(iphone["id"]!)", body: #"{"app_state":"foreground","online":false}"#).status == 200)
+        #expect(
+            try c.request("PATCH", base + "/devices/\(iphone["id"]!)", body: #"{"app_state":"foreground","online":false}"#).status
+                == 200)
         #expect(try c.request("POST", base + "/devices/\(phone["id"]!)/topics/news").status == 200)
         let key = try c.request("POST", base + "/apnsKeys", body: "{}").json
         let account = try c.request("GET", base + "/serviceAccount").json
-        let sent = try c.request("POST", "/fcm/send", body: #"{"to":"/topics/news","notification":{"title":"before"}}"#,
-                                 headers: ["Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"])
+        let sent = try c.request(
+            "POST", "/fcm/send", body: #"{"to":"/topics/news","notification":{"title":"before"}}"#,
+            headers: ["Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"])
         #expect(sent.status == 200)
         let before = try c.request("GET", base + "/events").json["events"] as? [[String: Any]] ?? []
         // What identifies and configures each device (inboxes and timestamps start afresh).
         func devices(_ c: HTTPConnection) throws -> [String] {
             let list = try c.request("GET", base + "/devices").json["devices"] as? [[String: Any]] ?? []
             return list.map { d in
-                ["id", "platform", "app", "token", "fid", "apns_token", "apns_environment", "topics", "app_state", "online", "notifications"]
-                    .map { "\(d[$0] ?? "nil")" }.joined(separator: "|")
+                [
+                    "id", "platform", "app", "token", "fid", "apns_token", "apns_environment", "topics", "app_state", "online",
+                    "notifications",
+                ]
+                .map { "\(d[$0] ?? "nil")" }.joined(separator: "|")
             }
         }
         let devicesBefore = try devices(c)
@@ -166,23 +205,30 @@ extension StoreTests {
         // The service account issued before the restart still gets tokens (google-auth signs with its key).
         let file = dir + "-sa.json"
         var moved = account
-        moved["token_uri"] = "http://127.0.0.1:\(server.port)/token"   // the new process listens elsewhere
+        moved["token_uri"] = "http://127.0.0.1:\(server.port)/token" // the new process listens elsewhere
         try JSONSerialization.data(withJSONObject: moved).write(to: URL(fileURLWithPath: file))
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let (status, out) = try runCommand(RealClientTests.python, ["-c", """
-            import sys
-            from google.oauth2 import service_account
-            from google.auth.transport.requests import Request
-            c = service_account.Credentials.from_service_account_file(sys.argv[1], scopes=["https://www.googleapis.com/auth/firebase.messaging"])
-            c.refresh(Request())
-            print("token", bool(c.token))
-            """, file])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                "-c",
+                """
+                import sys
+                from google.oauth2 import service_account
+                from google.auth.transport.requests import Request
+                c = service_account.Credentials.from_service_account_file(sys.argv[1], scopes=["https://www.googleapis.com/auth/firebase.messaging"])
+                c.refresh(Request())
+                print("token", bool(c.token))
+                """, file,
+            ])
         #expect(status == 0 && out.contains("token True"), "\(out)")
         // Old tokens and subscriptions work; new events and devices number on.
-        let again = try c.request("POST", "/fcm/send", body: #"{"to":"\#(phone["token"]!)","data":{"k":"after"}}"#,
-                                  headers: ["Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"])
+        let again = try c.request(
+            "POST", "/fcm/send", body: #"{"to":"\#(phone["token"]!)","data":{"k":"after"}}"#,
+            headers: ["Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"])
         #expect(again.text.contains(#""success":1"#), "\(again.text)")
-        let newest = try c.request("GET", base + "/events?since=\(before.last?["seq"] as? Int ?? 0)").json["events"] as? [[String: Any]]
+        let newest =
+            try c.request("GET", base + "/events?since=\(before.last?["seq"] as? Int ?? 0)").json["events"] as? [[String: Any]]
         #expect((newest?.first?["seq"] as? Int ?? 0) == (before.last?["seq"] as? Int ?? 0) + 1)
         #expect(try server.device("android")["id"] as? String == "d4")
     }
@@ -194,30 +240,42 @@ extension StoreTests {
         let dir = freshDirectory("migrate")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let (made, out) = try runCommand(RealClientTests.python, ["-c", """
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            c.executescript('''PRAGMA application_id = 1886612843;
-              CREATE TABLE data (seq INTEGER PRIMARY KEY, event_timestamp TEXT NOT NULL, project_number INTEGER NOT NULL,
-                message_id TEXT, instance_id TEXT, message_type TEXT, sdk_platform TEXT, app_name TEXT, collapse_key TEXT,
-                priority INTEGER, ttl INTEGER, topic TEXT, bulk_id INTEGER, event TEXT NOT NULL, analytics_label TEXT,
-                project_id TEXT NOT NULL, device_id TEXT, token TEXT, reason TEXT);
-              INSERT INTO data (seq, event_timestamp, project_number, event, project_id)
-                VALUES (7, '2026-11-01T00:00:00.000000Z', 1, 'MESSAGE_ACCEPTED', 'demo-pushmock');''')
-            c.commit()
-            """, dir + "/pushmock.db"])
+        let (made, out) = try runCommand(
+            RealClientTests.python,
+            [
+                "-c",
+                """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                c.executescript('''PRAGMA application_id = 1886612843;
+                  CREATE TABLE data (seq INTEGER PRIMARY KEY, event_timestamp TEXT NOT NULL, project_number INTEGER NOT NULL,
+                    message_id TEXT, instance_id TEXT, message_type TEXT, sdk_platform TEXT, app_name TEXT, collapse_key TEXT,
+                    priority INTEGER, ttl INTEGER, topic TEXT, bulk_id INTEGER, event TEXT NOT NULL, analytics_label TEXT,
+                    project_id TEXT NOT NULL, device_id TEXT, token TEXT, reason TEXT);
+                  INSERT INTO data (seq, event_timestamp, project_number, event, project_id)
+                    VALUES (7, '2026-11-01T00:00:00.000000Z', 1, 'MESSAGE_ACCEPTED', 'demo-pushmock');''')
+                c.commit()
+                """, dir + "/pushmock.db",
+            ])
         #expect(made == 0, "\(out)")
         let server = try ServerProcess(["--data-dir", dir, "--tls-port", "off"])
         let phone = try server.device("android")
         let c = try HTTPConnection(port: server.port)
-        let sent = try c.request("POST", "/fcm/send", body: #"{"to":"\#(phone["token"]!)","data":{"k":"v"}}"#,
-                                 headers: ["Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"])
+        let sent = try c.request(
+            "POST", "/fcm/send", body: #"{"to":"\#(phone["token"]!)","data":{"k":"v"}}"#,
+            headers: ["Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"])
         #expect(sent.text.contains(#""success":1"#), "\(sent.text)")
-        let seqs = (try c.request("GET", "/emulator/v1/projects/demo-pushmock/events").json["events"] as? [[String: Any]] ?? []).map { $0["seq"] as! Int }
+        let seqs = (try c.request("GET", "/emulator/v1/projects/demo-pushmock/events").json["events"] as? [[String: Any]] ?? [])
+            .map { $0["seq"] as! Int }
         #expect(seqs.first == 7 && (seqs.dropFirst().first ?? 0) == 8, "\(seqs)")
         server.stop()
-        let (_, rows) = try runCommand(RealClientTests.python, ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('select count(*), min(seq) from data').fetchone(), c.execute('pragma user_version').fetchone()[0])",
-                                                                dir + "/pushmock.db"])
+        let (_, rows) = try runCommand(
+            RealClientTests.python,
+            [
+                "-c",
+                "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('select count(*), min(seq) from data').fetchone(), c.execute('pragma user_version').fetchone()[0])",
+                dir + "/pushmock.db",
+            ])
         #expect(rows.contains("7) 2"), "\(rows)")
     }
 }

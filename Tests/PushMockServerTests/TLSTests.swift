@@ -23,58 +23,78 @@ struct TLSTests {
         let iphone = try server.device("ios")
         let apnsToken = iphone["apns_token"] as! String
 
-        let (s1, v1) = try runCommand("/usr/bin/curl", [
-            "-s", "--http2", "--cacert", ServerProcess.caFile, "-w", "\n%{http_version}",
-            "-H", "Authorization: Bearer any", "-H", "Content-Type: application/json",
-            "https://localhost:\(tls)/v1/projects/demo-pushmock/messages:send",
-            "-d", #"{"message":{"token":"\#(android["token"]!)","notification":{"title":"curl"}}}"#,
-        ])
+        let (s1, v1) = try runCommand(
+            "/usr/bin/curl",
+            [
+                "-s", "--http2", "--cacert", ServerProcess.caFile, "-w", "\n%{http_version}",
+                "-H", "Authorization: Bearer any", "-H", "Content-Type: application/json",
+                "https://localhost:\(tls)/v1/projects/demo-pushmock/messages:send",
+                "-d", #"{"message":{"token":"\#(android["token"]!)","notification":{"title":"curl"}}}"#,
+            ])
         #expect(s1 == 0 && v1.hasSuffix("\n2") && v1.contains(#""name":"projects/demo-pushmock/messages/"#), "\(v1)")
 
         // A provider token signed with the .p8 key pushmock made, as a shell script would.
         let key = try c.request("POST", base + "/apnsKeys", body: "{}").json
-        let (s2, jwt) = try runCommand(RealClientTests.python, ["-c", """
-            import jwt, sys, time
-            print(jwt.encode({"iss": sys.argv[2], "iat": int(time.time())}, sys.argv[3], algorithm="ES256", headers={"kid": sys.argv[1]}))
-            """, key["key_id"] as! String, key["team_id"] as! String, key["private_key"] as! String])
+        let (s2, jwt) = try runCommand(
+            RealClientTests.python,
+            [
+                "-c",
+                """
+                import jwt, sys, time
+                print(jwt.encode({"iss": sys.argv[2], "iat": int(time.time())}, sys.argv[3], algorithm="ES256", headers={"kid": sys.argv[1]}))
+                """, key["key_id"] as! String, key["team_id"] as! String, key["private_key"] as! String,
+            ])
         #expect(s2 == 0)
-        let (s3, pushed) = try runCommand("/usr/bin/curl", [
-            "-s", "-i", "--http2", "--cacert", ServerProcess.caFile,
-            "-H", "authorization: bearer \(jwt.trimmingCharacters(in: .whitespacesAndNewlines))",
-            "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
-            "-H", "apns-id: 0a1b2c3d-0000-4000-8000-00000000abcd",
-            "--data-binary", #"{"aps":{"alert":{"title":"curl","body":"APNs"}}}"#,
-            "https://localhost:\(tls)/3/device/\(apnsToken)",
-        ])
+        let (s3, pushed) = try runCommand(
+            "/usr/bin/curl",
+            [
+                "-s", "-i", "--http2", "--cacert", ServerProcess.caFile,
+                "-H", "authorization: bearer \(jwt.trimmingCharacters(in: .whitespacesAndNewlines))",
+                "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
+                "-H", "apns-id: 0a1b2c3d-0000-4000-8000-00000000abcd",
+                "--data-binary", #"{"aps":{"alert":{"title":"curl","body":"APNs"}}}"#,
+                "https://localhost:\(tls)/3/device/\(apnsToken)",
+            ])
         #expect(s3 == 0 && pushed.hasPrefix("HTTP/2 200"), "\(pushed)")
         #expect(pushed.contains("apns-id: 0a1b2c3d-0000-4000-8000-00000000abcd") && pushed.contains("apns-unique-id: "))
 
         // A provider certificate pushmock issued; curl sends no apns-topic, so it comes from the certificate.
         let cert = try c.request("POST", base + "/apnsCertificates", body: #"{"bundle_id":"com.example.app"}"#).json
         let pem = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-curl-\(server.port).pem")
-        try ((cert["certificate"] as! String) + (cert["private_key"] as! String)).write(to: pem, atomically: true, encoding: .utf8)
+        try ((cert["certificate"] as! String) + (cert["private_key"] as! String)).write(
+            to: pem, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: pem) }
-        let (s4, certPush) = try runCommand("/usr/bin/curl", [
-            "-s", "-i", "--http2", "--cacert", ServerProcess.caFile, "--cert", pem.path,
-            "--data-binary", #"{"aps":{"alert":"by certificate"}}"#, "https://localhost:\(tls)/3/device/\(apnsToken)",
-        ])
+        let (s4, certPush) = try runCommand(
+            "/usr/bin/curl",
+            [
+                "-s", "-i", "--http2", "--cacert", ServerProcess.caFile, "--cert", pem.path,
+                "--data-binary", #"{"aps":{"alert":"by certificate"}}"#, "https://localhost:\(tls)/3/device/\(apnsToken)",
+            ])
         #expect(s4 == 0 && certPush.hasPrefix("HTTP/2 200"), "\(certPush)")
-        let (_, rejected) = try runCommand("/usr/bin/curl", [
-            "-s", "-i", "--http2", "--cacert", ServerProcess.caFile, "--cert", pem.path,
-            "--data-binary", "{}", "https://localhost:\(tls)/3/device/\(String(repeating: "0", count: 64))",
-        ])
+        let (_, rejected) = try runCommand(
+            "/usr/bin/curl",
+            [
+                "-s", "-i", "--http2", "--cacert", ServerProcess.caFile, "--cert", pem.path,
+                "--data-binary", "{}", "https://localhost:\(tls)/3/device/\(String(repeating: "0", count: 64))",
+            ])
         #expect(rejected.hasPrefix("HTTP/2 400") && rejected.contains(#"{"reason":"BadDeviceToken"}"#), "\(rejected)")
         // A certificate pushmock's CA did not sign: 403 BadCertificate.
         let foreign = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-foreign-\(server.port).pem").path
         defer { try? FileManager.default.removeItem(atPath: foreign) }
-        let (s5, made) = try runCommand("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                                                             "-nodes", "-days", "1", "-subj", "/UID=com.example.app/OU=X/CN=self",
-                                                             "-keyout", foreign, "-out", foreign + ".crt"])
+        let (s5, made) = try runCommand(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                "-nodes", "-days", "1", "-subj", "/UID=com.example.app/OU=X/CN=self",
+                "-keyout", foreign, "-out", foreign + ".crt",
+            ])
         #expect(s5 == 0, "\(made)")
-        let (_, forged) = try runCommand("/usr/bin/curl", [
-            "-s", "-i", "--http2", "--cacert", ServerProcess.caFile, "--cert", foreign + ".crt", "--key", foreign,
-            "--data-binary", #"{"aps":{"alert":"x"}}"#, "https://localhost:\(tls)/3/device/\(apnsToken)",
-        ])
+        let (_, forged) = try runCommand(
+            "/usr/bin/curl",
+            [
+                "-s", "-i", "--http2", "--cacert", ServerProcess.caFile, "--cert", foreign + ".crt", "--key", foreign,
+                "--data-binary", #"{"aps":{"alert":"x"}}"#, "https://localhost:\(tls)/3/device/\(apnsToken)",
+            ])
         try? FileManager.default.removeItem(atPath: foreign + ".crt")
         #expect(forged.hasPrefix("HTTP/2 403") && forged.contains(#"{"reason":"BadCertificate"}"#), "\(forged)")
 
@@ -89,9 +109,12 @@ struct TLSTests {
     @Test("httpx with http2=True: FCM v1 and APNs over HTTP/2 with a client certificate")
     func httpx() throws {
         let server = try ServerProcess(["--accept-any-token"])
-        let (status, out) = try runCommand(RealClientTests.python, [
-            Self.clients + "/h2_clients.py", "httpx", String(try #require(server.tlsPort)), ServerProcess.caFile, String(server.port),
-        ])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                Self.clients + "/h2_clients.py", "httpx", String(try #require(server.tlsPort)), ServerProcess.caFile,
+                String(server.port),
+            ])
         #expect(status == 0, "\(out)")
         let r = lastJSON(out)
         let v1 = r["v1"] as? [Any]
@@ -100,16 +123,22 @@ struct TLSTests {
         #expect(apns?[0] as? Int == 200 && apns?[1] as? String == "HTTP/2" && (apns?[2] as? String)?.count == 36)
         #expect((r["apns_error"] as? [Any])?.first as? Int == 400)
         let large = r["large_body"] as? [Any]
-        #expect(large?[0] as? String == "HTTP/2" && (large?[1] as? Int ?? 0) > 1_000_000 && large?[3] as? Bool == true, "\(large ?? [])")
+        #expect(
+            large?[0] as? String == "HTTP/2" && (large?[1] as? Int ?? 0) > 1_000_000 && large?[3] as? Bool == true,
+            "\(large ?? [])")
     }
 
-    @Test("firebase-admin (send, send_each_async over HTTP/2, subscribe_to_topic) and aioapns run unmodified against Google's and Apple's host names")
+    @Test(
+        "firebase-admin (send, send_each_async over HTTP/2, subscribe_to_topic) and aioapns run unmodified against Google's and Apple's host names"
+    )
     func unmodifiedSDKs() throws {
         let unshare = ["/usr/bin/unshare"] + (getuid() == 0 ? [] : ["--map-root-user"]) + ["--net", "--mount"]
-        let (status, out) = try runCommand(unshare[0], Array(unshare.dropFirst()) + [
-            "sh", Self.clients + "/in_namespace.sh", ServerProcess.binary.path, ServerProcess.certDirectory,
-            RealClientTests.python, Self.clients + "/unmodified_clients.py",
-        ])
+        let (status, out) = try runCommand(
+            unshare[0],
+            Array(unshare.dropFirst()) + [
+                "sh", Self.clients + "/in_namespace.sh", ServerProcess.binary.path, ServerProcess.certDirectory,
+                RealClientTests.python, Self.clients + "/unmodified_clients.py",
+            ])
         #expect(status == 0, "\(out)")
         let r = lastJSON(out)
         #expect(r["token_uri"] as? String == "https://oauth2.googleapis.com/token")
@@ -137,9 +166,11 @@ struct TLSTests {
     @Test("bad TLS handshakes and HTTP/2 abuse end the offending connection, never the server or other clients")
     func abuse() throws {
         let server = try ServerProcess(["--timeout", "2"])
-        let (status, out) = try runCommand(RealClientTests.python, [
-            Self.clients + "/h2_clients.py", "abuse", String(try #require(server.tlsPort)), ServerProcess.caFile,
-        ])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                Self.clients + "/h2_clients.py", "abuse", String(try #require(server.tlsPort)), ServerProcess.caFile,
+            ])
         #expect(status == 0, "\(out)")
         var cases: [String: [String: Any]] = [:]
         for line in out.split(separator: "\n") where line.hasPrefix("{") {
@@ -161,13 +192,17 @@ struct TLSTests {
         #expect(server.stop() == 0)
     }
 
-    @Test("answers and bodies far larger than the socket buffers go through whole over HTTP/2 and HTTP/1.1; a client that stops reading is cut off at the timeout")
+    @Test(
+        "answers and bodies far larger than the socket buffers go through whole over HTTP/2 and HTTP/1.1; a client that stops reading is cut off at the timeout"
+    )
     func backPressure() throws {
         let server = try ServerProcess(["--timeout", "2"])
-        let (status, out) = try runCommand(RealClientTests.python, [
-            Self.clients + "/h2_clients.py", "backpressure", String(try #require(server.tlsPort)), ServerProcess.caFile,
-            String(server.port), "2",
-        ])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                Self.clients + "/h2_clients.py", "backpressure", String(try #require(server.tlsPort)), ServerProcess.caFile,
+                String(server.port), "2",
+            ])
         #expect(status == 0, "\(out)")
         let seen = lastJSON(out)
         let reader = seen["reader"] as? [String: Any] ?? [:]
@@ -177,8 +212,9 @@ struct TLSTests {
         let http1 = seen["http1"] as? [[Any]] ?? []
         #expect(http1.count == 3 && http1.allSatisfy { $0.first as? String == "HTTP/1.1" && $0.last as? Bool == true }, "\(out)")
         let uploads = seen["uploads"] as? [[Any]] ?? []
-        #expect(uploads.map { $0.first as? String } == Array(repeating: "HTTP/1.1", count: 3) + Array(repeating: "HTTP/2", count: 3),
-                "\(out)")
+        #expect(
+            uploads.map { $0.first as? String } == Array(repeating: "HTTP/1.1", count: 3) + Array(repeating: "HTTP/2", count: 3),
+            "\(out)")
         for upload in uploads {
             #expect(upload[1] as? Int == 200, "\(out)")
             #expect(((upload[2] as? [[String: Any]])?.first)?["error"] as? String == "InvalidRegistration", "\(out)")
@@ -210,15 +246,17 @@ struct TLSTests {
         text += String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         let seen = lastJSON(text)
-        #expect(seen["goaway"] as? Int == 0, "\(text)")   // NO_ERROR
+        #expect(seen["goaway"] as? Int == 0, "\(text)") // NO_ERROR
         #expect(seen["responses"] as? Int == 1)
     }
 
-    @Test("pushmocks started together on one --cert-dir all start (each writes its server certificate through its own temporary file)")
+    @Test(
+        "pushmocks started together on one --cert-dir all start (each writes its server certificate through its own temporary file)"
+    )
     func sharedCertificateDirectory() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-shared-certs-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        _ = try ServerProcess(["--cert-dir", dir])  // makes the CA, then stops
+        _ = try ServerProcess(["--cert-dir", dir]) // makes the CA, then stops
         let results = ResultBox()
         DispatchQueue.concurrentPerform(iterations: 24) { _ in
             results.add(Result { try ServerProcess(["--cert-dir", dir]) }.map { $0.tlsPort != nil })
@@ -228,9 +266,13 @@ struct TLSTests {
         for result in started { #expect(try result.get()) }
     }
 
-    @Test("the first start makes a CA that is served and trusted; --tls-san adds names; --tls-cert/--tls-key serve your own certificate")
+    @Test(
+        "the first start makes a CA that is served and trusted; --tls-san adds names; --tls-cert/--tls-key serve your own certificate"
+    )
     func certificates() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-certs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushmock-certs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServerProcess(["--cert-dir", dir, "--tls-san", "push.test,10.9.8.7"])
         let caFile = dir + "/ca.pem"
@@ -240,16 +282,23 @@ struct TLSTests {
         let caText = try String(contentsOfFile: caFile, encoding: .utf8)
         #expect(ca.status == 200 && ca.text == caText)
         let tls = try #require(server.tlsPort)
-        let hosts = ["localhost", "127.0.0.1", "::1", "push.test", "10.9.8.7", "fcm.googleapis.com", "oauth2.googleapis.com",
-                     "iid.googleapis.com", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com"]
-        let (_, names) = try runCommand(RealClientTests.python, ["-c", """
-            import socket, ssl, sys
-            ctx = ssl.create_default_context(cafile=sys.argv[2])
-            for host in sys.argv[3:]:
-                s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))), server_hostname=host)
-                print(host, s.version())
-                s.close()
-            """, String(tls), caFile] + hosts)
+        let hosts = [
+            "localhost", "127.0.0.1", "::1", "push.test", "10.9.8.7", "fcm.googleapis.com", "oauth2.googleapis.com",
+            "iid.googleapis.com", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
+        ]
+        let (_, names) = try runCommand(
+            RealClientTests.python,
+            [
+                "-c",
+                """
+                import socket, ssl, sys
+                ctx = ssl.create_default_context(cafile=sys.argv[2])
+                for host in sys.argv[3:]:
+                    s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))), server_hostname=host)
+                    print(host, s.version())
+                    s.close()
+                """, String(tls), caFile,
+            ] + hosts)
         for host in hosts { #expect(names.contains(host + " TLSv1.3"), "\(names)") }
         // Keep a copy of the certificate this start wrote, to bring as "your own" below.
         let own = dir + "-own"
@@ -265,8 +314,12 @@ struct TLSTests {
         // Bring your own: that copy, served by another pushmock.
         let byo = try ServerProcess(["--cert-dir", dir, "--tls-cert", own + "/server.pem", "--tls-key", own + "/server-key.pem"])
         let port = try #require(byo.tlsPort)
-        let (status, out) = try runCommand("/usr/bin/curl", ["-s", "--cacert", caFile, "--resolve", "push.test:\(port):127.0.0.1",
-                                                             "https://push.test:\(port)/healthz"])
+        let (status, out) = try runCommand(
+            "/usr/bin/curl",
+            [
+                "-s", "--cacert", caFile, "--resolve", "push.test:\(port):127.0.0.1",
+                "https://push.test:\(port)/healthz",
+            ])
         #expect(status == 0 && out.contains("ok"), "\(out)")
     }
 }

@@ -65,7 +65,8 @@ final class Chaos {
     func injectedFailure(_ device: Device, _ project: Project, surface: ChaosSurface) -> LegacyError? {
         if !device.scriptedErrors.isEmpty { return device.scriptedErrors.removeFirst() }
         guard surface == .legacy, let s = project.chaos[.legacy], s.isPerRecipient, s.errorRate > 0,
-              chance(s.errorRate) else { return nil }
+            chance(s.errorRate)
+        else { return nil }
         return LegacyError(rawValue: s.error)
     }
 
@@ -89,12 +90,15 @@ final class Chaos {
             return .text(500, "Internal Server Error")
         case (.legacy, _):
             logChaos(.internalError, project)
-            return Response(status: 503, headers: [("Retry-After", String(s.retryAfter)), ("Content-Type", "text/plain; charset=UTF-8")],
-                            body: Array("Unavailable".utf8))
+            return Response(
+                status: 503, headers: [("Retry-After", String(s.retryAfter)), ("Content-Type", "text/plain; charset=UTF-8")],
+                body: Array("Unavailable".utf8))
         case (.v1, "QUOTA_EXCEEDED"):
             logChaos(.quotaExceeded, project)
-            return V1Error.quotaExceeded("Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com'.",
-                                      retryAfter: Int64(s.retryAfter) * 1_000_000).response
+            return V1Error.quotaExceeded(
+                "Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com'.",
+                retryAfter: Int64(s.retryAfter) * 1_000_000
+            ).response
         case (.v1, "INTERNAL"):
             logChaos(.internalError, project)
             return V1Error(.internalServerError).response
@@ -106,10 +110,14 @@ final class Chaos {
         case (.topics, let code):
             logChaos(code == "RESOURCE_EXHAUSTED" ? .quotaExceeded : .internalError, project)
             let status = code == "INTERNAL" ? 500 : code == "RESOURCE_EXHAUSTED" ? 429 : 503
-            var r: Response = family == .legacy
+            var r: Response =
+                family == .legacy
                 ? .json(status, "{\"error\":\(JSONWriter.quoted(code))}")
-                : .googleError(status, code, code == "INTERNAL" ? "Internal error encountered."
-                    : code == "UNAVAILABLE" ? "The service is currently unavailable." : "Topic subscription rate exceeded.")
+                : .googleError(
+                    status, code,
+                    code == "INTERNAL"
+                        ? "Internal error encountered."
+                        : code == "UNAVAILABLE" ? "The service is currently unavailable." : "Topic subscription rate exceeded.")
             if status != 500 { r.headers.append(("Retry-After", String(s.retryAfter))) }
             return r
         case (.apns, _):
@@ -120,8 +128,9 @@ final class Chaos {
     }
 
     func logChaos(_ kind: EventKind, _ project: Project, device: Device? = nil, messageID: String? = nil) {
-        log.append(kind: kind, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                   messageID: messageID, device: device, reason: Self.reason)
+        log.append(
+            kind: kind, time: clock.now(), projectID: project.id, projectNumber: project.number,
+            messageID: messageID, device: device, reason: Self.reason)
     }
 
     /// True with probability `p`, from the chaos generator.

@@ -62,7 +62,8 @@ public struct SurfaceChaos: Sendable, Equatable {
         func number(_ range: ClosedRange<Double>) throws(ChaosSettingsError) -> Double {
             let n = value.numberValue?.double ?? value.stringValue.flatMap(Double.init)
             guard let n, range.contains(n) else {
-                throw ChaosSettingsError("'\(name)' must be a number in \(Self.text(range.lowerBound))...\(Self.text(range.upperBound)).")
+                throw ChaosSettingsError(
+                    "'\(name)' must be a number in \(Self.text(range.lowerBound))...\(Self.text(range.upperBound)).")
             }
             return n
         }
@@ -94,12 +95,16 @@ public struct SurfaceChaos: Sendable, Equatable {
 
     func write(_ w: inout JSONWriter) {
         w.beginObject()
-        w.key("error_rate"); w.double(errorRate)
+        w.key("error_rate")
+        w.double(errorRate)
         w.member("error", error)
         w.member("retry_after", retryAfter)
-        w.key("latency_ms"); w.double(latencyMs)
-        w.key("jitter_ms"); w.double(jitterMs)
-        w.key("drop_rate"); w.double(dropRate)
+        w.key("latency_ms")
+        w.double(latencyMs)
+        w.key("jitter_ms")
+        w.double(jitterMs)
+        w.key("drop_rate")
+        w.double(dropRate)
         w.member("drop", drop.rawValue)
         w.endObject()
     }
@@ -144,9 +149,10 @@ public struct ChaosSettings: Sendable, Equatable {
         var settings = ChaosSettings()
         for (name, value) in json.entries {
             guard let fields = value.objectValue else {
-                throw ChaosSettingsError(ChaosSurface(rawValue: name) == nil
-                    ? "Unknown surface '\(name)': use legacy, v1, topics or apns."
-                    : "'\(name)' must be an object of settings.")
+                throw ChaosSettingsError(
+                    ChaosSurface(rawValue: name) == nil
+                        ? "Unknown surface '\(name)': use legacy, v1, topics or apns."
+                        : "'\(name)' must be an object of settings.")
             }
             if fields.isEmpty, ChaosSurface(rawValue: name) != nil { continue }
             for (field, v) in fields.entries { try settings.set(name, field, v) }

@@ -71,69 +71,193 @@ extension Configuration {
     }
 
     static let options: [Option] = [
-        Option(flag: "--host", help: "address to listen on (0.0.0.0 in containers)", takesValue: true) { c, v throws(ConfigurationError) in c.host = v },
-        Option(flag: "--port", help: "HTTP port; 0 picks a free one (default \(defaultPort))", takesValue: true) { c, v throws(ConfigurationError) in
-            c.port = try int(v, "--port", 0...65535) },
-        Option(flag: "--project", help: "the project id served at start (default demo-pushmock)", takesValue: true) { c, v throws(ConfigurationError) in
-            guard isProjectID(v) else { throw ConfigurationError(description: "--project: '\(v)' is not a project id ([a-z0-9-], 1-63 characters)") }
-            c.project = v },
-        Option(flag: "--server-key", help: "a legacy server key of the project; repeatable, comma-separated in the variable (default \(defaultServerKey))", takesValue: true) { c, v throws(ConfigurationError) in
+        Option(flag: "--host", help: "address to listen on (0.0.0.0 in containers)", takesValue: true) {
+            c, v throws(ConfigurationError) in c.host = v
+        },
+        Option(flag: "--port", help: "HTTP port; 0 picks a free one (default \(defaultPort))", takesValue: true) {
+            c, v throws(ConfigurationError) in
+            c.port = try int(v, "--port", 0...65535)
+        },
+        Option(flag: "--project", help: "the project id served at start (default demo-pushmock)", takesValue: true) {
+            c, v throws(ConfigurationError) in
+            guard isProjectID(v) else {
+                throw ConfigurationError(description: "--project: '\(v)' is not a project id ([a-z0-9-], 1-63 characters)")
+            }
+            c.project = v
+        },
+        Option(
+            flag: "--server-key",
+            help: "a legacy server key of the project; repeatable, comma-separated in the variable (default \(defaultServerKey))",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
             let keys = v.split(separator: ",").map(String.init).filter { !$0.isEmpty }
             guard !keys.isEmpty else { throw ConfigurationError(description: "--server-key: empty key") }
-            c.serverKeys = (c.serverKeys == [defaultServerKey] ? [] : c.serverKeys) + keys },
-        Option(flag: "--strict-apps", help: "devices may only register for apps declared through the control API", takesValue: false) { c, v throws(ConfigurationError) in
-            c.strictApps = try bool(v, "--strict-apps") },
-        Option(flag: "--accept-any-key", help: "accept any Authorization key on /fcm/send and /iid", takesValue: false) { c, v throws(ConfigurationError) in
-            c.acceptAnyKey = try bool(v, "--accept-any-key") },
-        Option(flag: "--accept-any-token", help: "skip bearer-token checks on the Google APIs (HTTP v1, topic management)", takesValue: false) { c, v throws(ConfigurationError) in
-            c.acceptAnyToken = try bool(v, "--accept-any-token") },
-        Option(flag: "--clock", help: "system or manual (advanced by POST /emulator/v1/clock:advance)", takesValue: true) { c, v throws(ConfigurationError) in
-            guard let mode = Clock.Mode(rawValue: v) else { throw ConfigurationError(description: "--clock: '\(v)' is not system or manual") }
-            c.clock = mode },
-        Option(flag: "--background-budget", help: "iOS background pushes an app gets per hour before iOS holds them back (default 3)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.backgroundBudget = try int(v, "--background-budget", 0...1_000_000) },
-        Option(flag: "--quota-per-minute", help: "HTTP v1 messages per minute per project before 429 QUOTA_EXCEEDED (default 600000)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.quotaPerMinute = try int(v, "--quota-per-minute", 1...100_000_000) },
-        Option(flag: "--device-rate-limit", help: "messages per minute an Android device takes before DeviceMessageRateExceeded / QUOTA_EXCEEDED (default 240, with 5000 an hour; 0 turns both off)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.deviceRateLimit = try int(v, "--device-rate-limit", 0...1_000_000) },
-        Option(flag: "--max-events", help: "events kept in memory; older ones are evicted and counted (default 1000000)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.maxEvents = try int(v, "--max-events", 1...100_000_000) },
-        Option(flag: "--max-age", help: "how long events are kept, e.g. 3600, 90m, 24h, 7d; older ones are evicted and counted (default: no limit)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.maxAgeSeconds = try duration(v, "--max-age") },
-        Option(flag: "--max-messages", help: "sends kept for GET .../messages (default 100000)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.maxMessages = try int(v, "--max-messages", 1...10_000_000) },
-        Option(flag: "--max-connections", help: "open connections accepted at once (default 4096)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.maxConnections = try int(v, "--max-connections", 1...1_000_000) },
-        Option(flag: "--timeout", help: "seconds a connection may stay silent, mid-request (headers, body) or idle between keep-alive requests (default 30)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.timeoutSeconds = try int(v, "--timeout", 1...86_400) },
-        Option(flag: "--tls-port", help: "TLS port for HTTP/2 and HTTP/1.1 (FCM, OAuth, APNs); 0 picks a free one, off turns TLS off (default \(defaultTLSPort))", takesValue: true) { c, v throws(ConfigurationError) in
-            c.tlsPort = v == "off" ? nil : try int(v, "--tls-port", 0...65535) },
-        Option(flag: "--tls-cert", help: "PEM certificate chain to serve instead of the one pushmock issues (with --tls-key)", takesValue: true) { c, v throws(ConfigurationError) in
-            c.tlsCertificate = v },
+            c.serverKeys = (c.serverKeys == [defaultServerKey] ? [] : c.serverKeys) + keys
+        },
+        Option(
+            flag: "--strict-apps", help: "devices may only register for apps declared through the control API", takesValue: false
+        ) { c, v throws(ConfigurationError) in
+            c.strictApps = try bool(v, "--strict-apps")
+        },
+        Option(flag: "--accept-any-key", help: "accept any Authorization key on /fcm/send and /iid", takesValue: false) {
+            c, v throws(ConfigurationError) in
+            c.acceptAnyKey = try bool(v, "--accept-any-key")
+        },
+        Option(
+            flag: "--accept-any-token", help: "skip bearer-token checks on the Google APIs (HTTP v1, topic management)",
+            takesValue: false
+        ) { c, v throws(ConfigurationError) in
+            c.acceptAnyToken = try bool(v, "--accept-any-token")
+        },
+        Option(flag: "--clock", help: "system or manual (advanced by POST /emulator/v1/clock:advance)", takesValue: true) {
+            c, v throws(ConfigurationError) in
+            guard let mode = Clock.Mode(rawValue: v) else {
+                throw ConfigurationError(description: "--clock: '\(v)' is not system or manual")
+            }
+            c.clock = mode
+        },
+        Option(
+            flag: "--background-budget",
+            help: "iOS background pushes an app gets per hour before iOS holds them back (default 3)", takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.backgroundBudget = try int(v, "--background-budget", 0...1_000_000)
+        },
+        Option(
+            flag: "--quota-per-minute",
+            help: "HTTP v1 messages per minute per project before 429 QUOTA_EXCEEDED (default 600000)", takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.quotaPerMinute = try int(v, "--quota-per-minute", 1...100_000_000)
+        },
+        Option(
+            flag: "--device-rate-limit",
+            help:
+                "messages per minute an Android device takes before DeviceMessageRateExceeded / QUOTA_EXCEEDED (default 240, with 5000 an hour; 0 turns both off)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.deviceRateLimit = try int(v, "--device-rate-limit", 0...1_000_000)
+        },
+        Option(
+            flag: "--max-events", help: "events kept in memory; older ones are evicted and counted (default 1000000)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.maxEvents = try int(v, "--max-events", 1...100_000_000)
+        },
+        Option(
+            flag: "--max-age",
+            help: "how long events are kept, e.g. 3600, 90m, 24h, 7d; older ones are evicted and counted (default: no limit)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.maxAgeSeconds = try duration(v, "--max-age")
+        },
+        Option(flag: "--max-messages", help: "sends kept for GET .../messages (default 100000)", takesValue: true) {
+            c, v throws(ConfigurationError) in
+            c.maxMessages = try int(v, "--max-messages", 1...10_000_000)
+        },
+        Option(flag: "--max-connections", help: "open connections accepted at once (default 4096)", takesValue: true) {
+            c, v throws(ConfigurationError) in
+            c.maxConnections = try int(v, "--max-connections", 1...1_000_000)
+        },
+        Option(
+            flag: "--timeout",
+            help:
+                "seconds a connection may stay silent, mid-request (headers, body) or idle between keep-alive requests (default 30)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.timeoutSeconds = try int(v, "--timeout", 1...86_400)
+        },
+        Option(
+            flag: "--tls-port",
+            help:
+                "TLS port for HTTP/2 and HTTP/1.1 (FCM, OAuth, APNs); 0 picks a free one, off turns TLS off (default \(defaultTLSPort))",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.tlsPort = v == "off" ? nil : try int(v, "--tls-port", 0...65535)
+        },
+        Option(
+            flag: "--tls-cert", help: "PEM certificate chain to serve instead of the one pushmock issues (with --tls-key)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.tlsCertificate = v
+        },
         Option(flag: "--tls-key", help: "PEM private key of --tls-cert", takesValue: true) { c, v throws(ConfigurationError) in
-            c.tlsKey = v },
-        Option(flag: "--tls-san", help: "an extra DNS name or IP address for the issued server certificate; repeatable, comma-separated in the variable", takesValue: true) { c, v throws(ConfigurationError) in
-            c.tlsSANs += v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
-        Option(flag: "--cert-dir", help: "where the local CA and server certificate are kept (default $XDG_DATA_HOME/pushmock/certs, else ~/.local/share/pushmock/certs)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.tlsKey = v
+        },
+        Option(
+            flag: "--tls-san",
+            help:
+                "an extra DNS name or IP address for the issued server certificate; repeatable, comma-separated in the variable",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.tlsSANs += v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        },
+        Option(
+            flag: "--cert-dir",
+            help:
+                "where the local CA and server certificate are kept (default $XDG_DATA_HOME/pushmock/certs, else ~/.local/share/pushmock/certs)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--cert-dir: empty path") }
-            c.certDirectory = v },
-        Option(flag: "--data-dir", help: "keep the delivery log (DIR/pushmock.db, SQLite, FCM's BigQuery columns), devices, keys and subscriptions across restarts; default: memory only", takesValue: true) { c, v throws(ConfigurationError) in
+            c.certDirectory = v
+        },
+        Option(
+            flag: "--data-dir",
+            help:
+                "keep the delivery log (DIR/pushmock.db, SQLite, FCM's BigQuery columns), devices, keys and subscriptions across restarts; default: memory only",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--data-dir: empty path") }
-            c.dataDirectory = v },
-        Option(flag: "--sync", help: "batch (events on disk within 50 ms of the answer) or always (before the answer); with --data-dir (default batch)", takesValue: true) { c, v throws(ConfigurationError) in
-            guard v == "batch" || v == "always" else { throw ConfigurationError(description: "--sync: '\(v)' is not batch or always") }
-            c.syncAlways = v == "always" },
-        Option(flag: "--seed", help: "a JSON fixture of projects, keys, apps, APNs keys, service accounts, devices and topics to load at start (docs/control-api.md)", takesValue: true) { c, v throws(ConfigurationError) in
+            c.dataDirectory = v
+        },
+        Option(
+            flag: "--sync",
+            help:
+                "batch (events on disk within 50 ms of the answer) or always (before the answer); with --data-dir (default batch)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            guard v == "batch" || v == "always" else {
+                throw ConfigurationError(description: "--sync: '\(v)' is not batch or always")
+            }
+            c.syncAlways = v == "always"
+        },
+        Option(
+            flag: "--seed",
+            help:
+                "a JSON fixture of projects, keys, apps, APNs keys, service accounts, devices and topics to load at start (docs/control-api.md)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--seed: empty path") }
-            c.seedFile = v },
-        Option(flag: "--apns-environment", help: "sandbox or production: the APNs environment of requests whose host is not api.push.apple.com or api.sandbox.push.apple.com (default sandbox)", takesValue: true) { c, v throws(ConfigurationError) in
-            guard let env = APNsEnvironment(rawValue: v) else { throw ConfigurationError(description: "--apns-environment: '\(v)' is not sandbox or production") }
-            c.apnsEnvironment = env },
-        Option(flag: "--chaos", help: "failure injection for every project, as surface.field=value pairs, comma-separated: surfaces legacy, v1, topics, apns; fields error_rate, error, retry_after, latency_ms, jitter_ms, drop_rate, drop (docs/chaos.md)", takesValue: true) { c, v throws(ConfigurationError) in
-            do throws(ChaosSettingsError) { c.chaos = try ChaosSettings.parse(flag: v) } catch { throw ConfigurationError(description: "--chaos: \(error.message)") } },
-        Option(flag: "--chaos-seed", help: "seeds the chaos generator so a run's injected failures repeat (default: random)", takesValue: true) { c, v throws(ConfigurationError) in
-            guard let n = UInt64(v) else { throw ConfigurationError(description: "--chaos-seed: '\(v)' is not a whole number from 0 to 18446744073709551615") }
-            c.chaosSeed = n },
+            c.seedFile = v
+        },
+        Option(
+            flag: "--apns-environment",
+            help:
+                "sandbox or production: the APNs environment of requests whose host is not api.push.apple.com or api.sandbox.push.apple.com (default sandbox)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            guard let env = APNsEnvironment(rawValue: v) else {
+                throw ConfigurationError(description: "--apns-environment: '\(v)' is not sandbox or production")
+            }
+            c.apnsEnvironment = env
+        },
+        Option(
+            flag: "--chaos",
+            help:
+                "failure injection for every project, as surface.field=value pairs, comma-separated: surfaces legacy, v1, topics, apns; fields error_rate, error, retry_after, latency_ms, jitter_ms, drop_rate, drop (docs/chaos.md)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            do throws(ChaosSettingsError) { c.chaos = try ChaosSettings.parse(flag: v) } catch {
+                throw ConfigurationError(description: "--chaos: \(error.message)")
+            }
+        },
+        Option(
+            flag: "--chaos-seed", help: "seeds the chaos generator so a run's injected failures repeat (default: random)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            guard let n = UInt64(v) else {
+                throw ConfigurationError(description: "--chaos-seed: '\(v)' is not a whole number from 0 to 18446744073709551615")
+            }
+            c.chaosSeed = n
+        },
     ]
 
     /// `$XDG_DATA_HOME/pushmock/certs`, else `~/.local/share/pushmock/certs`, else a folder
@@ -191,7 +315,8 @@ extension Configuration {
 
     static func int(_ v: String, _ flag: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         guard let n = Int(v), range.contains(n) else {
-            throw ConfigurationError(description: "\(flag): '\(v)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+            throw ConfigurationError(
+                description: "\(flag): '\(v)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
         }
         return n
     }
@@ -201,7 +326,8 @@ extension Configuration {
         let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         let unit = v.last.flatMap { units[$0] }
         guard let n = Int(unit == nil ? v : String(v.dropLast())), n > 0, n <= 3650 * 86_400 / (unit ?? 1) else {
-            throw ConfigurationError(description: "\(flag): '\(v)' is not a duration (a number of seconds, or N followed by s, m, h or d)")
+            throw ConfigurationError(
+                description: "\(flag): '\(v)' is not a duration (a number of seconds, or N followed by s, m, h or d)")
         }
         return n * (unit ?? 1)
     }

@@ -1,11 +1,15 @@
 /// Helpers for the control API's JSON bodies and Google-shaped errors.
 enum Control {
-    static func invalid(_ message: String) -> ControlError { ControlError(response: .googleError(400, "INVALID_ARGUMENT", message)) }
+    static func invalid(_ message: String) -> ControlError {
+        ControlError(response: .googleError(400, "INVALID_ARGUMENT", message))
+    }
     static func notFound(_ message: String) -> ControlError { ControlError(response: .googleError(404, "NOT_FOUND", message)) }
     static func failedPrecondition(_ message: String) -> ControlError {
         ControlError(response: .googleError(400, "FAILED_PRECONDITION", message))
     }
-    static func conflict(_ message: String) -> ControlError { ControlError(response: .googleError(409, "ALREADY_EXISTS", message)) }
+    static func conflict(_ message: String) -> ControlError {
+        ControlError(response: .googleError(409, "ALREADY_EXISTS", message))
+    }
 
     /// Runs a handler body that may fail with a control error.
     static func run(_ body: () throws(ControlError) -> Reply) -> Reply {

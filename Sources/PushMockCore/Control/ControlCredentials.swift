@@ -28,8 +28,10 @@ final class ControlCredentials {
         let keyID = random.hex(40)
         let clientID = String(random.next() % 9_000_000_000_000_000_000 + 1_000_000_000_000_000_000)
         let email = "firebase-adminsdk-\(random.hex(5))@\(project.id).iam.gserviceaccount.com"
-        credentials.add(ServiceAccount(projectID: project.id, email: email, keyID: keyID, clientID: clientID,
-                                       publicKeyPEM: pair.publicPEM))
+        credentials.add(
+            ServiceAccount(
+                projectID: project.id, email: email, keyID: keyID, clientID: clientID,
+                publicKeyPEM: pair.publicPEM))
         let host = request.header("host") ?? "\(configuration.host):\(configuration.port)"
         var w = JSONWriter(capacity: 2400)
         w.beginObject()
@@ -41,10 +43,15 @@ final class ControlCredentials {
         w.member("client_id", clientID)
         w.member("auth_uri", "https://accounts.google.com/o/oauth2/auth")
         let googleHost = host.split(separator: ":").first.map { $0.hasSuffix(".googleapis.com") } ?? false
-        w.member("token_uri", request.secure && googleHost ? "https://oauth2.googleapis.com/token"
-            : (request.secure ? "https://" : "http://") + host + "/token")
+        w.member(
+            "token_uri",
+            request.secure && googleHost
+                ? "https://oauth2.googleapis.com/token"
+                : (request.secure ? "https://" : "http://") + host + "/token")
         w.member("auth_provider_x509_cert_url", "https://www.googleapis.com/oauth2/v1/certs")
-        w.member("client_x509_cert_url", "https://www.googleapis.com/robot/v1/metadata/x509/" + email.replacingOccurrences(of: "@", with: "%40"))
+        w.member(
+            "client_x509_cert_url",
+            "https://www.googleapis.com/robot/v1/metadata/x509/" + email.replacingOccurrences(of: "@", with: "%40"))
         w.member("universe_domain", "googleapis.com")
         w.endObject()
         return .response(.json(200, w))
@@ -62,10 +69,13 @@ final class ControlCredentials {
             throw Control.invalid("Invalid value at '\(name)': expected 10 upper-case letters and digits.")
         }
         guard credentials.apnsKeys[keyID] == nil else { throw Control.conflict("APNs key \(keyID) is already registered.") }
-        let environment = try Control.string(obj, "environment").map { e throws(ControlError) in try ControlDevices.apnsEnvironment(e) }
+        let environment = try Control.string(obj, "environment").map { e throws(ControlError) in
+            try ControlDevices.apnsEnvironment(e)
+        }
         var topics: [String]?
         if let list = obj["topics"], list != .null {
-            guard let items = list.arrayValue?.compactMap(\.stringValue), items.count == list.arrayValue?.count, !items.isEmpty else {
+            guard let items = list.arrayValue?.compactMap(\.stringValue), items.count == list.arrayValue?.count, !items.isEmpty
+            else {
                 throw Control.invalid("Field 'topics' must be a non-empty list of bundle ids.")
             }
             topics = items
@@ -83,8 +93,9 @@ final class ControlCredentials {
                 throw ControlError(response: .googleError(500, "INTERNAL", "Key generation failed: \(error)"))
             }
         }
-        let key = APNsKey(keyID: keyID, teamID: teamID, projectID: project.id, publicKeyPEM: publicPEM,
-                          environment: environment, topics: topics)
+        let key = APNsKey(
+            keyID: keyID, teamID: teamID, projectID: project.id, publicKeyPEM: publicPEM,
+            environment: environment, topics: topics)
         credentials.add(key)
         return .response(.json(201, ControlJSON.apnsKeyJSON(key, privatePEM: privatePEM)))
     }
@@ -93,7 +104,8 @@ final class ControlCredentials {
     func listAPNsKeys(_ params: [String: String]) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let mine = credentials.apnsKeys.values.filter { $0.projectID == project.id }.sorted { $0.keyID < $1.keyID }
-        return .response(.json(200, "{\"keys\":[" + mine.map { ControlJSON.apnsKeyJSON($0, privatePEM: nil) }.joined(separator: ",") + "]}"))
+        return .response(
+            .json(200, "{\"keys\":[" + mine.map { ControlJSON.apnsKeyJSON($0, privatePEM: nil) }.joined(separator: ",") + "]}"))
     }
 
     /// `POST .../apnsCertificates` with `{"bundle_id", "environment"}`: a provider certificate
@@ -105,7 +117,9 @@ final class ControlCredentials {
         guard let bundle = try Control.string(obj, "bundle_id"), !bundle.isEmpty else {
             throw Control.invalid("Field 'bundle_id' is required.")
         }
-        let environment = try Control.string(obj, "environment").map { e throws(ControlError) in try ControlDevices.apnsEnvironment(e) }
+        let environment = try Control.string(obj, "environment").map { e throws(ControlError) in
+            try ControlDevices.apnsEnvironment(e)
+        }
         guard let keys else { throw ControlError(response: .googleError(500, "INTERNAL", "No key service is configured.")) }
         let issued: (certificatePEM: String, privateKeyPEM: String)
         do { issued = try keys.issueAPNsCertificate(bundleID: bundle, teamID: project.teamID, environment: environment) } catch {
@@ -115,7 +129,12 @@ final class ControlCredentials {
         w.beginObject()
         w.member("bundle_id", bundle)
         w.member("team_id", project.teamID)
-        if let environment { w.member("environment", environment.rawValue) } else { w.key("environment"); w.null() }
+        if let environment {
+            w.member("environment", environment.rawValue)
+        } else {
+            w.key("environment")
+            w.null()
+        }
         w.member("certificate", issued.certificatePEM)
         w.member("private_key", issued.privateKeyPEM)
         w.endObject()
@@ -124,7 +143,9 @@ final class ControlCredentials {
 
     /// `GET /emulator/v1/ca.pem`: the CA to trust.
     func caCertificate() -> Reply {
-        guard let pem = keys?.certificateAuthorityPEM else { return .response(.googleError(404, "NOT_FOUND", "No CA is configured.")) }
+        guard let pem = keys?.certificateAuthorityPEM else {
+            return .response(.googleError(404, "NOT_FOUND", "No CA is configured."))
+        }
         return .response(Response(status: 200, headers: [("Content-Type", "application/x-pem-file")], body: Array(pem.utf8)))
     }
 

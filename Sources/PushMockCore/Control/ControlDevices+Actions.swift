@@ -27,7 +27,8 @@ extension ControlDevices {
         delivery.dropWaiting(d, project: project)
         project.topics.unsubscribeAll(d)
         let fid = Identifiers.fid(random)
-        project.devices.reassign(d, token: d.state.autoInitEnabled ? Identifiers.registrationToken(fid: fid, random) : nil, fid: fid)
+        project.devices.reassign(
+            d, token: d.state.autoInitEnabled ? Identifiers.registrationToken(fid: fid, random) : nil, fid: fid)
         if d.platform == .ios { project.devices.reassignAPNs(d, token: Identifiers.apnsToken(random), at: clock.now()) }
         return .response(.json(200, ControlJSON.deviceJSON(d)))
     }
@@ -51,11 +52,15 @@ extension ControlDevices {
             d.scriptedAPNsErrors = apns
         }
         if obj["errors"] == nil, obj["apns_errors"] != nil { return .response(.json(200, "{\"scripted\":\(apns.count)}")) }
-        guard let items = obj["errors"]?.arrayValue else { throw Control.invalid("Field 'errors' must be a list of error codes.") }
+        guard let items = obj["errors"]?.arrayValue else {
+            throw Control.invalid("Field 'errors' must be a list of error codes.")
+        }
         var errors: [LegacyError] = []
         for item in items {
             guard let name = item.stringValue, let e = LegacyError.scripted(name) else {
-                throw Control.invalid("Unknown error code \(JSONWriter.quotedJSON(item)): use UNAVAILABLE, INTERNAL, QUOTA_EXCEEDED, UNREGISTERED, SENDER_ID_MISMATCH, INVALID_ARGUMENT or THIRD_PARTY_AUTH_ERROR (or their legacy names).")
+                throw Control.invalid(
+                    "Unknown error code \(JSONWriter.quotedJSON(item)): use UNAVAILABLE, INTERNAL, QUOTA_EXCEEDED, UNREGISTERED, SENDER_ID_MISMATCH, INVALID_ARGUMENT or THIRD_PARTY_AUTH_ERROR (or their legacy names)."
+                )
             }
             errors.append(e)
         }
@@ -76,9 +81,10 @@ extension ControlDevices {
         }
         guard !entry.opened else { throw Control.failedPrecondition("Notification \(id) was already opened.") }
         d.markOpened(at: index)
-        log.append(kind: .messageOpen, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                   message: entry.message, messageID: id, device: d,
-                   reason: entry.shown == .presented ? "foreground" : "background")
+        log.append(
+            kind: .messageOpen, time: clock.now(), projectID: project.id, projectNumber: project.number,
+            message: entry.message, messageID: id, device: d,
+            reason: entry.shown == .presented ? "foreground" : "background")
         var state = d.state
         state.appState = .foreground
         delivery.change(d, to: state, project: project)

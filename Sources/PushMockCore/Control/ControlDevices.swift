@@ -12,8 +12,10 @@ final class ControlDevices {
     let log: EventLog
     private let configuration: Configuration
 
-    init(directory: ProjectDirectory, delivery: Delivery, log: EventLog, clock: Clock, random: RandomSource,
-         configuration: Configuration) {
+    init(
+        directory: ProjectDirectory, delivery: Delivery, log: EventLog, clock: Clock, random: RandomSource,
+        configuration: Configuration
+    ) {
         self.directory = directory
         self.delivery = delivery
         self.clock = clock
@@ -26,7 +28,9 @@ final class ControlDevices {
         let project = try directory.named(params)
         let obj = try Control.body(request, allowed: Self.deviceFields)
         var fields: [String: String] = [:]
-        for name in Self.deviceFields where !DeviceStateFields.names.contains(name) { fields[name] = try Control.string(obj, name) }
+        for name in Self.deviceFields where !DeviceStateFields.names.contains(name) {
+            fields[name] = try Control.string(obj, name)
+        }
         var state = DeviceState()
         try DeviceStateFields.apply(obj, to: &state)
         let device = try makeDevice(fields, state: state, in: project)
@@ -68,10 +72,14 @@ final class ControlDevices {
     }
 
     /// Validates the registration fields and registers one device.
-    private func makeDevice(_ fields: [String: String], state: DeviceState = DeviceState(),
-                            in project: Project) throws(ControlError) -> Device {
+    private func makeDevice(
+        _ fields: [String: String], state: DeviceState = DeviceState(),
+        in project: Project
+    ) throws(ControlError) -> Device {
         guard let p = fields["platform"] else { throw Control.invalid("Missing required field 'platform' (ios or android).") }
-        guard let platform = Platform(rawValue: p) else { throw Control.invalid("Invalid value at 'platform': \"\(p)\" is not ios or android.") }
+        guard let platform = Platform(rawValue: p) else {
+            throw Control.invalid("Invalid value at 'platform': \"\(p)\" is not ios or android.")
+        }
         guard let appName = fields["app"], !appName.isEmpty else {
             throw Control.invalid("Missing required field 'app' (a bundle id or package name).")
         }
@@ -83,7 +91,8 @@ final class ControlDevices {
         }
         if project.app(platform, appName) == nil {
             guard !configuration.strictApps else {
-                throw Control.failedPrecondition("App \(platform.rawValue)/\(appName) is not registered in project \(project.id) (--strict-apps).")
+                throw Control.failedPrecondition(
+                    "App \(platform.rawValue)/\(appName) is not registered in project \(project.id) (--strict-apps).")
             }
             project.addApp(platform, appName, credentials: [.sandbox, .production])
         }
@@ -92,7 +101,9 @@ final class ControlDevices {
         if let t = fields["token"], !Identifiers.looksLikeRegistrationToken(t) {
             throw Control.invalid("Invalid value at 'token': not a registration token.")
         }
-        if let a = fields["apns_token"], a.utf8.count != 64 || !a.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+        if let a = fields["apns_token"],
+            a.utf8.count != 64 || !a.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        {
             throw Control.invalid("Invalid value at 'apns_token': expected 64 lower-case hex digits.")
         }
         if fields["token"] != nil && !state.autoInitEnabled {
@@ -102,10 +113,11 @@ final class ControlDevices {
             throw Control.conflict("A device with this token or fid already exists.")
         }
         let id = try deviceID(fields["id"], in: project)
-        let device = Device(id: id, platform: platform, app: appName, projectID: project.id,
-                            fid: fid, token: state.autoInitEnabled ? token : nil,
-                            apnsToken: platform == .ios ? (fields["apns_token"] ?? Identifiers.apnsToken(random)) : nil,
-                            apnsEnvironment: environment, createdAt: clock.now())
+        let device = Device(
+            id: id, platform: platform, app: appName, projectID: project.id,
+            fid: fid, token: state.autoInitEnabled ? token : nil,
+            apnsToken: platform == .ios ? (fields["apns_token"] ?? Identifiers.apnsToken(random)) : nil,
+            apnsEnvironment: environment, createdAt: clock.now())
         device.state = state
         project.devices.insert(device)
         return device
@@ -114,11 +126,15 @@ final class ControlDevices {
     /// The given id (checked, unique; a `dN` one moves the numbering past it), or the next `dN`.
     private func deviceID(_ given: String?, in project: Project) throws(ControlError) -> String {
         if let given {
-            guard (1...64).contains(given.utf8.count), given.utf8.allSatisfy({ c in
-                (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2D || c == 0x5F
-            }) else { throw Control.invalid("Invalid value at 'id': use 1-64 letters, digits, '-' or '_'.") }
+            guard (1...64).contains(given.utf8.count),
+                given.utf8.allSatisfy({ c in
+                    (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2D || c == 0x5F
+                })
+            else { throw Control.invalid("Invalid value at 'id': use 1-64 letters, digits, '-' or '_'.") }
         }
-        guard let id = project.devices.claimID(given) else { throw Control.conflict("A device with id \(given ?? "") already exists.") }
+        guard let id = project.devices.claimID(given) else {
+            throw Control.conflict("A device with id \(given ?? "") already exists.")
+        }
         return id
     }
 
@@ -169,10 +185,13 @@ final class ControlDevices {
     func topic(_ params: [String: String], subscribe: Bool) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
         let topic = Topic.bareName(params["topic"]!)
-        guard Topic.isValidName(topic) else { throw Control.invalid("Invalid topic name '\(topic)': it must match [a-zA-Z0-9-_.~%]+.") }
+        guard Topic.isValidName(topic) else {
+            throw Control.invalid("Invalid topic name '\(topic)': it must match [a-zA-Z0-9-_.~%]+.")
+        }
         if subscribe {
             guard project.topics.subscribe(d, to: topic, at: clock.now()) else {
-                throw Control.failedPrecondition("TOO_MANY_TOPICS: a device can subscribe to at most \(Topic.maxPerInstance) topics.")
+                throw Control.failedPrecondition(
+                    "TOO_MANY_TOPICS: a device can subscribe to at most \(Topic.maxPerInstance) topics.")
             }
         } else {
             project.topics.unsubscribe(d, from: topic)

@@ -44,10 +44,25 @@ enum ControlJSON {
         if !asFixture { w.member("project", d.projectID) }
         w.member("platform", d.platform.rawValue)
         w.member("app", d.app)
-        if let t = d.token { w.member("token", t) } else if !asFixture { w.key("token"); w.null() }
+        if let t = d.token {
+            w.member("token", t)
+        } else if !asFixture {
+            w.key("token")
+            w.null()
+        }
         w.member("fid", d.fid)
-        if let a = d.apnsToken { w.member("apns_token", a) } else if !asFixture { w.key("apns_token"); w.null() }
-        if let e = d.apnsEnvironment { w.member("apns_environment", e.rawValue) } else if !asFixture { w.key("apns_environment"); w.null() }
+        if let a = d.apnsToken {
+            w.member("apns_token", a)
+        } else if !asFixture {
+            w.key("apns_token")
+            w.null()
+        }
+        if let e = d.apnsEnvironment {
+            w.member("apns_environment", e.rawValue)
+        } else if !asFixture {
+            w.key("apns_environment")
+            w.null()
+        }
         w.key("topics")
         w.beginArray()
         for t in d.topics.keys.sorted() { w.string(t) }
@@ -105,10 +120,26 @@ enum ControlJSON {
         optional(&w, "sdk_platform", e.device?.platform.sdkPlatform)
         optional(&w, "app_name", e.device?.app)
         optional(&w, "collapse_key", m?.options.collapseKey)
-        if let m { w.member("priority", m.options.priority.apnsPriority) } else { w.key("priority"); w.null() }
-        if let m { w.member("ttl", m.options.ttl) } else { w.key("ttl"); w.null() }
+        if let m {
+            w.member("priority", m.options.priority.apnsPriority)
+        } else {
+            w.key("priority")
+            w.null()
+        }
+        if let m {
+            w.member("ttl", m.options.ttl)
+        } else {
+            w.key("ttl")
+            w.null()
+        }
         optional(&w, "topic", m?.topic)
-        if let b = m?.bulkID { w.key("bulk_id"); w.raw(String(b)) } else { w.key("bulk_id"); w.null() }
+        if let b = m?.bulkID {
+            w.key("bulk_id")
+            w.raw(String(b))
+        } else {
+            w.key("bulk_id")
+            w.null()
+        }
         w.member("event", e.kind.rawValue)
         optional(&w, "analytics_label", m?.options.analyticsLabel)
         w.member("project_id", e.projectID)
@@ -116,7 +147,9 @@ enum ControlJSON {
         optional(&w, "token", e.token)
         optional(&w, "reason", e.reason)
         if let delay = e.delay { w.member("delay_ms", Int(delay / 1000)) }
-        if let m, let d = e.device, let id = e.messageID, e.kind == .messageDelivered || e.kind == .messageDisplayed || e.kind == .messagePresented {
+        if let m, let d = e.device, let id = e.messageID,
+            e.kind == .messageDelivered || e.kind == .messageDisplayed || e.kind == .messagePresented
+        {
             w.key("payload")
             w.beginObject()
             writeRendering(m, id, d, to: &w)
@@ -133,8 +166,10 @@ enum ControlJSON {
     /// A send's summary: what it was, a one-line `summary` of its content, and how many
     /// events of each kind it has (`counts`); with `detail`, the request exactly as received;
     /// `more` writes further members before the object closes.
-    static func writeMessage(_ m: Message, detail: Bool, counts: [EventKind: Int]?, to w: inout JSONWriter,
-                      more: (inout JSONWriter) -> Void = { _ in }) {
+    static func writeMessage(
+        _ m: Message, detail: Bool, counts: [EventKind: Int]?, to w: inout JSONWriter,
+        more: (inout JSONWriter) -> Void = { _ in }
+    ) {
         w.beginObject()
         w.member("message_id", m.id)
         w.member("api", m.api)
@@ -193,7 +228,12 @@ enum ControlJSON {
         w.beginObject()
         w.member("key_id", key.keyID)
         w.member("team_id", key.teamID)
-        if let e = key.environment { w.member("environment", e.rawValue) } else { w.key("environment"); w.null() }
+        if let e = key.environment {
+            w.member("environment", e.rawValue)
+        } else {
+            w.key("environment")
+            w.null()
+        }
         w.key("topics")
         if let topics = key.topics {
             w.beginArray()

@@ -8,13 +8,15 @@ enum DeviceStateFields {
     static func apply(_ obj: JSONObject, to state: inout DeviceState) throws(ControlError) {
         if let v = try Control.string(obj, "app_state") {
             guard let s = AppState(rawValue: v) else {
-                throw Control.invalid("Invalid value at 'app_state': \"\(v)\" is not foreground, background, not_running or terminated.")
+                throw Control.invalid(
+                    "Invalid value at 'app_state': \"\(v)\" is not foreground, background, not_running or terminated.")
             }
             state.appState = s
         }
         if let v = try Control.string(obj, "notifications") {
             guard let p = NotificationPermission(rawValue: v) else {
-                throw Control.invalid("Invalid value at 'notifications': \"\(v)\" is not authorized, denied, provisional or not_determined.")
+                throw Control.invalid(
+                    "Invalid value at 'notifications': \"\(v)\" is not authorized, denied, provisional or not_determined.")
             }
             state.notifications = p
         }
@@ -28,7 +30,9 @@ enum DeviceStateFields {
             var options: [PresentationOption] = []
             for item in items {
                 guard let o = item.stringValue.flatMap(PresentationOption.init) else {
-                    throw Control.invalid("Invalid value at 'presentation_options': \(JSONWriter.quotedJSON(item)) is not banner, list, sound or badge.")
+                    throw Control.invalid(
+                        "Invalid value at 'presentation_options': \(JSONWriter.quotedJSON(item)) is not banner, list, sound or badge."
+                    )
                 }
                 if !options.contains(o) { options.append(o) }
             }
@@ -38,7 +42,9 @@ enum DeviceStateFields {
 
     static func bool(_ obj: JSONObject, _ name: String) throws(ControlError) -> Bool? {
         guard let v = obj[name], v != .null else { return nil }
-        guard let b = v.boolValue else { throw Control.invalid("Invalid value at '\(name)' (TYPE_BOOL), \(JSONWriter.quotedJSON(v))") }
+        guard let b = v.boolValue else {
+            throw Control.invalid("Invalid value at '\(name)' (TYPE_BOOL), \(JSONWriter.quotedJSON(v))")
+        }
         return b
     }
 }

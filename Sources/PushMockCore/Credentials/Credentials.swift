@@ -19,8 +19,10 @@ final class Credentials {
     private(set) var apnsKeys: [String: APNsKey] = [:]
     private var apnsKeysVersion = 0
 
-    init(keys: (any KeyService)?, directory: ProjectDirectory, clock: Clock, configuration: Configuration,
-         changes: StateChanges) {
+    init(
+        keys: (any KeyService)?, directory: ProjectDirectory, clock: Clock, configuration: Configuration,
+        changes: StateChanges
+    ) {
         self.keys = keys
         self.directory = directory
         self.clock = clock
@@ -35,8 +37,11 @@ final class Credentials {
 
     /// Hands out an access token for a service account, valid for an hour.
     func issueAccessToken(_ token: String, for account: ServiceAccount) {
-        add(accessToken: token, AccessToken(projectID: account.projectID, email: account.email,
-                                            expires: clock.now() + Self.accessTokenLifetime))
+        add(
+            accessToken: token,
+            AccessToken(
+                projectID: account.projectID, email: account.email,
+                expires: clock.now() + Self.accessTokenLifetime))
     }
 
     func add(accessToken text: String, _ token: AccessToken) {
@@ -63,10 +68,14 @@ final class Credentials {
     func bearerFailure(_ request: Request, projectID: String) -> Response? {
         if configuration.acceptAnyToken { return nil }
         guard let header = request.header("authorization") else {
-            return Self.unauthenticated("Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.", invalidToken: false)
+            return Self.unauthenticated(
+                "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+                invalidToken: false)
         }
         guard let token = accessToken(authorization: header), token.expires > clock.now() else {
-            return Self.unauthenticated("Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.", invalidToken: true)
+            return Self.unauthenticated(
+                "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+                invalidToken: true)
         }
         guard let project = directory.apiProject(projectID), project.id == token.projectID else {
             return Self.permissionDenied(projectID)
@@ -81,7 +90,10 @@ final class Credentials {
     }
 
     static func permissionDenied(_ projectID: String) -> Response {
-        .googleError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(projectID)' (or it may not exist).")
+        .googleError(
+            403, "PERMISSION_DENIED",
+            "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(projectID)' (or it may not exist)."
+        )
     }
 
     static func unauthenticated(_ message: String, invalidToken: Bool) -> Response {

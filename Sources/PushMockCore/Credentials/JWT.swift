@@ -11,8 +11,8 @@ struct JWT {
     init?(_ text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let h = Base64URL.decode(parts[0]), let p = Base64URL.decode(parts[1]), let s = Base64URL.decode(parts[2]),
-              let header = (try? JSONParser.parse(h))?.objectValue, let claims = (try? JSONParser.parse(p))?.objectValue
+            let h = Base64URL.decode(parts[0]), let p = Base64URL.decode(parts[1]), let s = Base64URL.decode(parts[2]),
+            let header = (try? JSONParser.parse(h))?.objectValue, let claims = (try? JSONParser.parse(p))?.objectValue
         else { return nil }
         self.header = header
         self.claims = claims

@@ -16,7 +16,9 @@ extension Delivery {
             device.pending = [item]
         case .android:
             if let key = DeviceModel.collapseKey(options, app: device.app) {
-                if let i = device.pending.firstIndex(where: { DeviceModel.collapseKey($0.message.options, app: device.app) == key }) {
+                if let i = device.pending.firstIndex(where: {
+                    DeviceModel.collapseKey($0.message.options, app: device.app) == key
+                }) {
                     record(.messageCollapsed, device.pending[i], device, project, reason: "replaced_by_newer")
                     device.pending.remove(at: i)
                 }
@@ -24,9 +26,11 @@ extension Delivery {
                 for p in device.pending {
                     if let k = DeviceModel.collapseKey(p.message.options, app: device.app), !keys.contains(k) { keys.append(k) }
                 }
-                if keys.count >= DeviceModel.maxCollapseKeys, let i = device.pending.firstIndex(where: {
-                    DeviceModel.collapseKey($0.message.options, app: device.app) == keys[0]
-                }) {
+                if keys.count >= DeviceModel.maxCollapseKeys,
+                    let i = device.pending.firstIndex(where: {
+                        DeviceModel.collapseKey($0.message.options, app: device.app) == keys[0]
+                    })
+                {
                     record(.messageDropped, device.pending[i], device, project, reason: DropReason.tooManyCollapseKeys.rawValue)
                     device.pending.remove(at: i)
                 }

@@ -22,12 +22,15 @@ final class Delivery {
     }
 
     /// Records an accepted send, whichever API it came through, so `GET .../messages` finds it.
-    func accept(api: String, format: Message.Format, options: PushOptions, target: Message.Target,
-                request: Request, project: Project, id: String, bulkID: Int64?, dryRun: Bool = false) -> Message {
-        let message = Message(id: id, projectID: project.id, projectNumber: project.number, api: api, target: target,
-                              options: options, format: format, requestBytes: request.body,
-                              requestContentType: Self.interned(request.header("content-type")), receivedAt: clock.now(),
-                              bulkID: bulkID, dryRun: dryRun)
+    func accept(
+        api: String, format: Message.Format, options: PushOptions, target: Message.Target,
+        request: Request, project: Project, id: String, bulkID: Int64?, dryRun: Bool = false
+    ) -> Message {
+        let message = Message(
+            id: id, projectID: project.id, projectNumber: project.number, api: api, target: target,
+            options: options, format: format, requestBytes: request.body,
+            requestContentType: Self.interned(request.header("content-type")), receivedAt: clock.now(),
+            bulkID: bulkID, dryRun: dryRun)
         countAccepted(api)
         message.overHTTP2 = request.connection?.isHTTP2 == true
         message.overTLS = request.secure
@@ -37,8 +40,9 @@ final class Delivery {
 
     /// A topic or condition send: the fan-out row, then each device in turn.
     func broadcast(_ message: Message, to devices: some Sequence<Device>, project: Project) {
-        log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                   message: message, messageID: message.id, messageType: .topic)
+        log.append(
+            kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+            message: message, messageID: message.id, messageType: .topic)
         fanOut(message, messageID: message.id, project: project, devices: devices)
     }
 
@@ -69,8 +73,9 @@ final class Delivery {
     /// Logs acceptance for one device, then stores or delivers the message.
     func deliver(_ message: Message, messageID: String, to device: Device, project: Project, now: Timestamp? = nil) {
         let now = now ?? clock.now()
-        log.append(kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
-                   message: message, messageID: messageID, device: device)
+        log.append(
+            kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
+            message: message, messageID: messageID, device: device)
         message.accepted += 1
         let item = Pending(message: message, messageID: messageID, since: now, expires: message.expiry(on: device.platform))
         if device.platform == .android, device.idle(at: now) > DeviceModel.inactiveAfter {
@@ -140,10 +145,13 @@ final class Delivery {
     }
 
     /// Logs one event of a message on a device, at `time` (the clock's now if not given).
-    func record(_ kind: EventKind, _ item: Pending, _ device: Device, _ project: Project,
-                reason: String? = nil, delay: Timestamp? = nil, at time: Timestamp? = nil) {
-        log.append(kind: kind, time: time ?? clock.now(), projectID: project.id, projectNumber: project.number,
-                   message: item.message, messageID: item.messageID, device: device, reason: reason, delay: delay)
+    func record(
+        _ kind: EventKind, _ item: Pending, _ device: Device, _ project: Project,
+        reason: String? = nil, delay: Timestamp? = nil, at time: Timestamp? = nil
+    ) {
+        log.append(
+            kind: kind, time: time ?? clock.now(), projectID: project.id, projectNumber: project.number,
+            message: item.message, messageID: item.messageID, device: device, reason: reason, delay: delay)
     }
 
     /// Why a device that is registered cannot take this message, if it cannot.
@@ -178,11 +186,14 @@ final class Delivery {
         return accepted
     }
 
-    func logRejection(_ error: LegacyError, project: Project, message: Message? = nil, messageID: String? = nil,
-                      device: Device? = nil, token: String? = nil, type: MessageType? = nil, reason: String? = nil) {
-        log.append(kind: error.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                   message: message, messageID: messageID, messageType: type, device: device, token: token,
-                   reason: reason ?? error.reason)
+    func logRejection(
+        _ error: LegacyError, project: Project, message: Message? = nil, messageID: String? = nil,
+        device: Device? = nil, token: String? = nil, type: MessageType? = nil, reason: String? = nil
+    ) {
+        log.append(
+            kind: error.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
+            message: message, messageID: messageID, messageType: type, device: device, token: token,
+            reason: reason ?? error.reason)
         message?.failed += 1
     }
 

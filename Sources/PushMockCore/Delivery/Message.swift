@@ -37,16 +37,19 @@ public struct PushContent {
     /// each platform receives.
     public var v1: JSONObject?
 
-    public init(notification: JSONObject? = nil, data: JSONObject? = nil, priority: Priority? = nil,
-                contentAvailable: Bool = false, mutableContent: Bool = false, collapseKey: String? = nil,
-                ttl: Int = PushContent.maxTTL, restrictedPackageName: String? = nil, analyticsLabel: String? = nil) {
+    public init(
+        notification: JSONObject? = nil, data: JSONObject? = nil, priority: Priority? = nil,
+        contentAvailable: Bool = false, mutableContent: Bool = false, collapseKey: String? = nil,
+        ttl: Int = PushContent.maxTTL, restrictedPackageName: String? = nil, analyticsLabel: String? = nil
+    ) {
         self.notification = notification
         self.data = data
         // FCM's default: high for notification messages, normal for data messages.
-        options = PushOptions(priority: priority ?? (notification != nil ? .high : .normal),
-                              contentAvailable: contentAvailable, mutableContent: mutableContent,
-                              collapseKey: collapseKey, ttl: ttl, restrictedPackageName: restrictedPackageName,
-                              analyticsLabel: analyticsLabel, isNotification: notification != nil)
+        options = PushOptions(
+            priority: priority ?? (notification != nil ? .high : .normal),
+            contentAvailable: contentAvailable, mutableContent: mutableContent,
+            collapseKey: collapseKey, ttl: ttl, restrictedPackageName: restrictedPackageName,
+            analyticsLabel: analyticsLabel, isNotification: notification != nil)
     }
 
     /// Four weeks, FCM's default and maximum TTL.
@@ -68,7 +71,10 @@ public final class Message {
     public enum Format { case legacyJSON, legacyForm, v1, apns }
 
     public enum Target {
-        case token, multicast, topic(String), condition(String), group(String)
+        case token, multicast
+        case topic(String)
+        case condition(String)
+        case group(String)
 
         public var name: String {
             switch self {
@@ -109,8 +115,10 @@ public final class Message {
     public internal(set) var accepted = 0
     public internal(set) var failed = 0
 
-    init(id: String, projectID: String, projectNumber: Int64, api: String, target: Target, options: PushOptions, format: Format,
-         requestBytes: [UInt8], requestContentType: String?, receivedAt: Timestamp, bulkID: Int64?, dryRun: Bool) {
+    init(
+        id: String, projectID: String, projectNumber: Int64, api: String, target: Target, options: PushOptions, format: Format,
+        requestBytes: [UInt8], requestContentType: String?, receivedAt: Timestamp, bulkID: Int64?, dryRun: Bool
+    ) {
         self.id = id
         idHash = MessageKey.fold(id)
         self.projectID = projectID

@@ -17,8 +17,9 @@ final class Quotas {
             project.quotaUsed = 0
         }
         guard project.quotaUsed < configuration.quotaPerMinute else {
-            throw V1Error.quotaExceeded("Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com'.",
-                                     retryAfter: project.quotaWindowStart + 60_000_000 - now)
+            throw V1Error.quotaExceeded(
+                "Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com'.",
+                retryAfter: project.quotaWindowStart + 60_000_000 - now)
         }
         project.quotaUsed += 1
     }
@@ -33,8 +34,14 @@ final class Quotas {
     func takeDeviceRate(_ device: Device, anyPlatform: Bool = false) -> Timestamp? {
         guard device.platform == .android || anyPlatform, configuration.deviceRateLimit > 0 else { return nil }
         let now = clock.now()
-        if now - device.rate.minuteStart >= 60_000_000 { device.rate.minuteStart = now; device.rate.minute = 0 }
-        if now - device.rate.hourStart >= 3_600_000_000 { device.rate.hourStart = now; device.rate.hour = 0 }
+        if now - device.rate.minuteStart >= 60_000_000 {
+            device.rate.minuteStart = now
+            device.rate.minute = 0
+        }
+        if now - device.rate.hourStart >= 3_600_000_000 {
+            device.rate.hourStart = now
+            device.rate.hour = 0
+        }
         if device.rate.minute >= configuration.deviceRateLimit { return device.rate.minuteStart + 60_000_000 - now }
         if device.rate.hour >= 5000 { return device.rate.hourStart + 3_600_000_000 - now }
         device.rate.minute += 1

@@ -40,8 +40,10 @@ public final class Device {
 
     public static let inboxLimit = 100
 
-    init(id: String, platform: Platform, app: String, projectID: String, fid: String, token: String?,
-         apnsToken: String?, apnsEnvironment: APNsEnvironment?, createdAt: Timestamp) {
+    init(
+        id: String, platform: Platform, app: String, projectID: String, fid: String, token: String?,
+        apnsToken: String?, apnsEnvironment: APNsEnvironment?, createdAt: Timestamp
+    ) {
         self.id = id
         self.platform = platform
         self.app = app

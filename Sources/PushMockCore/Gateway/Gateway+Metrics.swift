@@ -14,8 +14,12 @@ extension Gateway {
         family("pushmock_http_requests_total", "counter", "Requests the gateway answered, by route and status.")
         for (key, n) in metrics.requests.sorted(by: { $0.key < $1.key }) {
             let route = (key >> 10) - 1
-            sample("pushmock_http_requests_total", [("route", route >= 0 ? routeNames[route] : "unmatched"),
-                                                    ("status", key & 1023 == 0 ? "dropped" : String(key & 1023))], n)
+            sample(
+                "pushmock_http_requests_total",
+                [
+                    ("route", route >= 0 ? routeNames[route] : "unmatched"),
+                    ("status", key & 1023 == 0 ? "dropped" : String(key & 1023)),
+                ], n)
         }
         family("pushmock_http_request_duration_seconds", "histogram", "Time the gateway took to answer a request.")
         var cumulative = 0
@@ -27,11 +31,15 @@ extension Gateway {
         out += "pushmock_http_request_duration_seconds_sum \(metrics.latencySum)\n"
         sample("pushmock_http_request_duration_seconds_count", [], metrics.latencyCount)
         family("pushmock_messages_accepted_total", "counter", "Sends accepted, by API.")
-        for (api, n) in delivery.acceptedByAPI.sorted(by: { $0.api < $1.api }) { sample("pushmock_messages_accepted_total", [("api", api)], n) }
+        for (api, n) in delivery.acceptedByAPI.sorted(by: { $0.api < $1.api }) {
+            sample("pushmock_messages_accepted_total", [("api", api)], n)
+        }
         family("pushmock_events_total", "counter", "Events logged, by event (evicted ones included).")
         for kind in EventKind.allCases { sample("pushmock_events_total", [("event", kind.rawValue)], log.kindCounts[kind]) }
         family("pushmock_event_reasons_total", "counter", "Events logged with a reason, by event and reason.")
-        for (key, n) in log.reasonCounts.sorted(by: { ($0.key.kind.rawValue, $0.key.reason) < ($1.key.kind.rawValue, $1.key.reason) }) {
+        for (key, n) in log.reasonCounts.sorted(by: {
+            ($0.key.kind.rawValue, $0.key.reason) < ($1.key.kind.rawValue, $1.key.reason)
+        }) {
             sample("pushmock_event_reasons_total", [("event", key.kind.rawValue), ("reason", key.reason)], n)
         }
         family("pushmock_devices", "gauge", "Registered devices, by project and platform.")
@@ -39,8 +47,9 @@ extension Gateway {
         family("pushmock_topic_subscriptions", "gauge", "Device-topic subscriptions, by project.")
         for p in directory.all.sorted(by: { $0.id < $1.id }) {
             for platform in [Platform.android, .ios] {
-                sample("pushmock_devices", [("project", p.id), ("platform", platform.rawValue)],
-                       p.devices.inOrder.reduce(0) { $0 + ($1.platform == platform ? 1 : 0) })
+                sample(
+                    "pushmock_devices", [("project", p.id), ("platform", platform.rawValue)],
+                    p.devices.inOrder.reduce(0) { $0 + ($1.platform == platform ? 1 : 0) })
             }
             sample("pushmock_topics", [("project", p.id)], p.topics.count)
             sample("pushmock_topic_subscriptions", [("project", p.id)], p.topics.subscriptionCount)
@@ -49,13 +58,16 @@ extension Gateway {
         sample("pushmock_event_log_events", [], log.count)
         family("pushmock_event_log_capacity", "gauge", "Events the log holds before evicting (--max-events).")
         sample("pushmock_event_log_capacity", [], log.capacity)
-        family("pushmock_event_log_evicted_total", "counter", "Events evicted: to make room (--max-events) or for age (--max-age).")
+        family(
+            "pushmock_event_log_evicted_total", "counter", "Events evicted: to make room (--max-events) or for age (--max-age).")
         sample("pushmock_event_log_evicted_total", [("cause", "room")], log.evictedForRoom)
         sample("pushmock_event_log_evicted_total", [("cause", "age")], log.evictedForAge)
         family("pushmock_stream_clients", "gauge", "Open event streams (SSE and NDJSON exports).")
         sample("pushmock_stream_clients", [], readers.streamClients)
-        return .response(Response(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                  body: Array(out.utf8)))
+        return .response(
+            Response(
+                status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                body: Array(out.utf8)))
     }
 
     static func escapeLabel(_ s: String) -> String {

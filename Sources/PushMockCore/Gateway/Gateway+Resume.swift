@@ -18,27 +18,33 @@ extension Gateway {
             var message: Message?
             if let id = s.messageID {
                 let key = project.id + "\u{0}" + id
-                if let m = messages[key] { message = m } else if let options = Self.options(s) {
-                    let m = Message(id: id, projectID: project.id, projectNumber: project.number, api: s.api ?? "unknown",
-                                    target: s.topic.map { .topic($0) } ?? .token, options: options, format: .v1, requestBytes: [],
-                                    requestContentType: nil, receivedAt: s.time, bulkID: s.bulkID, dryRun: false)
-                    project.messages.add(m)  // once per id: `messages` remembers it
+                if let m = messages[key] {
+                    message = m
+                } else if let options = Self.options(s) {
+                    let m = Message(
+                        id: id, projectID: project.id, projectNumber: project.number, api: s.api ?? "unknown",
+                        target: s.topic.map { .topic($0) } ?? .token, options: options, format: .v1, requestBytes: [],
+                        requestContentType: nil, receivedAt: s.time, bulkID: s.bulkID, dryRun: false)
+                    project.messages.add(m) // once per id: `messages` remembers it
                     messages[key] = m
                     message = m
                 }
             }
             let device = s.deviceID.flatMap { project.devices[$0] }
-            log.restore(Event(seq: s.seq, time: s.time, kind: kind, projectID: project.id, projectNumber: project.number,
-                              message: message, messageID: s.messageID, messageType: s.messageType.flatMap(MessageType.init),
-                              device: device, token: s.token, reason: s.reason, delay: nil))
+            log.restore(
+                Event(
+                    seq: s.seq, time: s.time, kind: kind, projectID: project.id, projectNumber: project.number,
+                    message: message, messageID: s.messageID, messageType: s.messageType.flatMap(MessageType.init),
+                    device: device, token: s.token, reason: s.reason, delay: nil))
         }
     }
 
     /// A message's options from an event's columns; nil for events of no particular send.
     private static func options(_ s: StoredEvent) -> PushOptions? {
         guard let type = s.messageType.flatMap(MessageType.init), let ttl = s.ttl, let priority = s.priority else { return nil }
-        var content = PushContent(priority: priority == 10 ? .high : .normal, collapseKey: s.collapseKey, ttl: ttl,
-                                  analyticsLabel: s.label)
+        var content = PushContent(
+            priority: priority == 10 ? .high : .normal, collapseKey: s.collapseKey, ttl: ttl,
+            analyticsLabel: s.label)
         content.options.isNotification = type == .displayNotification
         return content.options
     }

@@ -11,13 +11,17 @@ extension Gateway {
     struct Table {
         private(set) var router = Router<Endpoint>()
 
-        mutating func add(_ family: APIFamily, _ method: String, _ pattern: String,
-                          _ handle: @escaping (Gateway, Request, [String: String]) -> Reply) {
+        mutating func add(
+            _ family: APIFamily, _ method: String, _ pattern: String,
+            _ handle: @escaping (Gateway, Request, [String: String]) -> Reply
+        ) {
             router.add(method, pattern, Endpoint(family: family, handle: handle))
         }
 
-        mutating func control(_ method: String, _ pattern: String, family: APIFamily = .control,
-                              _ handle: @escaping (Gateway, Request, [String: String]) throws(ControlError) -> Reply) {
+        mutating func control(
+            _ method: String, _ pattern: String, family: APIFamily = .control,
+            _ handle: @escaping (Gateway, Request, [String: String]) throws(ControlError) -> Reply
+        ) {
             add(family, method, pattern) { g, req, p in
                 do throws(ControlError) { return try handle(g, req, p) } catch { return .response(error.response) }
             }
@@ -54,7 +58,8 @@ extension Gateway {
             g.topicSubscriptions.unsubscribe(req, p)
         }
         // FCM Data API (docs/reference/reporting.md §G.3)
-        r.control("GET", "/v1beta1/projects/{project}/androidApps/{app}/deliveryData", family: .google) { g, req, p throws(ControlError) in
+        r.control("GET", "/v1beta1/projects/{project}/androidApps/{app}/deliveryData", family: .google) {
+            g, req, p throws(ControlError) in
             try g.readers.deliveryData(req, p)
         }
 
@@ -68,7 +73,9 @@ extension Gateway {
         let project = "/emulator/v1/projects/{project}"
         r.add(.control, "GET", "/emulator/v1/ca.pem") { g, _, _ in g.controlCredentials.caCertificate() }
         r.control("GET", "/emulator/v1/clock") { g, _, _ in g.controlProjects.clockInfo() }
-        r.control("POST", "/emulator/v1/clock:advance") { g, req, _ throws(ControlError) in try g.controlProjects.advanceClock(req) }
+        r.control("POST", "/emulator/v1/clock:advance") { g, req, _ throws(ControlError) in
+            try g.controlProjects.advanceClock(req)
+        }
         r.control("GET", project) { g, _, p throws(ControlError) in try g.controlProjects.info(p) }
         r.control("DELETE", project) { g, _, p throws(ControlError) in try g.controlProjects.reset(p) }
         r.control("GET", project + "/apps") { g, _, p throws(ControlError) in try g.controlProjects.listApps(p) }
@@ -97,7 +104,8 @@ extension Gateway {
         r.control("POST", device + ":enableAutoInit") { g, _, p throws(ControlError) in try g.controlDevices.enableAutoInit(p) }
         r.control("POST", device + ":refreshToken") { g, _, p throws(ControlError) in try g.controlDevices.refreshToken(p) }
         r.control("POST", device + ":reinstall") { g, _, p throws(ControlError) in try g.controlDevices.reinstall(p) }
-        r.control("POST", device + ":scriptErrors") { g, req, p throws(ControlError) in try g.controlDevices.scriptErrors(req, p) }
+        r.control("POST", device + ":scriptErrors") { g, req, p throws(ControlError) in try g.controlDevices.scriptErrors(req, p)
+        }
         r.control("POST", device + "/notifications/{message_id}:open") { g, _, p throws(ControlError) in
             try g.controlDevices.openNotification(p)
         }

@@ -17,7 +17,9 @@ extension Gateway {
         }
         let parsed: JSONValue
         do { parsed = try JSONParser.parse(bytes) } catch {
-            throw fail("", LegacyRequest.parseErrorText(error, bytes).replacingOccurrences(of: "JSON_PARSING_ERROR: ", with: "not JSON: "))
+            throw fail(
+                "",
+                LegacyRequest.parseErrorText(error, bytes).replacingOccurrences(of: "JSON_PARSING_ERROR: ", with: "not JSON: "))
         }
         guard let root = parsed.objectValue else { throw fail("", "must be a JSON object") }
         try Self.onlyKeys(root, ["projects"], at: "", fail)
@@ -32,8 +34,10 @@ extension Gateway {
             var keys = [Project.defaultServerKey(for: id)]
             if id == configuration.project { keys = configuration.serverKeys }
             if let list = p["server_keys"] {
-                guard let given = list.arrayValue?.compactMap(\.stringValue), given.count == list.arrayValue?.count, !given.isEmpty,
-                      !given.contains("") else { throw fail(at + ".server_keys", "must be a list of non-empty strings") }
+                guard let given = list.arrayValue?.compactMap(\.stringValue), given.count == list.arrayValue?.count,
+                    !given.isEmpty,
+                    !given.contains("")
+                else { throw fail(at + ".server_keys", "must be a list of non-empty strings") }
                 keys = given
             }
             // A fixture declares the project from scratch (nothing has been served yet).
@@ -58,8 +62,11 @@ extension Gateway {
                     throw fail(path + ".topics", "must be a list of topic names")
                 }
                 for (k, topic) in names.enumerated() {
-                    try call("POST", base + "/devices/\(deviceID)/topics/" + (topic.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? topic), nil,
-                             at: path + ".topics[\(k)]", fail)
+                    try call(
+                        "POST",
+                        base + "/devices/\(deviceID)/topics/"
+                            + (topic.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? topic), nil,
+                        at: path + ".topics[\(k)]", fail)
                 }
             }
         }
@@ -67,8 +74,10 @@ extension Gateway {
 
     /// Runs one control-API call; a refusal becomes a seed error at `path` with its message.
     @discardableResult
-    private func call(_ method: String, _ target: String, _ body: JSONObject?, at path: String,
-                      _ fail: (String, String) -> SeedError) throws(SeedError) -> JSONObject {
+    private func call(
+        _ method: String, _ target: String, _ body: JSONObject?, at path: String,
+        _ fail: (String, String) -> SeedError
+    ) throws(SeedError) -> JSONObject {
         var w = JSONWriter()
         if let body { w.value(.object(body)) }
         let request = Request(method: method, target: target, headers: [("Content-Type", "application/json")], body: w.bytes)
@@ -82,9 +91,13 @@ extension Gateway {
 
     /// A service account the test already holds (its JSON as Google or pushmock issued it):
     /// the token endpoint then accepts JWTs it signs.
-    private func addServiceAccount(_ obj: JSONObject, project: String, at path: String,
-                                   _ fail: (String, String) -> SeedError) throws(SeedError) {
-        guard let email = obj["client_email"]?.stringValue, !email.isEmpty else { throw fail(path + ".client_email", "is required") }
+    private func addServiceAccount(
+        _ obj: JSONObject, project: String, at path: String,
+        _ fail: (String, String) -> SeedError
+    ) throws(SeedError) {
+        guard let email = obj["client_email"]?.stringValue, !email.isEmpty else {
+            throw fail(path + ".client_email", "is required")
+        }
         let keyID = obj["private_key_id"]?.stringValue ?? ""
         let publicPEM: String
         if let given = obj["public_key"]?.stringValue {
@@ -97,12 +110,16 @@ extension Gateway {
         } else {
             throw fail(path, "needs private_key (the service-account JSON) or public_key")
         }
-        credentials.add(ServiceAccount(projectID: project, email: email, keyID: keyID,
-                                       clientID: obj["client_id"]?.stringValue ?? "", publicKeyPEM: publicPEM))
+        credentials.add(
+            ServiceAccount(
+                projectID: project, email: email, keyID: keyID,
+                clientID: obj["client_id"]?.stringValue ?? "", publicKeyPEM: publicPEM))
     }
 
-    private func each(_ p: JSONObject, _ name: String, at: String, _ fail: (String, String) -> SeedError,
-                      _ body: (JSONObject, String) throws(SeedError) -> Void) throws(SeedError) {
+    private func each(
+        _ p: JSONObject, _ name: String, at: String, _ fail: (String, String) -> SeedError,
+        _ body: (JSONObject, String) throws(SeedError) -> Void
+    ) throws(SeedError) {
         guard let value = p[name] else { return }
         guard let list = value.arrayValue else { throw fail(at + "." + name, "must be a list") }
         for (i, item) in list.enumerated() {
@@ -112,10 +129,14 @@ extension Gateway {
         }
     }
 
-    private static func onlyKeys(_ obj: JSONObject, _ allowed: Set<String>, at: String,
-                                 _ fail: (String, String) -> SeedError) throws(SeedError) {
+    private static func onlyKeys(
+        _ obj: JSONObject, _ allowed: Set<String>, at: String,
+        _ fail: (String, String) -> SeedError
+    ) throws(SeedError) {
         if let unknown = obj.keys.first(where: { !allowed.contains($0) }) {
-            throw fail(at.isEmpty ? unknown : at + "." + unknown, "unknown field (expected one of \(allowed.sorted().joined(separator: ", ")))")
+            throw fail(
+                at.isEmpty ? unknown : at + "." + unknown,
+                "unknown field (expected one of \(allowed.sorted().joined(separator: ", ")))")
         }
     }
 }

@@ -42,8 +42,10 @@ public final class Gateway {
 
     /// Builds every part; with a durable log, resumes its saved state and newest events
     /// before any request is served. Throws when the saved state is not a valid fixture.
-    public init(configuration: Configuration, clock: Clock? = nil, seed: UInt64? = nil,
-                services: ServerServices = ServerServices()) throws(SeedError) {
+    public init(
+        configuration: Configuration, clock: Clock? = nil, seed: UInt64? = nil,
+        services: ServerServices = ServerServices()
+    ) throws(SeedError) {
         let clock = clock ?? Clock(mode: configuration.clock)
         let log = EventLog(capacity: configuration.maxEvents)
         let changes = StateChanges()
@@ -51,13 +53,15 @@ public final class Gateway {
         let ids = MessageIDs(random: random)
         let storeFailing = services.durableLog?.isFailing ?? { false }
         let directory = ProjectDirectory(configuration: configuration, changes: changes)
-        let credentials = Credentials(keys: services.keys, directory: directory, clock: clock,
-                                      configuration: configuration, changes: changes)
+        let credentials = Credentials(
+            keys: services.keys, directory: directory, clock: clock,
+            configuration: configuration, changes: changes)
         let delivery = Delivery(log: log, clock: clock, configuration: configuration, directory: directory, random: random)
         let chaos = Chaos(log: log, clock: clock, seed: configuration.chaosSeed)
         let quotas = Quotas(configuration: configuration, clock: clock)
-        let legacyAuth = LegacyAuth(directory: directory, credentials: credentials, log: log, clock: clock,
-                                    configuration: configuration)
+        let legacyAuth = LegacyAuth(
+            directory: directory, credentials: credentials, log: log, clock: clock,
+            configuration: configuration)
         self.configuration = configuration
         self.clock = clock
         self.log = log
@@ -67,22 +71,27 @@ public final class Gateway {
         self.delivery = delivery
         self.chaos = chaos
         readers = EventReaders(log: log, directory: directory)
-        legacy = LegacyAPI(auth: legacyAuth, delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, log: log,
-                           clock: clock, storeFailing: storeFailing)
+        legacy = LegacyAPI(
+            auth: legacyAuth, delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, log: log,
+            clock: clock, storeFailing: storeFailing)
         groups = DeviceGroupsAPI(auth: legacyAuth, random: random)
         instanceID = InstanceIDAPI(auth: legacyAuth, chaos: chaos, clock: clock)
-        v1 = V1API(credentials: credentials, directory: directory, delivery: delivery, chaos: chaos, quotas: quotas,
-                   ids: ids, log: log, clock: clock, storeFailing: storeFailing)
+        v1 = V1API(
+            credentials: credentials, directory: directory, delivery: delivery, chaos: chaos, quotas: quotas,
+            ids: ids, log: log, clock: clock, storeFailing: storeFailing)
         topicSubscriptions = TopicSubscriptionsAPI(credentials: credentials, chaos: chaos, clock: clock)
-        apns = APNsProvider(directory: directory, credentials: credentials, delivery: delivery, chaos: chaos,
-                            quotas: quotas, log: log, clock: clock, random: random, configuration: configuration,
-                            shutdown: services.shutdown, storeFailing: storeFailing)
+        apns = APNsProvider(
+            directory: directory, credentials: credentials, delivery: delivery, chaos: chaos,
+            quotas: quotas, log: log, clock: clock, random: random, configuration: configuration,
+            shutdown: services.shutdown, storeFailing: storeFailing)
         oauth = OAuthAPI(credentials: credentials, clock: clock, random: random)
         controlProjects = ControlProjects(directory: directory, delivery: delivery, log: log, clock: clock)
-        controlDevices = ControlDevices(directory: directory, delivery: delivery, log: log, clock: clock, random: random,
-                                        configuration: configuration)
-        controlCredentials = ControlCredentials(directory: directory, credentials: credentials, random: random,
-                                                configuration: configuration)
+        controlDevices = ControlDevices(
+            directory: directory, delivery: delivery, log: log, clock: clock, random: random,
+            configuration: configuration)
+        controlCredentials = ControlCredentials(
+            directory: directory, credentials: credentials, random: random,
+            configuration: configuration)
         controlChaos = ControlChaos(directory: directory, chaos: chaos)
         inspector = Inspector(directory: directory, log: log)
         assets = services.assets

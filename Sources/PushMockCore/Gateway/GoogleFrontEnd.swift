@@ -12,19 +12,23 @@ public enum GoogleFrontEnd {
     }
 
     static func methodNotAllowed(_ method: String, _ path: String) -> Response {
-        page(405, "Method Not Allowed", "The request method <code>\(escape(method))</code> is inappropriate for the URL <code>\(escape(path))</code>.")
+        page(
+            405, "Method Not Allowed",
+            "The request method <code>\(escape(method))</code> is inappropriate for the URL <code>\(escape(path))</code>.")
     }
 
     static func page(_ status: Int, _ title: String, _ text: String) -> Response {
-        .html(status, """
-        <!DOCTYPE html>
-        <html lang=en>
-          <meta charset=utf-8>
-          <title>Error \(status) (\(title))!!1</title>
-          <p><b>\(status).</b> <ins>That’s an error.</ins>
-          <p>\(text)  <ins>That’s all we know.</ins>
+        .html(
+            status,
+            """
+            <!DOCTYPE html>
+            <html lang=en>
+              <meta charset=utf-8>
+              <title>Error \(status) (\(title))!!1</title>
+              <p><b>\(status).</b> <ins>That’s an error.</ins>
+              <p>\(text)  <ins>That’s all we know.</ins>
 
-        """)
+            """)
     }
 
     static func escape(_ s: String) -> String {

@@ -39,8 +39,9 @@ public struct Router<Handler> {
             guard let open = seg.firstIndex(of: "{"), let close = seg.firstIndex(of: "}") else {
                 return Segment(prefix: String(seg), name: nil, suffix: "")
             }
-            return Segment(prefix: String(seg[..<open]), name: String(seg[seg.index(after: open)..<close]),
-                           suffix: String(seg[seg.index(after: close)...]))
+            return Segment(
+                prefix: String(seg[..<open]), name: String(seg[seg.index(after: open)..<close]),
+                suffix: String(seg[seg.index(after: close)...]))
         }
         precondition(segments.first?.name == nil, "a pattern's first segment is literal: \(pattern)")
         byFirstSegment[segments.first?.prefix ?? "", default: []].append(routes.count)
@@ -92,7 +93,8 @@ public struct Router<Handler> {
         for (seg, part) in zip(segments, parts) {
             guard let name = seg.name else { continue }
             guard part.utf8.count > seg.prefix.utf8.count + seg.suffix.utf8.count,
-                  part.hasPrefix(seg.prefix), part.hasSuffix(seg.suffix) else { return nil }
+                part.hasPrefix(seg.prefix), part.hasSuffix(seg.suffix)
+            else { return nil }
             let raw = Substring(part.utf8.dropFirst(seg.prefix.utf8.count).dropLast(seg.suffix.utf8.count))
             guard let value = URLCoding.percentDecode(raw) else { return nil }
             params[name] = value

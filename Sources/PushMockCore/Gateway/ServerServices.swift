@@ -10,8 +10,10 @@ public struct ServerServices {
     /// Set by the server when it starts shutting down (APNs then answers 503 Shutdown).
     public var shutdown: ShutdownFlag
 
-    public init(keys: (any KeyService)? = nil, assets: [String: Response] = [:], durableLog: DurableLog? = nil,
-                shutdown: ShutdownFlag = ShutdownFlag()) {
+    public init(
+        keys: (any KeyService)? = nil, assets: [String: Response] = [:], durableLog: DurableLog? = nil,
+        shutdown: ShutdownFlag = ShutdownFlag()
+    ) {
         self.keys = keys
         self.assets = assets
         self.durableLog = durableLog
@@ -37,8 +39,10 @@ public struct DurableLog {
     /// `--sync always`: blocks until the log is on disk through a seq; false when it cannot be.
     public var waitUntilStored: ((Int64) -> Bool)?
 
-    public init(path: String, savedState: [UInt8]?, events: [StoredEvent], lastStoredSeq: Int64, sink: any EventSink,
-                isFailing: @escaping () -> Bool, waitUntilStored: ((Int64) -> Bool)?) {
+    public init(
+        path: String, savedState: [UInt8]?, events: [StoredEvent], lastStoredSeq: Int64, sink: any EventSink,
+        isFailing: @escaping () -> Bool, waitUntilStored: ((Int64) -> Bool)?
+    ) {
         self.path = path
         self.savedState = savedState
         self.events = events

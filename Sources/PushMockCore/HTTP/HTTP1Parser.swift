@@ -20,8 +20,10 @@ public struct HTTP1Head {
     /// `Expect: 100-continue`: the client waits for an interim answer before the body.
     public var expectsContinue: Bool
 
-    public init(method: String, target: String, headers: [(name: String, value: String)] = [], isHTTP10: Bool = false,
-                keepAlive: Bool = true, framing: Framing = .none, expectsContinue: Bool = false) {
+    public init(
+        method: String, target: String, headers: [(name: String, value: String)] = [], isHTTP10: Bool = false,
+        keepAlive: Bool = true, framing: Framing = .none, expectsContinue: Bool = false
+    ) {
         self.method = method
         self.target = target
         self.headers = headers
@@ -71,7 +73,10 @@ public struct HTTP1HeadParser {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(8)
         var length: Int?
-        var chunked = false, close = false, keepAlive = false, expectsContinue = false
+        var chunked = false
+        var close = false
+        var keepAlive = false
+        var expectsContinue = false
         while let line = lines.next(), !line.isEmpty {
             guard let (nameRange, valueRange) = Self.field(b, line) else { return .invalid }
             let name = UnsafeBufferPointer(rebasing: b[nameRange])
@@ -96,16 +101,18 @@ public struct HTTP1HeadParser {
             let position = headers.count
             if position == lastFields.count, position < 64 { lastFields.append(("", "")) }
             if position < lastFields.count {
-                headers.append((Self.text(name, last: &lastFields[position].name), Self.text(value, last: &lastFields[position].value)))
+                headers.append(
+                    (Self.text(name, last: &lastFields[position].name), Self.text(value, last: &lastFields[position].value)))
             } else {
                 headers.append((Self.text(name), Self.text(value)))
             }
         }
         let framing: HTTP1Head.Framing = chunked ? .chunked : length.map { .length($0) } ?? .none
         let target = Self.text(UnsafeBufferPointer(rebasing: b[targetRange]), last: &lastTarget)
-        let head = HTTP1Head(method: method, target: target, headers: headers, isHTTP10: isHTTP10,
-                             keepAlive: isHTTP10 ? keepAlive && !close : !close, framing: framing,
-                             expectsContinue: expectsContinue && !isHTTP10)
+        let head = HTTP1Head(
+            method: method, target: target, headers: headers, isHTTP10: isHTTP10,
+            keepAlive: isHTTP10 ? keepAlive && !close : !close, framing: framing,
+            expectsContinue: expectsContinue && !isHTTP10)
         return .head(head, length: end)
     }
 
@@ -140,7 +147,8 @@ public struct HTTP1HeadParser {
     /// bytes and whether it is HTTP/1.0.
     private static func requestLine(_ b: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (String, Range<Int>, Bool)? {
         guard let sp1 = b.index(of: 0x20, in: line), let sp2 = b.lastIndex(of: 0x20, in: (sp1 + 1)..<line.upperBound),
-              sp2 > sp1 + 1 else { return nil }
+            sp2 > sp1 + 1
+        else { return nil }
         let methodBytes = UnsafeBufferPointer(rebasing: b[line.lowerBound..<sp1])
         guard let method = methods.first(where: { $0.hasBytes(methodBytes) }) else { return nil }
         let target = (sp1 + 1)..<sp2
@@ -148,7 +156,8 @@ public struct HTTP1HeadParser {
         guard !b.any(in: target, { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
         let version = UnsafeBufferPointer(rebasing: b[(sp2 + 1)..<line.upperBound])
         guard version.count == 8, "HTTP/1.".hasBytes(UnsafeBufferPointer(rebasing: version[0..<7])),
-              version[7] >= 0x30, version[7] <= 0x39 else { return nil }
+            version[7] >= 0x30, version[7] <= 0x39
+        else { return nil }
         return (method, target, version[7] == 0x30)
     }
 
@@ -156,8 +165,10 @@ public struct HTTP1HeadParser {
     /// around it. Obsolete line folding and control bytes are refused.
     private static func field(_ b: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (Range<Int>, Range<Int>)? {
         guard let colon = b.index(of: UInt8(ascii: ":"), in: line), colon > line.lowerBound,
-              !b.any(in: line.lowerBound..<colon, { !isTokenByte($0) }) else { return nil }
-        var from = colon + 1, to = line.upperBound
+            !b.any(in: line.lowerBound..<colon, { !isTokenByte($0) })
+        else { return nil }
+        var from = colon + 1
+        var to = line.upperBound
         while from < to, b[from] == 0x20 || b[from] == 0x09 { from += 1 }
         while to > from, b[to - 1] == 0x20 || b[to - 1] == 0x09 { to -= 1 }
         guard !b.any(in: from..<to, { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
@@ -189,7 +200,8 @@ public struct HTTP1HeadParser {
         var start = 0
         while start <= b.count {
             let comma = b.index(of: UInt8(ascii: ","), in: start..<b.count) ?? b.count
-            var from = start, to = comma
+            var from = start
+            var to = comma
             while from < to, b[from] == 0x20 || b[from] == 0x09 { from += 1 }
             while to > from, b[to - 1] == 0x20 || b[to - 1] == 0x09 { to -= 1 }
             body(UnsafeBufferPointer(rebasing: b[from..<to]))
@@ -291,7 +303,8 @@ public struct ChunkedDecoder {
 
     /// Hex digits, then optional `;extensions`; at most 15 digits.
     private static func chunkSize(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
-        var n = 0, digits = 0
+        var n = 0
+        var digits = 0
         for c in line {
             let v: Int
             switch c {

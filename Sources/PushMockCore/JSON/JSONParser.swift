@@ -1,6 +1,9 @@
 /// Why a body is not JSON, with the 0-based byte offset FCM's texts report.
 public struct JSONParseError: Error, Equatable, Sendable {
-    public enum Kind: Equatable, Sendable { case unexpectedCharacter(UInt8), unexpectedEnd, tooDeep, invalidUTF8 }
+    public enum Kind: Equatable, Sendable {
+        case unexpectedCharacter(UInt8)
+        case unexpectedEnd, tooDeep, invalidUTF8
+    }
     public let kind: Kind
     public let position: Int
 }
@@ -53,8 +56,9 @@ public struct JSONParser {
     private init(_ b: UnsafeBufferPointer<UInt8>) { self.b = b }
 
     private func fail() -> JSONParseError {
-        i < b.count ? JSONParseError(kind: .unexpectedCharacter(b[i]), position: i)
-                    : JSONParseError(kind: .unexpectedEnd, position: i)
+        i < b.count
+            ? JSONParseError(kind: .unexpectedCharacter(b[i]), position: i)
+            : JSONParseError(kind: .unexpectedEnd, position: i)
     }
 
     private mutating func skipSpace() {
@@ -67,9 +71,15 @@ public struct JSONParser {
         case UInt8(ascii: "{"): return .object(try object(depth: depth + 1))
         case UInt8(ascii: "["): return .array(try array(depth: depth + 1))
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
         default: throw fail()
         }
@@ -89,7 +99,10 @@ public struct JSONParser {
         var entries: [(key: String, value: JSONValue)] = []
         entries.reserveCapacity(8)
         skipSpace()
-        if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return JSONObject(entries) }
+        if i < b.count, b[i] == UInt8(ascii: "}") {
+            i += 1
+            return JSONObject(entries)
+        }
         while true {
             skipSpace()
             guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
@@ -101,8 +114,14 @@ public struct JSONParser {
             entries.append((key, try value(depth: depth)))
             skipSpace()
             guard i < b.count else { throw fail() }
-            if b[i] == UInt8(ascii: ",") { i += 1; continue }
-            if b[i] == UInt8(ascii: "}") { i += 1; return JSONObject(entries) }
+            if b[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if b[i] == UInt8(ascii: "}") {
+                i += 1
+                return JSONObject(entries)
+            }
             throw fail()
         }
     }
@@ -113,7 +132,10 @@ public struct JSONParser {
     private mutating func eachMember(_ body: (inout JSONParser, String) throws(JSONParseError) -> Void) throws(JSONParseError) {
         i += 1
         skipSpace()
-        if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return }
+        if i < b.count, b[i] == UInt8(ascii: "}") {
+            i += 1
+            return
+        }
         while true {
             skipSpace()
             guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
@@ -125,8 +147,14 @@ public struct JSONParser {
             try body(&self, name)
             skipSpace()
             guard i < b.count else { throw fail() }
-            if b[i] == UInt8(ascii: ",") { i += 1; continue }
-            if b[i] == UInt8(ascii: "}") { i += 1; return }
+            if b[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if b[i] == UInt8(ascii: "}") {
+                i += 1
+                return
+            }
             throw fail()
         }
     }
@@ -134,7 +162,10 @@ public struct JSONParser {
     /// A member's value at depth 1: an object's members with scalars built (nil for another
     /// value, which is only checked).
     private mutating func shallowObject() throws(JSONParseError) -> [(key: String, scalar: JSONValue?)]? {
-        guard i < b.count, b[i] == UInt8(ascii: "{") else { try skipValue(depth: 1); return nil }
+        guard i < b.count, b[i] == UInt8(ascii: "{") else {
+            try skipValue(depth: 1)
+            return nil
+        }
         var out: [(key: String, scalar: JSONValue?)] = []
         out.reserveCapacity(4)
         try eachMember { p, name throws(JSONParseError) in
@@ -161,7 +192,10 @@ public struct JSONParser {
         let close = open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
         i += 1
         skipSpace()
-        if i < b.count, b[i] == close { i += 1; return }
+        if i < b.count, b[i] == close {
+            i += 1
+            return
+        }
         while true {
             skipSpace()
             if open == UInt8(ascii: "{") {
@@ -175,8 +209,14 @@ public struct JSONParser {
             try skipValue(depth: depth + 1)
             skipSpace()
             guard i < b.count else { throw fail() }
-            if b[i] == UInt8(ascii: ",") { i += 1; continue }
-            if b[i] == close { i += 1; return }
+            if b[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if b[i] == close {
+                i += 1
+                return
+            }
             throw fail()
         }
     }
@@ -185,7 +225,10 @@ public struct JSONParser {
     private mutating func skipString() throws(JSONParseError) {
         var j = i + 1
         while j < b.count, b[j] != UInt8(ascii: "\""), b[j] != UInt8(ascii: "\\"), b[j] >= 0x20, b[j] < 0x80 { j += 1 }
-        if j < b.count, b[j] == UInt8(ascii: "\"") { i = j + 1; return }
+        if j < b.count, b[j] == UInt8(ascii: "\"") {
+            i = j + 1
+            return
+        }
         _ = try string()
     }
 
@@ -194,14 +237,23 @@ public struct JSONParser {
         i += 1
         var items: [JSONValue] = []
         skipSpace()
-        if i < b.count, b[i] == UInt8(ascii: "]") { i += 1; return items }
+        if i < b.count, b[i] == UInt8(ascii: "]") {
+            i += 1
+            return items
+        }
         while true {
             skipSpace()
             items.append(try value(depth: depth))
             skipSpace()
             guard i < b.count else { throw fail() }
-            if b[i] == UInt8(ascii: ",") { i += 1; continue }
-            if b[i] == UInt8(ascii: "]") { i += 1; return items }
+            if b[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if b[i] == UInt8(ascii: "]") {
+                i += 1
+                return items
+            }
             throw fail()
         }
     }
@@ -263,9 +315,16 @@ public struct JSONParser {
         while true {
             guard i < b.count else { throw fail() }
             let c = b[i]
-            if c == UInt8(ascii: "\"") { i += 1; break }
+            if c == UInt8(ascii: "\"") {
+                i += 1
+                break
+            }
             if c < 0x20 { throw fail() }
-            if c != UInt8(ascii: "\\") { bytes.append(c); i += 1; continue }
+            if c != UInt8(ascii: "\\") {
+                bytes.append(c)
+                i += 1
+                continue
+            }
             i += 1
             guard i < b.count else { throw fail() }
             switch b[i] {

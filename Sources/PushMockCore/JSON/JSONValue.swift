@@ -34,8 +34,14 @@ public struct JSONNumber: Equatable, Sendable {
     public let text: String
     public let double: Double
 
-    public init(text: String, double: Double) { self.text = text; self.double = double }
-    public init(_ int: Int) { self.text = String(int); self.double = Double(int) }
+    public init(text: String, double: Double) {
+        self.text = text
+        self.double = double
+    }
+    public init(_ int: Int) {
+        self.text = String(int)
+        self.double = Double(int)
+    }
 
     /// The value as an integer when the number is whole and fits in Int.
     public var int: Int? {

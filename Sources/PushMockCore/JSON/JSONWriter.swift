@@ -17,7 +17,10 @@ public struct JSONWriter {
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     private mutating func prefix() {
-        if afterKey { afterKey = false; return }
+        if afterKey {
+            afterKey = false
+            return
+        }
         guard depth > 0 else { return }
         let bit: UInt64 = 1 << UInt64(depth - 1)
         if isFirst & bit != 0 { isFirst &= ~bit } else { bytes.append(UInt8(ascii: ",")) }
@@ -49,7 +52,10 @@ public struct JSONWriter {
         afterKey = true
     }
 
-    public mutating func string(_ s: String) { prefix(); Self.appendQuoted(s, to: &bytes) }
+    public mutating func string(_ s: String) {
+        prefix()
+        Self.appendQuoted(s, to: &bytes)
+    }
     /// One string value made of four parts, written without joining them first.
     public mutating func string(joining a: String, _ b: String, _ c: String, _ d: String) {
         prefix()
@@ -60,17 +66,35 @@ public struct JSONWriter {
         Self.appendEscaped(d, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
-    public mutating func int(_ n: Int) { prefix(); Self.appendInt(Int64(n), to: &bytes) }
-    public mutating func int64(_ n: Int64) { prefix(); Self.appendInt(n, to: &bytes) }
+    public mutating func int(_ n: Int) {
+        prefix()
+        Self.appendInt(Int64(n), to: &bytes)
+    }
+    public mutating func int64(_ n: Int64) {
+        prefix()
+        Self.appendInt(n, to: &bytes)
+    }
     /// A finite number; whole ones are written without a fraction.
     public mutating func double(_ d: Double) {
         if d.rounded() == d, abs(d) < 1e15 { int(Int(d)) } else { raw(String(d)) }
     }
-    public mutating func bool(_ b: Bool) { prefix(); bytes.append(contentsOf: b ? Self.trueBytes : Self.falseBytes) }
-    public mutating func null() { prefix(); bytes.append(contentsOf: Self.nullBytes) }
+    public mutating func bool(_ b: Bool) {
+        prefix()
+        bytes.append(contentsOf: b ? Self.trueBytes : Self.falseBytes)
+    }
+    public mutating func null() {
+        prefix()
+        bytes.append(contentsOf: Self.nullBytes)
+    }
     /// Writes already-encoded JSON as one value.
-    public mutating func raw(_ json: String) { prefix(); bytes.append(contentsOf: json.utf8) }
-    public mutating func raw(_ json: [UInt8]) { prefix(); bytes.append(contentsOf: json) }
+    public mutating func raw(_ json: String) {
+        prefix()
+        bytes.append(contentsOf: json.utf8)
+    }
+    public mutating func raw(_ json: [UInt8]) {
+        prefix()
+        bytes.append(contentsOf: json)
+    }
 
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)
@@ -88,15 +112,30 @@ public struct JSONWriter {
             endArray()
         case .object(let o):
             beginObject()
-            for (k, item) in o.entries { key(k); value(item) }
+            for (k, item) in o.entries {
+                key(k)
+                value(item)
+            }
             endObject()
         }
     }
 
-    public mutating func member(_ name: String, _ s: String) { key(name); string(s) }
-    public mutating func member(_ name: String, _ n: Int) { key(name); int(n) }
-    public mutating func member(_ name: String, _ b: Bool) { key(name); bool(b) }
-    public mutating func member(_ name: String, _ v: JSONValue) { key(name); value(v) }
+    public mutating func member(_ name: String, _ s: String) {
+        key(name)
+        string(s)
+    }
+    public mutating func member(_ name: String, _ n: Int) {
+        key(name)
+        int(n)
+    }
+    public mutating func member(_ name: String, _ b: Bool) {
+        key(name)
+        bool(b)
+    }
+    public mutating func member(_ name: String, _ v: JSONValue) {
+        key(name)
+        value(v)
+    }
     public mutating func member(_ name: String, ifPresent s: String?) { if let s { member(name, s) } }
 
     public static func quoted(_ s: String) -> String {
@@ -108,10 +147,13 @@ public struct JSONWriter {
     static func appendInt(_ n: Int64, to out: inout [UInt8]) {
         if n < 0 {
             out.append(UInt8(ascii: "-"))
-            if n == .min { out.append(contentsOf: "9223372036854775808".utf8); return }
+            if n == .min {
+                out.append(contentsOf: "9223372036854775808".utf8)
+                return
+            }
         }
         var m = n.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in  // filled from the end
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in // filled from the end
             var k = 20
             repeat {
                 k -= 1

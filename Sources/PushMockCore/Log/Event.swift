@@ -36,7 +36,8 @@ public enum EventKind: String, Sendable, CaseIterable {
     public var isError: Bool {
         switch self {
         case .messageAccepted, .messageDelivered, .messageDisplayed, .messagePresented, .messageStored,
-             .messageCollapsed, .messageExpired, .messageDropped, .messageOpen, .messageImpression: false
+            .messageCollapsed, .messageExpired, .messageDropped, .messageOpen, .messageImpression:
+            false
         default: true
         }
     }
@@ -62,8 +63,10 @@ public struct Event {
     public let kind: EventKind
     public let messageType: MessageType?
 
-    init(seq: Int64, time: Timestamp, kind: EventKind, projectID: String, projectNumber: Int64, message: Message?,
-         messageID: String?, messageType: MessageType?, device: Device?, token: String?, reason: String?, delay: Timestamp?) {
+    init(
+        seq: Int64, time: Timestamp, kind: EventKind, projectID: String, projectNumber: Int64, message: Message?,
+        messageID: String?, messageType: MessageType?, device: Device?, token: String?, reason: String?, delay: Timestamp?
+    ) {
         self.seq = seq
         self.time = time
         self.kind = kind

@@ -59,16 +59,19 @@ public final class EventLog {
     }
 
     @discardableResult
-    public func append(kind: EventKind, time: Timestamp, projectID: String, projectNumber: Int64,
-                       message: Message? = nil, messageID: String? = nil, messageType: MessageType? = nil,
-                       device: Device? = nil, token: String? = nil, reason: String? = nil,
-                       delay: Timestamp? = nil) -> Int64 {
+    public func append(
+        kind: EventKind, time: Timestamp, projectID: String, projectNumber: Int64,
+        message: Message? = nil, messageID: String? = nil, messageType: MessageType? = nil,
+        device: Device? = nil, token: String? = nil, reason: String? = nil,
+        delay: Timestamp? = nil
+    ) -> Int64 {
         lastSeq += 1
         kindCounts[kind] += 1
         if let reason { reasonCounts[ReasonKey(kind: kind, reason: reason), default: 0] += 1 }
-        let event = Event(seq: lastSeq, time: time, kind: kind, projectID: projectID, projectNumber: projectNumber,
-                          message: message, messageID: messageID, messageType: messageType ?? message?.options.messageType,
-                          device: device, token: token ?? device?.token, reason: reason, delay: delay)
+        let event = Event(
+            seq: lastSeq, time: time, kind: kind, projectID: projectID, projectNumber: projectNumber,
+            message: message, messageID: messageID, messageType: messageType ?? message?.options.messageType,
+            device: device, token: token ?? device?.token, reason: reason, delay: delay)
         sink?.record(event)
         store(event)
         return lastSeq
@@ -121,19 +124,20 @@ public final class EventLog {
     }
 
     /// Visits events oldest first; stop by returning false.
-    public func forEach(_ body: (Event) -> Bool) {
+    public func visit(_ body: (Event) -> Bool) {
         for k in 0..<count where !body(event(at: k)) { return }
     }
 
     /// Visits events newest first; stop by returning false.
-    public func forEachNewestFirst(_ body: (Event) -> Bool) {
+    public func visitNewestFirst(_ body: (Event) -> Bool) {
         var k = count - 1
         while k >= 0, body(event(at: k)) { k -= 1 }
     }
 
     /// Visits events with `seq > after`, oldest first, skipping older ones in O(log n).
-    public func forEach(after seq: Int64, _ body: (Event) -> Bool) {
-        var lo = 0, hi = count
+    public func visit(after seq: Int64, _ body: (Event) -> Bool) {
+        var lo = 0
+        var hi = count
         while lo < hi {
             let mid = (lo + hi) / 2
             if event(at: mid).seq <= seq { lo = mid + 1 } else { hi = mid }
@@ -144,7 +148,7 @@ public final class EventLog {
     /// Drops every event of one project (a project reset), keeping the rest in order.
     public func removeAll(projectID: String) {
         var kept: [Event] = []
-        forEach { e in
+        visit { e in
             if e.projectID != projectID { kept.append(e) }
             return true
         }

@@ -27,7 +27,7 @@ public struct EventQuery: Hashable {
     /// Matching events oldest first, at most `limit`.
     public func run(on log: EventLog) -> [Event] {
         var out: [Event] = []
-        log.forEach(after: since) { e in
+        log.visit(after: since) { e in
             if matches(e) { out.append(e) }
             return out.count < limit
         }
@@ -37,7 +37,7 @@ public struct EventQuery: Hashable {
     /// How many events match, counting no further than `atMost`.
     public func count(on log: EventLog, atMost: Int) -> Int {
         var n = 0
-        log.forEach(after: since) { e in
+        log.visit(after: since) { e in
             if matches(e) { n += 1 }
             return n < atMost
         }

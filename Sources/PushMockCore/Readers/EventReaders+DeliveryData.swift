@@ -7,9 +7,11 @@ extension EventReaders {
     func deliveryData(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let appParam = params["app"]!
-        guard let app = project.apps.values.first(where: {
-            $0.platform == .android && ($0.name == appParam || $0.appID(projectNumber: project.number) == appParam)
-        }) else {
+        guard
+            let app = project.apps.values.first(where: {
+                $0.platform == .android && ($0.name == appParam || $0.appID(projectNumber: project.number) == appParam)
+            })
+        else {
             throw Control.notFound("Requested entity was not found.")
         }
         var pageSize = 1000
@@ -23,7 +25,10 @@ extension EventReaders {
             offset = n
         }
 
-        struct Key: Hashable { let day: String; let label: String }
+        struct Key: Hashable {
+            let day: String
+            let label: String
+        }
         struct Counts {
             var accepted = 0, notifications = 0, noDelay = 0, offline = 0, doze = 0
             var outcomes: [Outcomes.Category: Int] = [:]
@@ -39,7 +44,13 @@ extension EventReaders {
             if pair.accepted.message?.options.isNotification == true { c.notifications += 1 }
             c.outcomes[pair.category ?? .pending, default: 0] += 1
             if pair.category == .delivered {
-                if !pair.delayed { c.noDelay += 1 } else if pair.storedReason == "device_doze" { c.doze += 1 } else { c.offline += 1 }
+                if !pair.delayed {
+                    c.noDelay += 1
+                } else if pair.storedReason == "device_doze" {
+                    c.doze += 1
+                } else {
+                    c.offline += 1
+                }
             }
             groups[key] = c
         }
@@ -59,7 +70,9 @@ extension EventReaders {
             let parts = key.day.split(separator: "-").compactMap { Int($0) }
             w.key("date")
             w.beginObject()
-            w.member("year", parts[0]); w.member("month", parts[1]); w.member("day", parts[2])
+            w.member("year", parts[0])
+            w.member("month", parts[1])
+            w.member("day", parts[2])
             w.endObject()
             if !key.label.isEmpty { w.member("analyticsLabel", key.label) }
             w.key("data")
@@ -69,13 +82,18 @@ extension EventReaders {
             w.key("messageOutcomePercents")
             w.beginObject()
             for category in Outcomes.Category.allCases where category != .droppedOther {
-                if let n = c.outcomes[category], n > 0 { w.key(category.rawValue); w.raw(percent(n)) }
+                if let n = c.outcomes[category], n > 0 {
+                    w.key(category.rawValue)
+                    w.raw(percent(n))
+                }
             }
             w.endObject()
             w.key("deliveryPerformancePercents")
             w.beginObject()
             let delivered = c.noDelay + c.offline + c.doze
-            for (name, n) in [("deliveredNoDelay", c.noDelay), ("delayedDeviceOffline", c.offline), ("delayedDeviceDoze", c.doze)] where n > 0 {
+            for (name, n) in [
+                ("deliveredNoDelay", c.noDelay), ("delayedDeviceOffline", c.offline), ("delayedDeviceDoze", c.doze),
+            ] where n > 0 {
                 w.key(name)
                 w.raw(Self.percentText(n, of: delivered))
             }

@@ -38,7 +38,9 @@ extension EventReaders {
             if name == "from" { f.from = day } else { f.to = day }
         }
         if let p = request.queryValue("platform") {
-            guard let platform = Platform(rawValue: p.lowercased()) else { throw Control.invalid("'platform' must be ios or android.") }
+            guard let platform = Platform(rawValue: p.lowercased()) else {
+                throw Control.invalid("'platform' must be ios or android.")
+            }
             f.platform = platform
         }
         f.app = request.queryValue("app")
@@ -48,8 +50,10 @@ extension EventReaders {
         case nil, "json"?: return .response(.json(200, Self.reportJSON(project, days, total)))
         case "csv"?:
             var response = Response.text(200, Self.reportCSV(days, total))
-            response.headers = [("Content-Type", "text/csv; charset=UTF-8"),
-                                ("Content-Disposition", "attachment; filename=\"\(project.id)-reports.csv\"")]
+            response.headers = [
+                ("Content-Type", "text/csv; charset=UTF-8"),
+                ("Content-Disposition", "attachment; filename=\"\(project.id)-reports.csv\""),
+            ]
             return .response(response)
         default: throw Control.invalid("'format' must be json or csv.")
         }
@@ -67,7 +71,7 @@ extension EventReaders {
             guard let o = e.message?.options else { return false }
             return o.isNotification || o.analyticsLabel != nil
         }
-        log.forEach { e in
+        log.visit { e in
             guard e.projectNumber == project.number, e.device != nil, filter.includes(e), console(e) else { return true }
             var add = ReportRow()
             switch e.kind {
@@ -120,11 +124,14 @@ extension EventReaders {
     static func reportCSV(_ days: [String: ReportRow], _ total: ReportRow) -> String {
         let reasons = total.dropped.keys.sorted()
         let categories = Outcomes.Category.allCases
-        var lines = [(["Date", "Sends", "Received", "Impressions", "Opens"] + categories.map { "Outcome: \($0.rawValue)" }
-            + reasons.map { "Dropped: \($0)" }).joined(separator: ",")]
+        var lines = [
+            (["Date", "Sends", "Received", "Impressions", "Opens"] + categories.map { "Outcome: \($0.rawValue)" }
+                + reasons.map { "Dropped: \($0)" }).joined(separator: ",")
+        ]
         func line(_ label: String, _ r: ReportRow) -> String {
             ([label, String(r.sends), String(r.received), String(r.impressions), String(r.opens)]
-                + categories.map { String(r.outcomes[$0] ?? 0) } + reasons.map { String(r.dropped[$0] ?? 0) }).joined(separator: ",")
+                + categories.map { String(r.outcomes[$0] ?? 0) } + reasons.map { String(r.dropped[$0] ?? 0) }).joined(
+                    separator: ",")
         }
         for day in days.keys.sorted() { lines.append(line(day, days[day]!)) }
         lines.append(line("Total", total))

@@ -23,7 +23,8 @@ public struct EventStream {
 
     public var head: Response {
         let type = format == .sse ? "text/event-stream; charset=utf-8" : "application/x-ndjson"
-        return Response(status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")])
+        return Response(
+            status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")])
     }
 }
 
@@ -41,7 +42,9 @@ extension EventReaders {
         }
         var heartbeat = 15.0
         if let h = request.queryValue("heartbeat") {
-            guard let s = Double(h), (0.1...300).contains(s) else { throw Control.invalid("'heartbeat' must be 0.1...300 seconds.") }
+            guard let s = Double(h), (0.1...300).contains(s) else {
+                throw Control.invalid("'heartbeat' must be 0.1...300 seconds.")
+            }
             heartbeat = s
         }
         let live = format == .sse
@@ -65,8 +68,11 @@ extension EventReaders {
             // The newest matching events, read back from the end: a backlog larger than one
             // step is skipped without being read.
             var reachedCursor = false
-            log.forEachNewestFirst { e in
-                if e.seq <= s.query.since { reachedCursor = true; return false }
+            log.visitNewestFirst { e in
+                if e.seq <= s.query.since {
+                    reachedCursor = true
+                    return false
+                }
                 if s.query.matches(e) { events.append(e) }
                 return events.count < maxEvents
             }
@@ -76,7 +82,7 @@ extension EventReaders {
         } else {
             let first = log.lastSeq - Int64(log.count) + 1
             if s.query.since + 1 < first { skippedFrom = s.query.since + 1 }
-            log.forEach(after: s.query.since) { e in
+            log.visit(after: s.query.since) { e in
                 guard e.seq <= end else { return false }
                 if s.query.matches(e) { events.append(e) }
                 return events.count < maxEvents
@@ -91,7 +97,11 @@ extension EventReaders {
             ControlJSON.writeEvent(e, to: &w)
             w.raw(s.format == .sse ? "\n\n" : "\n")
         }
-        if let last = events.last { s.query.since = last.seq } else if s.live || skippedFrom != nil { s.query.since = max(s.query.since, end) }
+        if let last = events.last {
+            s.query.since = last.seq
+        } else if s.live || skippedFrom != nil {
+            s.query.since = max(s.query.since, end)
+        }
         let finished = !s.live && s.query.since >= s.until
         return (w.bytes, finished)
     }

@@ -48,7 +48,9 @@ public final class EventReaders {
         let countOnly = request.queryValue("count") == "true"
         var minimum = 1
         if let m = request.queryValue("min") {
-            guard let n = Int(m), n >= 1, countOnly || n <= q.limit else { throw Control.invalid("'min' must be 1...limit, or any count with count=true.") }
+            guard let n = Int(m), n >= 1, countOnly || n <= q.limit else {
+                throw Control.invalid("'min' must be 1...limit, or any count with count=true.")
+            }
             minimum = n
         }
         if let w = request.queryValue("wait") {
@@ -79,7 +81,8 @@ public final class EventReaders {
     /// The matching events, or with `countOnly` just how many match (`count=true`).
     func eventsResponse(_ q: EventQuery, countOnly: Bool) -> Response {
         if countOnly {
-            return .json(200, "{\"count\":\(q.count(on: log, atMost: Int.max)),\"last_seq\":\(log.lastSeq),\"evicted\":\(log.evicted)}")
+            return .json(
+                200, "{\"count\":\(q.count(on: log, atMost: Int.max)),\"last_seq\":\(log.lastSeq),\"evicted\":\(log.evicted)}")
         }
         let events = q.run(on: log)
         var w = JSONWriter(capacity: 64 + events.count * 600)

@@ -23,12 +23,13 @@ final class Inspector {
             guard let k = EventKind(rawValue: name) else { throw Control.invalid("Unknown event '\(name)'.") }
             kind = k
         }
-        let token = request.queryValue("token"), device = request.queryValue("device")
+        let token = request.queryValue("token")
+        let device = request.queryValue("device")
         // Filters on recipients read the log once and keep the sends it names.
         var named: Set<ObjectIdentifier>?
         if kind != nil || token != nil || device != nil {
             var ids = Set<ObjectIdentifier>()
-            log.forEach { e in
+            log.visit { e in
                 guard let m = e.message, e.projectNumber == p.number else { return true }
                 if let kind, e.kind != kind { return true }
                 if let token, e.token != token { return true }
@@ -43,7 +44,10 @@ final class Inspector {
             if let topic, m.topic != topic { return false }
             if let label, m.options.analyticsLabel != label { return false }
             if let text, !m.requestBody.lowercased().containsBytes(of: text), !m.id.lowercased().containsBytes(of: text),
-               !m.recipientIDs.contains(where: { $0.lowercased().containsBytes(of: text) }) { return false }
+                !m.recipientIDs.contains(where: { $0.lowercased().containsBytes(of: text) })
+            {
+                return false
+            }
             return true
         }
         let counts = eventCounts(of: messages)
@@ -66,7 +70,7 @@ final class Inspector {
         let p = try directory.named(params)
         guard let m = p.messages.message(id: params["id"]!) else { throw Control.notFound("Message \(params["id"]!) not found.") }
         var events: [Event] = []
-        log.forEach { e in
+        log.visit { e in
             if e.message === m { events.append(e) }
             return true
         }
@@ -120,7 +124,7 @@ final class Inspector {
         var counts: [ObjectIdentifier: [EventKind: Int]] = [:]
         for m in messages { counts[ObjectIdentifier(m)] = [:] }
         guard let oldest = messages.map(\.receivedAt).min() else { return counts }
-        log.forEachNewestFirst { e in
+        log.visitNewestFirst { e in
             if let m = e.message, counts[ObjectIdentifier(m)] != nil { counts[ObjectIdentifier(m)]![e.kind, default: 0] += 1 }
             return e.time >= oldest
         }

@@ -31,8 +31,10 @@ struct Outcomes {
     /// Folds the matching events of the log, oldest first, into pairs.
     init(log: EventLog, project: Project, include: (Event) -> Bool) {
         var index: [Key: Int] = [:]
-        log.forEach { e in
-            guard e.projectNumber == project.number, let device = e.device, let message = e.message, include(e) else { return true }
+        log.visit { e in
+            guard e.projectNumber == project.number, let device = e.device, let message = e.message, include(e) else {
+                return true
+            }
             let key = Key(message: ObjectIdentifier(message), device: ObjectIdentifier(device))
             if e.kind == .messageAccepted {
                 if e.reason != "dry_run" {

@@ -81,7 +81,8 @@ public struct APNsRendering {
         w.beginObject()
         for (legacy, apns) in alertKeys {
             guard let v = n[legacy] else { continue }
-            if legacy.hasSuffix("_args"), case .string(let s) = v, let parsed = try? JSONParser.parse(s), parsed.arrayValue != nil {
+            if legacy.hasSuffix("_args"), case .string(let s) = v, let parsed = try? JSONParser.parse(s), parsed.arrayValue != nil
+            {
                 // Older docs sent the arguments as a JSON array inside a string.
                 w.member(apns, parsed)
             } else {

@@ -18,7 +18,9 @@ enum V1Rendering {
         w.member("aps", .object(aps))
         for (k, v) in payload.entries where k != "aps" { w.member(k, v) }
         for (k, v) in m["data"]?.objectValue?.entries ?? [] { w.member(k, v) }
-        let image = V1Request.value(m, "apns", "fcm_options", "image")?.stringValue ?? V1Request.value(m, "notification", "image")?.stringValue
+        let image =
+            V1Request.value(m, "apns", "fcm_options", "image")?.stringValue
+            ?? V1Request.value(m, "notification", "image")?.stringValue
         if let image {
             w.key("fcm_options")
             w.beginObject()

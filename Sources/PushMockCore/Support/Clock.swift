@@ -79,7 +79,10 @@ extension Timestamp {
                 at += width + 1
             }
             if let year {
-                for c in year.utf8 { out[at] = c; at += 1 }
+                for c in year.utf8 {
+                    out[at] = c
+                    at += 1
+                }
                 out[at] = UInt8(ascii: "-")
                 at += 1
             } else {
@@ -102,7 +105,8 @@ extension Timestamp {
     public static func dayNumber(_ text: String) -> Int? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.utf8.count == 10, parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-              (1...12).contains(m), (1...31).contains(d) else { return nil }
+            (1...12).contains(m), (1...31).contains(d)
+        else { return nil }
         // Inverse of `civil` (H. Hinnant's days_from_civil).
         let yy = m <= 2 ? y - 1 : y
         let era = yy.floorDiv(400)

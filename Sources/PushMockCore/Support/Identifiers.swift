@@ -20,9 +20,11 @@ public enum Identifiers {
     /// hex digits, eight at a time, then the version digit (4) and the variant digit (8–b)
     /// set, in the 8-4-4-4-12 layout.
     public static func uuid(_ random: RandomSource) -> String {
-        let a = random.next(), b = random.next()
+        let a = random.next()
+        let b = random.next()
         return withUnsafeTemporaryAllocation(byteCount: 68, alignment: 8) { raw in
-            let digits = raw.baseAddress!, out = raw.baseAddress! + 32
+            let digits = raw.baseAddress!
+            let out = raw.baseAddress! + 32
             func digits8(_ bits: UInt64, at offset: Int) {
                 digits.storeBytes(of: hexDigits(UInt32(truncatingIfNeeded: bits)), toByteOffset: offset, as: UInt64.self)
             }
@@ -36,10 +38,13 @@ public enum Identifiers {
             copy(12, to: 14, 4)
             copy(16, to: 19, 4)
             copy(20, to: 24, 12)
-            for dash in stride(from: 8, through: 23, by: 5) { out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: dash, as: UInt8.self) }
+            for dash in stride(from: 8, through: 23, by: 5) {
+                out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: dash, as: UInt8.self)
+            }
             out.storeBytes(of: UInt8(ascii: "4"), toByteOffset: 14, as: UInt8.self)
-            let variant = UInt8(truncatingIfNeeded: b >> 62)  // 8, 9, a or b
-            out.storeBytes(of: variant < 2 ? UInt8(ascii: "8") + variant : UInt8(ascii: "a") + variant - 2, toByteOffset: 19, as: UInt8.self)
+            let variant = UInt8(truncatingIfNeeded: b >> 62) // 8, 9, a or b
+            out.storeBytes(
+                of: variant < 2 ? UInt8(ascii: "8") + variant : UInt8(ascii: "a") + variant - 2, toByteOffset: 19, as: UInt8.self)
             return String(decoding: UnsafeRawBufferPointer(start: out, count: 36), as: UTF8.self)
         }
     }

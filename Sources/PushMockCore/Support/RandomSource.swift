@@ -40,7 +40,10 @@ public final class RandomSource: RandomNumberGenerator {
         var left = 0
         let mask = UInt64(1 << bits - 1)
         for _ in 0..<count {
-            if left < bits { pool = next(); left = 64 }
+            if left < bits {
+                pool = next()
+                left = 64
+            }
             out.append(alphabet[Int(pool & mask)])
             pool >>= UInt64(bits)
             left -= bits

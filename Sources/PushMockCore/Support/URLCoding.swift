@@ -41,7 +41,8 @@ public enum URLCoding {
         for part in s.split(separator: "&", omittingEmptySubsequences: true) {
             let kv = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let k = percentDecode(kv[0], plusIsSpace: true),
-                  let v = percentDecode(kv.count > 1 ? kv[1] : "", plusIsSpace: true) else { return nil }
+                let v = percentDecode(kv.count > 1 ? kv[1] : "", plusIsSpace: true)
+            else { return nil }
             pairs.append((k, v))
         }
         return pairs

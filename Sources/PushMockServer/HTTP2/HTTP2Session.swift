@@ -39,8 +39,10 @@ final class HTTP2Session {
     /// A chaos drop asked for the connection to end at once, with no answer.
     private(set) var abandoned = false
 
-    init(connection: TLSConnection, gateway: Gateway, polls: LongPolls, streams: EventStreams,
-         context: ConnectionContext, maxBodyBytes: Int) throws(ServerError) {
+    init(
+        connection: TLSConnection, gateway: Gateway, polls: LongPolls, streams: EventStreams,
+        context: ConnectionContext, maxBodyBytes: Int
+    ) throws(ServerError) {
         self.connection = connection
         self.gateway = gateway
         self.polls = polls
@@ -48,7 +50,9 @@ final class HTTP2Session {
         self.context = context
         self.maxBodyBytes = maxBodyBytes
         var callbacks: OpaquePointer?
-        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw ServerError("nghttp2_session_callbacks_new failed") }
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
+            throw ServerError("nghttp2_session_callbacks_new failed")
+        }
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, h2BeginHeaders)
         nghttp2_session_callbacks_set_on_header_callback(callbacks, h2Header)
@@ -70,8 +74,10 @@ final class HTTP2Session {
         }
         session = s
         var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: Self.maxConcurrentStreams),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(Self.maxHeaderBytes)),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: Self.maxConcurrentStreams),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(Self.maxHeaderBytes)),
         ]
         guard nghttp2_submit_settings(s, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
             throw ServerError("nghttp2_submit_settings failed")
@@ -95,7 +101,7 @@ final class HTTP2Session {
             guard used >= 0 else { return false }
             evbuffer_drain(input, n)
         }
-        receiving = false  // before the flush: what it sends may let streams answer (the defer covers failures)
+        receiving = false // before the flush: what it sends may let streams answer (the defer covers failures)
         return flush()
     }
 
@@ -145,15 +151,18 @@ final class HTTP2Session {
 
     fileprivate func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+            frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+        else { return 0 }
         let stream = HTTP2Stream(id: frame.pointee.hd.stream_id, session: self)
         streamTable[stream.id] = stream
         receivingHeaders = Unmanaged.passUnretained(stream)
         return 0
     }
 
-    fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: UnsafeBufferPointer<UInt8>,
-                            _ value: UnsafeBufferPointer<UInt8>) -> Int32 {
+    fileprivate func header(
+        _ frame: UnsafePointer<nghttp2_frame>, _ name: UnsafeBufferPointer<UInt8>,
+        _ value: UnsafeBufferPointer<UInt8>
+    ) -> Int32 {
         let id = frame.pointee.hd.stream_id
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
         if let receiving = receivingHeaders, receiving._withUnsafeGuaranteedRef({ $0.id == id }) {
@@ -164,8 +173,10 @@ final class HTTP2Session {
     }
 
     /// One field of `stream`'s header block (or trailers), within the bounds on headers.
-    private func take(_ frame: UnsafePointer<nghttp2_frame>, _ stream: HTTP2Stream, _ name: UnsafeBufferPointer<UInt8>,
-                      _ value: UnsafeBufferPointer<UInt8>) -> Int32 {
+    private func take(
+        _ frame: UnsafePointer<nghttp2_frame>, _ stream: HTTP2Stream, _ name: UnsafeBufferPointer<UInt8>,
+        _ value: UnsafeBufferPointer<UInt8>
+    ) -> Int32 {
         let size = name.count + value.count + 32
         stream.headerBytes += size
         bufferedBytes += size
@@ -196,9 +207,11 @@ final class HTTP2Session {
     }
 
     fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
-        let type = frame.pointee.hd.type, id = frame.pointee.hd.stream_id
+        let type = frame.pointee.hd.type
+        let id = frame.pointee.hd.stream_id
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-              let stream = stream(id) else { return 0 }
+            let stream = stream(id)
+        else { return 0 }
         if type == UInt8(NGHTTP2_HEADERS.rawValue) {
             receivingHeaders = nil
             if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST { headerBlocks.finish(stream, count: stream.fieldCount) }
@@ -207,7 +220,8 @@ final class HTTP2Session {
         stream.dispatched = true
         bufferedBytes -= stream.headerBytes + stream.body.count
         if stream.body.count > maxBodyBytes {
-            respond(stream, Response(status: 413, headers: [("content-type", "text/plain")], body: Array("Payload Too Large".utf8)))
+            respond(
+                stream, Response(status: 413, headers: [("content-type", "text/plain")], body: Array("Payload Too Large".utf8)))
             return 0
         }
         var request = stream.request()
@@ -264,7 +278,8 @@ final class HTTP2Session {
             abandoned = true
         case .goaway:
             goingAway = true
-            nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), max(0, stream.id - 2), NGHTTP2_NO_ERROR.rawValue, nil, 0)
+            nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), max(0, stream.id - 2), NGHTTP2_NO_ERROR.rawValue, nil, 0)
             flush()
         }
     }
@@ -283,8 +298,10 @@ final class HTTP2Session {
         flush()
     }
 
-    fileprivate func readBody(_ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ length: Int,
-                              _ flags: UnsafeMutablePointer<UInt32>) -> Int {
+    fileprivate func readBody(
+        _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ length: Int,
+        _ flags: UnsafeMutablePointer<UInt32>
+    ) -> Int {
         guard let stream = streamTable[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
         let n = min(length, stream.responseBody.count - stream.responseOffset)
         if n == 0, stream.streaming, !stream.ended { return Int(NGHTTP2_ERR_DEFERRED.rawValue) }
@@ -309,26 +326,34 @@ private func withSession<R>(_ user: UnsafeMutableRawPointer?, _ otherwise: R, _ 
     return Unmanaged<HTTP2Session>.fromOpaque(user)._withUnsafeGuaranteedRef(body)
 }
 
-private func h2BeginHeaders(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+private func h2BeginHeaders(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?)
+    -> Int32
+{
     guard let frame else { return 0 }
     return withSession(user, 0) { $0.beginHeaders(frame) }
 }
 
-private func h2Header(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ namelen: Int,
-                      _ value: UnsafePointer<UInt8>?, _ valuelen: Int, _ flags: UInt8, _ user: UnsafeMutableRawPointer?) -> Int32 {
+private func h2Header(
+    _ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ namelen: Int,
+    _ value: UnsafePointer<UInt8>?, _ valuelen: Int, _ flags: UInt8, _ user: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let frame, let name, let value else { return 0 }
     return withSession(user, 0) {
         $0.header(frame, UnsafeBufferPointer(start: name, count: namelen), UnsafeBufferPointer(start: value, count: valuelen))
     }
 }
 
-private func h2DataChunk(_ s: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ len: Int,
-                         _ user: UnsafeMutableRawPointer?) -> Int32 {
+private func h2DataChunk(
+    _ s: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ len: Int,
+    _ user: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let data else { return 0 }
     return withSession(user, 0) { $0.dataChunk(streamID, UnsafeBufferPointer(start: data, count: len)) }
 }
 
-private func h2FrameReceived(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+private func h2FrameReceived(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ user: UnsafeMutableRawPointer?)
+    -> Int32
+{
     guard let frame else { return 0 }
     return withSession(user, 0) { $0.frameReceived(frame) }
 }
@@ -337,9 +362,11 @@ private func h2StreamClosed(_ s: OpaquePointer?, _ streamID: Int32, _ error: UIn
     withSession(user, 0) { $0.streamClosed(streamID) }
 }
 
-private func h2ReadBody(_ s: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
-                        _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
-                        _ user: UnsafeMutableRawPointer?) -> Int {
+private func h2ReadBody(
+    _ s: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
+    _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
+    _ user: UnsafeMutableRawPointer?
+) -> Int {
     guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
     return withSession(user, Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)) { $0.readBody(streamID, buffer, length, flags) }
 }

@@ -48,15 +48,19 @@ struct HeaderBlockCache {
     static let maxFields = 64
 
     /// Field `position` of `stream`'s block.
-    mutating func receive(_ stream: HTTP2Stream, at position: Int, _ name: UnsafeBufferPointer<UInt8>,
-                          _ value: UnsafeBufferPointer<UInt8>) {
+    mutating func receive(
+        _ stream: HTTP2Stream, at position: Int, _ name: UnsafeBufferPointer<UInt8>,
+        _ value: UnsafeBufferPointer<UInt8>
+    ) {
         let known = matches(position, name, value)
         if stream.ownFields == nil {
             if known { return }
             stream.ownFields = Array(fields[..<position])
         }
-        stream.ownFields!.append(known ? fields[position]
-                                       : (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        stream.ownFields!.append(
+            known
+                ? fields[position]
+                : (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     }
 
     /// Whether field `position` of the last block had these bytes.

@@ -61,17 +61,22 @@ final class EventStore: EventSink, @unchecked Sendable {
         } catch { throw ServerError("--data-dir \(directory): cannot create it: \(error.localizedDescription)") }
         guard access(directory, W_OK) == 0 else { throw ServerError("--data-dir \(directory): not writable") }
         let fd = open(directory + "/pushmock.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ServerError("--data-dir \(directory): cannot open pushmock.lock: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw ServerError("--data-dir \(directory): cannot open pushmock.lock: \(String(cString: strerror(errno)))")
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             Glibc.close(fd)
-            throw ServerError("--data-dir \(directory) is in use by another pushmock (pushmock.lock is held); give each pushmock its own data directory")
+            throw ServerError(
+                "--data-dir \(directory) is in use by another pushmock (pushmock.lock is held); give each pushmock its own data directory"
+            )
         }
         // The lock is held until the process ends (the descriptor stays open).
         lockFD = fd
         path = directory + "/pushmock.db"
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-              let handle else {
+            let handle
+        else {
             sqlite3_close(handle)
             throw ServerError("\(path): cannot open")
         }
@@ -97,7 +102,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Checks the file is a pushmock store (or empty), then sets it up: WAL, full sync, the table.
     private static func prepare(_ db: OpaquePointer, path: String) throws(ServerError) {
         guard let id = try? int(db, "PRAGMA application_id") else {
-            throw ServerError("\(path) is not a SQLite database (corrupt, or another kind of file); move it away or choose another --data-dir")
+            throw ServerError(
+                "\(path) is not a SQLite database (corrupt, or another kind of file); move it away or choose another --data-dir")
         }
         let tables = (try? int(db, "SELECT count(*) FROM sqlite_master")) ?? 0
         if id != Int64(applicationID), tables > 0 || id != 0 {
@@ -107,10 +113,16 @@ final class EventStore: EventSink, @unchecked Sendable {
             throw ServerError("\(path) is damaged (PRAGMA quick_check failed); move it away or choose another --data-dir")
         }
         // Version 1 (before the state table) lacked `api` and `time_us`.
-        if tables > 0, (try? int(db, "PRAGMA user_version")) ?? 0 < 2, (try? int(db, "SELECT count(*) FROM pragma_table_info('data') WHERE name = 'time_us'")) == 0 {
-            try exec(db, "ALTER TABLE data ADD COLUMN api TEXT; ALTER TABLE data ADD COLUMN time_us INTEGER NOT NULL DEFAULT 0;", path: path)
+        if tables > 0, (try? int(db, "PRAGMA user_version")) ?? 0 < 2,
+            (try? int(db, "SELECT count(*) FROM pragma_table_info('data') WHERE name = 'time_us'")) == 0
+        {
+            try exec(
+                db, "ALTER TABLE data ADD COLUMN api TEXT; ALTER TABLE data ADD COLUMN time_us INTEGER NOT NULL DEFAULT 0;",
+                path: path)
         }
-        try exec(db, """
+        try exec(
+            db,
+            """
             PRAGMA user_version = \(schemaVersion);
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = FULL;
@@ -133,12 +145,13 @@ final class EventStore: EventSink, @unchecked Sendable {
 
     func record(_ e: Event) {
         let m = e.message
-        let row = Row(seq: e.seq, timestamp: e.time.rfc3339, projectNumber: e.projectNumber, messageID: e.messageID,
-                      instanceID: e.device?.fid, messageType: e.messageType?.rawValue, platform: e.device?.platform.sdkPlatform,
-                      app: e.device?.app, collapseKey: m?.options.collapseKey, priority: m?.options.priority.apnsPriority,
-                      ttl: m?.options.ttl, topic: m?.topic, bulkID: m?.bulkID, event: e.kind.rawValue,
-                      label: m?.options.analyticsLabel, projectID: e.projectID, deviceID: e.device?.id, token: e.token,
-                      reason: e.reason, api: m?.api, timeMicros: e.time)
+        let row = Row(
+            seq: e.seq, timestamp: e.time.rfc3339, projectNumber: e.projectNumber, messageID: e.messageID,
+            instanceID: e.device?.fid, messageType: e.messageType?.rawValue, platform: e.device?.platform.sdkPlatform,
+            app: e.device?.app, collapseKey: m?.options.collapseKey, priority: m?.options.priority.apnsPriority,
+            ttl: m?.options.ttl, topic: m?.topic, bulkID: m?.bulkID, event: e.kind.rawValue,
+            label: m?.options.analyticsLabel, projectID: e.projectID, deviceID: e.device?.id, token: e.token,
+            reason: e.reason, api: m?.api, timeMicros: e.time)
         condition.lock()
         queue.append(row)
         condition.unlock()
@@ -164,7 +177,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// The snapshot saved last, read at start (before the writer runs).
     func loadState() -> [UInt8]? {
         var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT json FROM state WHERE name = 'gateway'", -1, &stmt, nil) == SQLITE_OK, let stmt else { return nil }
+        guard sqlite3_prepare_v2(db, "SELECT json FROM state WHERE name = 'gateway'", -1, &stmt, nil) == SQLITE_OK, let stmt
+        else { return nil }
         defer { sqlite3_finalize(stmt) }
         guard sqlite3_step(stmt) == SQLITE_ROW, let p = sqlite3_column_blob(stmt, 0) else { return nil }
         return Array(UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(stmt, 0))))
@@ -184,11 +198,21 @@ final class EventStore: EventSink, @unchecked Sendable {
         func int(_ i: Int32) -> Int64? { sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, i) }
         var out: [StoredEvent] = []
         while sqlite3_step(stmt) == SQLITE_ROW {
-            var e = StoredEvent(seq: sqlite3_column_int64(stmt, 0), time: sqlite3_column_int64(stmt, 1), kind: text(2) ?? "",
-                                projectID: text(3) ?? "")
-            e.api = text(4); e.messageID = text(5); e.messageType = text(6); e.deviceID = text(7); e.token = text(8)
-            e.reason = text(9); e.collapseKey = text(10); e.priority = int(11).map(Int.init); e.ttl = int(12).map(Int.init)
-            e.topic = text(13); e.bulkID = int(14); e.label = text(15)
+            var e = StoredEvent(
+                seq: sqlite3_column_int64(stmt, 0), time: sqlite3_column_int64(stmt, 1), kind: text(2) ?? "",
+                projectID: text(3) ?? "")
+            e.api = text(4)
+            e.messageID = text(5)
+            e.messageType = text(6)
+            e.deviceID = text(7)
+            e.token = text(8)
+            e.reason = text(9)
+            e.collapseKey = text(10)
+            e.priority = int(11).map(Int.init)
+            e.ttl = int(12).map(Int.init)
+            e.topic = text(13)
+            e.bulkID = int(14)
+            e.label = text(15)
             out.append(e)
         }
         return out
@@ -215,7 +239,9 @@ final class EventStore: EventSink, @unchecked Sendable {
     private func writerLoop() {
         var insert: OpaquePointer?
         let sql = "INSERT OR REPLACE INTO data VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-        if sqlite3_prepare_v2(db, sql, -1, &insert, nil) != SQLITE_OK { setFailure("cannot prepare the insert: \(Self.message(db))") }
+        if sqlite3_prepare_v2(db, sql, -1, &insert, nil) != SQLITE_OK {
+            setFailure("cannot prepare the insert: \(Self.message(db))")
+        }
         while true {
             condition.lock()
             if queue.isEmpty, !stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.commitInterval)) }
@@ -247,7 +273,10 @@ final class EventStore: EventSink, @unchecked Sendable {
 
     /// Commits a batch; false (and `failure` set) when it could not.
     private func commit(_ batch: [Row], _ state: [UInt8]?, _ stmt: OpaquePointer) -> Bool {
-        guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else { setFailure(Self.message(db)); return false }
+        guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else {
+            setFailure(Self.message(db))
+            return false
+        }
         if let state, !saveState(state) {
             let why = Self.message(db)
             sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
@@ -283,7 +312,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     private func saveState(_ json: [UInt8]) -> Bool {
         var stmt: OpaquePointer?
         guard sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO state VALUES ('gateway', ?)", -1, &stmt, nil) == SQLITE_OK,
-              let stmt else { return false }
+            let stmt
+        else { return false }
         defer { sqlite3_finalize(stmt) }
         json.withUnsafeBytes { _ = sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), Self.transient) }
         return sqlite3_step(stmt) == SQLITE_DONE
@@ -304,8 +334,10 @@ final class EventStore: EventSink, @unchecked Sendable {
         sqlite3_bind_int64(stmt, 1, r.seq)
         sqlite3_bind_text(stmt, 2, r.timestamp, -1, transient)
         sqlite3_bind_int64(stmt, 3, r.projectNumber)
-        let texts: [(Int32, String?)] = [(4, r.messageID), (5, r.instanceID), (6, r.messageType), (7, r.platform), (8, r.app),
-                                         (9, r.collapseKey), (12, r.topic), (15, r.label), (17, r.deviceID), (18, r.token), (19, r.reason)]
+        let texts: [(Int32, String?)] = [
+            (4, r.messageID), (5, r.instanceID), (6, r.messageType), (7, r.platform), (8, r.app),
+            (9, r.collapseKey), (12, r.topic), (15, r.label), (17, r.deviceID), (18, r.token), (19, r.reason),
+        ]
         for (i, v) in texts {
             if let v { sqlite3_bind_text(stmt, i, v, -1, transient) } else { sqlite3_bind_null(stmt, i) }
         }
@@ -319,7 +351,9 @@ final class EventStore: EventSink, @unchecked Sendable {
     }
 
     private static func maxSeq(_ db: OpaquePointer) throws(ServerError) -> Int64 {
-        guard let n = try? int(db, "SELECT coalesce(max(seq), 0) FROM data") else { throw ServerError("cannot read the store: \(message(db))") }
+        guard let n = try? int(db, "SELECT coalesce(max(seq), 0) FROM data") else {
+            throw ServerError("cannot read the store: \(message(db))")
+        }
         return n
     }
 

@@ -24,17 +24,20 @@ final class CertificateStore {
     init(directory: String) throws(ServerError) {
         self.directory = directory
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch { throw ServerError("cannot create the certificate directory \(directory): \(error.localizedDescription)") }
         let lock = open(directory + "/.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw ServerError("cannot open \(directory)/.lock: \(String(cString: strerror(errno)))") }
         defer { close(lock) }
         flock(lock, LOCK_EX)
         defer { flock(lock, LOCK_UN) }
-        let certPath = directory + "/ca.pem", keyPath = directory + "/ca-key.pem"
+        let certPath = directory + "/ca.pem"
+        let keyPath = directory + "/ca-key.pem"
         if let certText = try? String(contentsOfFile: certPath, encoding: .utf8),
-           let keyText = try? String(contentsOfFile: keyPath, encoding: .utf8) {
+            let keyText = try? String(contentsOfFile: keyPath, encoding: .utf8)
+        {
             authority = try Certificate.read(pem: certText)
             authorityKey = try PrivateKey.read(pem: keyText)
             authorityPEM = certText
@@ -44,8 +47,10 @@ final class CertificateStore {
         let builder = X509Builder(
             subject: [("O", "pushmock"), ("CN", "pushmock local CA (\(Self.hostName()))")],
             days: 3650,
-            extensions: [(NID_basic_constraints, "critical,CA:TRUE"), (NID_key_usage, "critical,keyCertSign,cRLSign"),
-                         (NID_subject_key_identifier, "hash")])
+            extensions: [
+                (NID_basic_constraints, "critical,CA:TRUE"), (NID_key_usage, "critical,keyCertSign,cRLSign"),
+                (NID_subject_key_identifier, "hash"),
+            ])
         authority = try builder.sign(authorityKey, issuer: nil)
         authorityPEM = try authority.pem()
         try Self.write(try authorityKey.pem(), to: keyPath, mode: 0o600)
@@ -60,9 +65,11 @@ final class CertificateStore {
         let builder = X509Builder(
             subject: [("O", "pushmock"), ("CN", "localhost")],
             days: 365,
-            extensions: [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
-                         (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, names.joined(separator: ",")),
-                         (NID_authority_key_identifier, "keyid:always")])
+            extensions: [
+                (NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
+                (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, names.joined(separator: ",")),
+                (NID_authority_key_identifier, "keyid:always"),
+            ])
         let cert = try builder.sign(key, issuer: (authority, authorityKey))
         try Self.write(try cert.pem() + authorityPEM, to: directory + "/server.pem", mode: 0o644)
         try Self.write(try key.pem(), to: directory + "/server-key.pem", mode: 0o600)
@@ -73,20 +80,24 @@ final class CertificateStore {
     /// id, and a common name that names the environment (development certificates work in
     /// the sandbox only).
     func issueAPNsCertificate(bundleID: String, teamID: String, environment: APNsEnvironment?) throws(ServerError)
-        -> (certificatePEM: String, privateKeyPEM: String) {
+        -> (certificatePEM: String, privateKeyPEM: String)
+    {
         let key = try PrivateKey.generateP256()
         let prefix = environment == .sandbox ? "Apple Development IOS Push Services: " : "Apple Push Services: "
         let builder = X509Builder(
             subject: [("UID", bundleID), ("CN", prefix + bundleID), ("OU", teamID), ("O", "pushmock"), ("C", "US")],
             days: 365,
-            extensions: [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
-                         (NID_ext_key_usage, "clientAuth"), (NID_authority_key_identifier, "keyid:always")])
+            extensions: [
+                (NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
+                (NID_ext_key_usage, "clientAuth"), (NID_authority_key_identifier, "keyid:always"),
+            ])
         let cert = try builder.sign(key, issuer: (authority, authorityKey))
         return (try cert.pem(), try key.pem())
     }
 
     static func isIPAddress(_ s: String) -> Bool {
-        var v4 = in_addr(), v6 = in6_addr()
+        var v4 = in_addr()
+        var v6 = in6_addr()
         return inet_pton(AF_INET, s, &v4) == 1 || inet_pton(AF_INET6, s, &v6) == 1
     }
 

@@ -144,9 +144,10 @@ final class TLSConnection {
 
     /// Decrypts what has arrived (up to `readBatch`) into `input` and hands it over.
     private func readPlaintext() {
-        guard reading else { return }  // a turn asked for before reading paused
+        guard reading else { return } // a turn asked for before reading paused
         ERR_clear_error()
-        var taken = 0, ended = false
+        var taken = 0
+        var ended = false
         while taken < Self.readBatch {
             var space = iovec()
             guard evbuffer_reserve_space(input, 16 * 1024, &space, 1) == 1, let base = space.iov_base else {
@@ -163,7 +164,7 @@ final class TLSConnection {
             switch SSL_get_error(ssl, n) {
             case SSL_ERROR_WANT_READ: break
             case SSL_ERROR_WANT_WRITE: armWriting()
-            default:  // EOF (with or without close_notify), or an error
+            default: // EOF (with or without close_notify), or an error
                 ERR_clear_error()
                 ended = true
             }
@@ -331,7 +332,8 @@ final class TLSConnection {
     private func linger() {
         guard lingerTimer == nil, !finished else { return }
         setReading(true)
-        lingerTimer = try? LoopEvent(base: base, fd: -1, what: 0, callback: tlsLingerEnded, argument: Unmanaged.passUnretained(self).toOpaque())
+        lingerTimer = try? LoopEvent(
+            base: base, fd: -1, what: 0, callback: tlsLingerEnded, argument: Unmanaged.passUnretained(self).toOpaque())
         lingerTimer?.add(seconds: Self.lingerSeconds)
     }
 

@@ -21,8 +21,12 @@ final class TLSContext {
         }
         switch identity {
         case .files(let chainFile, let keyFile):
-            guard SSL_CTX_use_certificate_chain_file(ctx, chainFile) == 1 else { throw ServerError("cannot read --tls-cert \(chainFile): \(Self.lastError())") }
-            guard SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) == 1 else { throw ServerError("cannot read --tls-key \(keyFile): \(Self.lastError())") }
+            guard SSL_CTX_use_certificate_chain_file(ctx, chainFile) == 1 else {
+                throw ServerError("cannot read --tls-cert \(chainFile): \(Self.lastError())")
+            }
+            guard SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) == 1 else {
+                throw ServerError("cannot read --tls-key \(keyFile): \(Self.lastError())")
+            }
         case .issued(let certificate, let key):
             guard SSL_CTX_use_certificate(ctx, certificate.pointer) == 1, SSL_CTX_use_PrivateKey(ctx, key.pointer) == 1 else {
                 throw ServerError("cannot use the server certificate: \(Self.lastError())")
@@ -33,7 +37,8 @@ final class TLSContext {
         // Ask for a client certificate but never fail the handshake over it: APNs answers a
         // bad one with 403 BadCertificate, which needs the request.
         guard X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), clientAuthority.pointer) == 1,
-              SSL_CTX_add_client_CA(ctx, clientAuthority.pointer) == 1 else { throw ServerError("cannot trust the CA") }
+            SSL_CTX_add_client_CA(ctx, clientAuthority.pointer) == 1
+        else { throw ServerError("cannot trust the CA") }
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, tlsAcceptAnyPeer)
         let sessionContext: [UInt8] = Array("pushmock".utf8)
         _ = SSL_CTX_set_session_id_context(ctx, sessionContext, UInt32(sessionContext.count))
@@ -56,10 +61,11 @@ final class TLSContext {
     /// The client certificate the handshake presented, if any.
     static func clientCertificate(_ ssl: OpaquePointer) -> ClientCertificate? {
         guard let cert = SSL_get0_peer_certificate(ssl) else { return nil }
-        return ClientCertificate(userID: Certificate.subjectField(cert, NID_userId),
-                                 commonName: Certificate.subjectField(cert, NID_commonName),
-                                 organizationalUnit: Certificate.subjectField(cert, NID_organizationalUnitName),
-                                 trusted: SSL_get_verify_result(ssl) == X509_V_OK)
+        return ClientCertificate(
+            userID: Certificate.subjectField(cert, NID_userId),
+            commonName: Certificate.subjectField(cert, NID_commonName),
+            organizationalUnit: Certificate.subjectField(cert, NID_organizationalUnitName),
+            trusted: SSL_get_verify_result(ssl) == X509_V_OK)
     }
 
     static func lastError() -> String {
@@ -74,18 +80,21 @@ final class TLSContext {
 /// The protocols pushmock speaks over TLS, in ALPN wire form, best first.
 private let tlsServerProtocols: [UInt8] = [2] + Array("h2".utf8) + [8] + Array("http/1.1".utf8)
 
-private func tlsSelectALPN(_ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
-                           _ outlen: UnsafeMutablePointer<UInt8>?, _ input: UnsafePointer<UInt8>?, _ inlen: UInt32,
-                           _ arg: UnsafeMutableRawPointer?) -> Int32 {
+private func tlsSelectALPN(
+    _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+    _ outlen: UnsafeMutablePointer<UInt8>?, _ input: UnsafePointer<UInt8>?, _ inlen: UInt32,
+    _ arg: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let out, let outlen, let input else { return SSL_TLSEXT_ERR_NOACK }
     // Walk the client's list in our order of preference; `out` points into the client's list.
     for offset in [0, 3] {
-        let wanted = tlsServerProtocols[offset + 1 ..< offset + 1 + Int(tlsServerProtocols[offset])]
+        let wanted = tlsServerProtocols[offset + 1..<offset + 1 + Int(tlsServerProtocols[offset])]
         var i = 0
         while i < Int(inlen) {
             let n = Int(input[i])
             if i + 1 + n <= Int(inlen), n == wanted.count,
-               wanted.elementsEqual(UnsafeBufferPointer(start: input + i + 1, count: n)) {
+                wanted.elementsEqual(UnsafeBufferPointer(start: input + i + 1, count: n))
+            {
                 out.pointee = input + i + 1
                 outlen.pointee = UInt8(n)
                 return SSL_TLSEXT_ERR_OK

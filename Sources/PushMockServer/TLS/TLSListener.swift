@@ -20,16 +20,19 @@ final class TLSListener {
     private var connections: [ObjectIdentifier: TLSConnection] = [:]
     private(set) var shuttingDown = false
 
-    init(base: EventBase, gateway: Gateway, polls: LongPolls, streams: EventStreams, context: TLSContext,
-         configuration: Configuration) throws(ServerError) {
+    init(
+        base: EventBase, gateway: Gateway, polls: LongPolls, streams: EventStreams, context: TLSContext,
+        configuration: Configuration
+    ) throws(ServerError) {
         self.base = base
         self.gateway = gateway
         self.polls = polls
         self.streams = streams
         self.context = context
         self.configuration = configuration
-        http1 = try HTTPFrontDoor(base: base, gateway: gateway, polls: polls, streams: streams, configuration: configuration,
-                                  secure: true)
+        http1 = try HTTPFrontDoor(
+            base: base, gateway: gateway, polls: polls, streams: streams, configuration: configuration,
+            secure: true)
         http1Address = try http1.bindInternal()
     }
 
@@ -42,8 +45,9 @@ final class TLSListener {
 
     /// Binds and returns the port actually bound (for `--tls-port 0`).
     func bind(host: String, port: Int) throws(ServerError) -> Int {
-        let l = try SocketPort.listen(base: base, host: host, port: port, callback: tlsAccepted,
-                                      argument: Unmanaged.passUnretained(self).toOpaque())
+        let l = try SocketPort.listen(
+            base: base, host: host, port: port, callback: tlsAccepted,
+            argument: Unmanaged.passUnretained(self).toOpaque())
         listener = l
         return try SocketPort.bound(evconnlistener_get_fd(l))
     }
@@ -60,8 +64,11 @@ final class TLSListener {
     }
 
     fileprivate func accepted(_ fd: Int32) {
-        guard let connection = try? TLSConnection(listener: self, fd: fd, base: base, context: context,
-                                                  handshakeSeconds: Double(configuration.timeoutSeconds)) else {
+        guard
+            let connection = try? TLSConnection(
+                listener: self, fd: fd, base: base, context: context,
+                handshakeSeconds: Double(configuration.timeoutSeconds))
+        else {
             close(fd)
             return
         }
@@ -75,8 +82,9 @@ final class TLSListener {
     }
 
     func makeSession(connection: TLSConnection, context: ConnectionContext) throws(ServerError) -> HTTP2Session {
-        try HTTP2Session(connection: connection, gateway: gateway, polls: polls, streams: streams, context: context,
-                         maxBodyBytes: configuration.maxBodyBytes)
+        try HTTP2Session(
+            connection: connection, gateway: gateway, polls: polls, streams: streams, context: context,
+            maxBodyBytes: configuration.maxBodyBytes)
     }
 
     func makeBridge(connection: TLSConnection) throws(ServerError) -> HTTP1Bridge {
@@ -84,8 +92,13 @@ final class TLSListener {
     }
 }
 
-private func tlsAccepted(_ listener: OpaquePointer?, _ fd: Int32, _ addr: UnsafeMutablePointer<sockaddr>?, _ len: Int32,
-                         _ arg: UnsafeMutableRawPointer?) {
-    guard let arg else { close(fd); return }
+private func tlsAccepted(
+    _ listener: OpaquePointer?, _ fd: Int32, _ addr: UnsafeMutablePointer<sockaddr>?, _ len: Int32,
+    _ arg: UnsafeMutableRawPointer?
+) {
+    guard let arg else {
+        close(fd)
+        return
+    }
     Unmanaged<TLSListener>.fromOpaque(arg).takeUnretainedValue().accepted(fd)
 }

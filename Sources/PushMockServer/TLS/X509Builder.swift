@@ -29,7 +29,9 @@ final class PrivateKey {
     }
 
     /// PKCS#8 PEM (`BEGIN PRIVATE KEY`), the form of Apple's .p8 files.
-    func pem() throws(ServerError) -> String { try PEMBuffer.write { PEM_write_bio_PrivateKey($0, pointer, nil, nil, 0, nil, nil) } }
+    func pem() throws(ServerError) -> String {
+        try PEMBuffer.write { PEM_write_bio_PrivateKey($0, pointer, nil, nil, 0, nil, nil) }
+    }
     func publicPEM() throws(ServerError) -> String { try PEMBuffer.write { PEM_write_bio_PUBKEY($0, pointer) } }
 }
 
@@ -79,9 +81,10 @@ struct X509Builder {
         guard let bn = BN_bin2bn(serial, 16, nil) else { throw ServerError("BN_bin2bn failed") }
         defer { BN_free(bn) }
         guard X509_set_version(cert, 2) == 1, BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert)) != nil,
-              X509_gmtime_adj(X509_getm_notBefore(cert), -3600) != nil,
-              X509_gmtime_adj(X509_getm_notAfter(cert), Int(days) * 86_400) != nil,
-              X509_set_pubkey(cert, key.pointer) == 1 else { throw ServerError("cannot fill the certificate") }
+            X509_gmtime_adj(X509_getm_notBefore(cert), -3600) != nil,
+            X509_gmtime_adj(X509_getm_notAfter(cert), Int(days) * 86_400) != nil,
+            X509_set_pubkey(cert, key.pointer) == 1
+        else { throw ServerError("cannot fill the certificate") }
         guard let name = X509_get_subject_name(cert) else { throw ServerError("no subject name") }
         for (field, value) in subject {
             guard X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, value, -1, -1, 0) == 1 else {
@@ -89,7 +92,9 @@ struct X509Builder {
             }
         }
         let issuerCert = issuer?.cert.pointer ?? cert
-        guard X509_set_issuer_name(cert, X509_get_subject_name(issuerCert)) == 1 else { throw ServerError("cannot set the issuer") }
+        guard X509_set_issuer_name(cert, X509_get_subject_name(issuerCert)) == 1 else {
+            throw ServerError("cannot set the issuer")
+        }
         var ctx = X509V3_CTX()
         X509V3_set_ctx(&ctx, issuerCert, cert, nil, nil, 0)
         for (nid, value) in extensions {

@@ -25,8 +25,10 @@ public final class APNsHeaders: Sendable {
     static let suffixBytes = typeSuffixes.map { Array($0.suffix.utf8) }
     static let typesWithoutSuffix = ["alert", "background", "mdm"]
     /// The headers read, in the order of the bits that mark them seen.
-    static let names = ["apns-id", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id",
-                        "authorization"]
+    static let names = [
+        "apns-id", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id",
+        "authorization",
+    ]
 
     /// The bit of a header `names` lists, compared on bytes without case (every header of
     /// every push passes here); nil for the others.
@@ -46,8 +48,13 @@ public final class APNsHeaders: Sendable {
 
     /// Reads and checks the headers; `certificateTopic` stands in for a missing `apns-topic`.
     init(_ request: Request, certificateTopic: String?) throws(APNsFailure) {
-        var apnsID: String?, topic: String?, pushType: String?, priority: Int?, expiration: Int64?
-        var collapseID: String?, authorization: String?
+        var apnsID: String?
+        var topic: String?
+        var pushType: String?
+        var priority: Int?
+        var expiration: Int64?
+        var collapseID: String?
+        var authorization: String?
         var seen: UInt8 = 0
         for (rawName, value) in request.headers {
             guard let bit = Self.bit(of: rawName) else { continue }
@@ -74,11 +81,14 @@ public final class APNsHeaders: Sendable {
         if let t = pushType, Self.suffixIndex(of: t) == nil, !Self.typesWithoutSuffix.contains(t) {
             throw APNsFailure(.invalidPushType)
         }
-        guard !topic.isEmpty, topic.utf8.count <= 255, !topic.withBytes({ $0.contains(0x20) }) else { throw APNsFailure(.badTopic) }
+        guard !topic.isEmpty, topic.utf8.count <= 255, !topic.withBytes({ $0.contains(0x20) }) else {
+            throw APNsFailure(.badTopic)
+        }
         let type = pushType ?? "alert"
         // The topic's push-type suffix must be the one its push type needs (none for alert
         // and background); MDM topics come from the certificate and are taken as they are.
-        let needed = Self.suffixIndex(of: type), carried = Self.carriedSuffix(topic)
+        let needed = Self.suffixIndex(of: type)
+        let carried = Self.carriedSuffix(topic)
         if type != "mdm", carried != needed { throw APNsFailure(.badTopic) }
         // A background push must not claim immediate delivery (§E.2).
         if type == "background", priority == 10 { throw APNsFailure(.badPriority) }

@@ -15,7 +15,8 @@ extension APNsProvider {
         let context = request.connection
         // The usual case: the connection's bound token again, in the same `authorization`.
         if let context, let v = context.apns.verified, v.version == credentials.apnsVersion, v.authorization == auth,
-           context.apns.token == v.token {
+            context.apns.token == v.token
+        {
             return try checkProviderToken(v, headers, environment: environment, now: clock.now())
         }
         guard let text = Authorization.bearerToken(auth, trimmed: true) else { throw APNsFailure(.missingProviderToken) }
@@ -40,8 +41,10 @@ extension APNsProvider {
 
     /// What is checked on every push, however often its token was seen: the key's
     /// environment and topics, the token's age, the key's project.
-    private func checkProviderToken(_ v: VerifiedProviderToken, _ headers: APNsHeaders, environment: APNsEnvironment,
-                                    now: Timestamp) throws(APNsFailure) -> Project {
+    private func checkProviderToken(
+        _ v: VerifiedProviderToken, _ headers: APNsHeaders, environment: APNsEnvironment,
+        now: Timestamp
+    ) throws(APNsFailure) -> Project {
         if let only = v.key.environment, only != environment { throw APNsFailure(.badEnvironmentKeyIdInToken) }
         if let topics = v.key.topics, !topics.contains(headers.bundleID) { throw APNsFailure(.invalidProviderToken) }
         if now - Timestamp(v.iat * 1_000_000) > Self.providerTokenLifetime { throw APNsFailure(.expiredProviderToken) }
@@ -51,33 +54,41 @@ extension APNsProvider {
 
     /// The key that signed a provider token, and its `iat`; a token already verified on the
     /// connection is not verified again.
-    private func verifiedProviderToken(_ text: String, authorization: String,
-                                       on context: ConnectionContext?) throws(APNsFailure) -> VerifiedProviderToken {
+    private func verifiedProviderToken(
+        _ text: String, authorization: String,
+        on context: ConnectionContext?
+    ) throws(APNsFailure) -> VerifiedProviderToken {
         if let v = context?.apns.verified, v.version == credentials.apnsVersion, v.token == text {
             if v.authorization == authorization { return v }
-            let again = VerifiedProviderToken(authorization: authorization, token: text, key: v.key, iat: v.iat,
-                                              project: v.project, version: v.version)
+            let again = VerifiedProviderToken(
+                authorization: authorization, token: text, key: v.key, iat: v.iat,
+                project: v.project, version: v.version)
             context?.apns.verified = again
             return again
         }
         guard let jwt = JWT(text), jwt.header["alg"]?.stringValue == "ES256", let kid = jwt.header["kid"]?.stringValue,
-              let key = credentials.apnsKeys[kid], let iss = jwt.claims["iss"]?.stringValue, iss == key.teamID,
-              let iat = jwt.seconds("iat"), let keys = credentials.keys,
-              keys.verifyES256(message: jwt.signedPart, signature: jwt.signature, publicKeyPEM: key.publicKeyPEM) else {
+            let key = credentials.apnsKeys[kid], let iss = jwt.claims["iss"]?.stringValue, iss == key.teamID,
+            let iat = jwt.seconds("iat"), let keys = credentials.keys,
+            keys.verifyES256(message: jwt.signedPart, signature: jwt.signature, publicKeyPEM: key.publicKeyPEM)
+        else {
             throw APNsFailure(.invalidProviderToken)
         }
-        let v = VerifiedProviderToken(authorization: authorization, token: text, key: key, iat: iat,
-                                      project: directory[key.projectID], version: credentials.apnsVersion)
+        let v = VerifiedProviderToken(
+            authorization: authorization, token: text, key: key, iat: iat,
+            project: directory[key.projectID], version: credentials.apnsVersion)
         context?.apns.verified = v
         return v
     }
 
     /// Certificate auth: issued by pushmock's CA, for the other environment or not, and for
     /// the topic's bundle id.
-    private func certificateProject(_ certificate: ClientCertificate, _ headers: APNsHeaders,
-                                    environment: APNsEnvironment) throws(APNsFailure) -> Project {
+    private func certificateProject(
+        _ certificate: ClientCertificate, _ headers: APNsHeaders,
+        environment: APNsEnvironment
+    ) throws(APNsFailure) -> Project {
         guard certificate.trusted, let bundle = certificate.userID, let team = certificate.organizationalUnit,
-              let project = directory.project(teamID: team) else {
+            let project = directory.project(teamID: team)
+        else {
             throw APNsFailure(.badCertificate)
         }
         if environment == .production, certificate.commonName?.hasPrefix("Apple Development") == true {

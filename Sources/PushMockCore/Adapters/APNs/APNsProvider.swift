@@ -18,9 +18,11 @@ final class APNsProvider {
     private let shutdown: ShutdownFlag
     private let storeFailing: () -> Bool
 
-    init(directory: ProjectDirectory, credentials: Credentials, delivery: Delivery, chaos: Chaos, quotas: Quotas,
-         log: EventLog, clock: Clock, random: RandomSource, configuration: Configuration, shutdown: ShutdownFlag,
-         storeFailing: @escaping () -> Bool) {
+    init(
+        directory: ProjectDirectory, credentials: Credentials, delivery: Delivery, chaos: Chaos, quotas: Quotas,
+        log: EventLog, clock: Clock, random: RandomSource, configuration: Configuration, shutdown: ShutdownFlag,
+        storeFailing: @escaping () -> Bool
+    ) {
         self.directory = directory
         self.credentials = credentials
         self.delivery = delivery
@@ -42,21 +44,24 @@ final class APNsProvider {
         }
         var roll = Chaos.Roll()
         do throws(APNsFailure) {
-            let (device, project, headers) = try check(request, token: params["token"] ?? "", environment: environment, roll: &roll)
+            let (device, project, headers) = try check(
+                request, token: params["token"] ?? "", environment: environment, roll: &roll)
             if let mode = roll.drop {
                 chaos.logChaos(.internalError, project, device: device, messageID: apnsID)
                 return .drop(mode)
             }
             let message = accept(request, headers, apnsID: apnsID, project: project)
             delivery.deliver(message, messageID: apnsID, to: device, project: project)
-            let response = environment == .sandbox
+            let response =
+                environment == .sandbox
                 ? Response(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", Identifiers.uuid(random))])
                 : Response(status: 200, headers: [("apns-id", apnsID)])
             return Chaos.delay(.response(response), roll.delaySeconds)
         } catch {
             if let device = error.device, let project = directory[device.projectID] {
-                log.append(kind: error.reason.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                           messageID: apnsID, device: device, reason: error.injected ? Chaos.reason : error.reason.rawValue)
+                log.append(
+                    kind: error.reason.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                    messageID: apnsID, device: device, reason: error.injected ? Chaos.reason : error.reason.rawValue)
             }
             return Chaos.delay(.response(Self.error(error, apnsID: apnsID)), roll.delaySeconds)
         }
@@ -65,8 +70,10 @@ final class APNsProvider {
     /// The checks of docs/reference/apns.md §E.4 in Pushy's order; returns the device, the sender's project and
     /// the headers. Once the sender is authenticated, chaos rolls for the push (`roll`); a
     /// dropped push returns at once.
-    private func check(_ request: Request, token: String, environment: APNsEnvironment,
-                           roll: inout Chaos.Roll) throws(APNsFailure) -> (Device, Project, APNsHeaders) {
+    private func check(
+        _ request: Request, token: String, environment: APNsEnvironment,
+        roll: inout Chaos.Roll
+    ) throws(APNsFailure) -> (Device, Project, APNsHeaders) {
         if shutdown.isRaised { throw APNsFailure(.shutdown) }
         if storeFailing() { throw APNsFailure(.serviceUnavailable) }
         let headers = try readHeaders(request)
@@ -102,7 +109,8 @@ final class APNsProvider {
     private func readHeaders(_ request: Request) throws(APNsFailure) -> APNsHeaders {
         guard let context = request.connection else { return try APNsHeaders(request, certificateTopic: nil) }
         if let last = context.apns.headers, last.fields.count == request.headers.count,
-           last.fields.withUnsafeBufferPointer({ $0.baseAddress }) == request.headers.withUnsafeBufferPointer({ $0.baseAddress }) {
+            last.fields.withUnsafeBufferPointer({ $0.baseAddress }) == request.headers.withUnsafeBufferPointer({ $0.baseAddress })
+        {
             return last.value
         }
         let headers = try APNsHeaders(request, certificateTopic: context.clientCertificate?.userID)
@@ -118,13 +126,15 @@ final class APNsProvider {
         func isOne(_ key: String) -> Bool { aps.last { $0.key == key }?.scalar?.numberValue?.int == 1 }
         let hasAlert = aps.contains { $0.key == "alert" || $0.key == "sound" || $0.key == "badge" }
         let pushType = headers.pushType ?? (hasAlert ? "alert" : "background")
-        var content = PushContent(priority: (headers.priority ?? 10) == 10 ? .high : .normal,
-                                  contentAvailable: isOne("content-available"), mutableContent: isOne("mutable-content"),
-                                  collapseKey: headers.collapseID)
+        var content = PushContent(
+            priority: (headers.priority ?? 10) == 10 ? .high : .normal,
+            contentAvailable: isOne("content-available"), mutableContent: isOne("mutable-content"),
+            collapseKey: headers.collapseID)
         content.options.isNotification = pushType == "alert" && hasAlert
         content.options.apnsExpiration = headers.expiration
-        let message = delivery.accept(api: "apns", format: .apns, options: content.options, target: .token, request: request,
-                             project: project, id: apnsID, bulkID: nil)
+        let message = delivery.accept(
+            api: "apns", format: .apns, options: content.options, target: .token, request: request,
+            project: project, id: apnsID, bulkID: nil)
         message.apns = headers
         message.apnsPushType = pushType
         return message
@@ -156,14 +166,17 @@ final class APNsProvider {
         w.member("reason", failure.reason.rawValue)
         if let t = failure.timestamp { w.member("timestamp", Int(t / 1000)) }
         w.endObject()
-        return Response(status: failure.reason.status, headers: [("apns-id", apnsID), ("content-type", "application/json")],
-                        body: w.bytes)
+        return Response(
+            status: failure.reason.status, headers: [("apns-id", apnsID), ("content-type", "application/json")],
+            body: w.bytes)
     }
 
     /// Requests under `/3/` that no route took: a missing token, another method, a bad path.
     func unrouted(_ request: Request, methodNotAllowed: Bool) -> Response {
         let id = apnsID(for: request)
-        let reason: APNsReason = methodNotAllowed ? .methodNotAllowed
+        let reason: APNsReason =
+            methodNotAllowed
+            ? .methodNotAllowed
             : (request.path == "/3/device" || request.path == "/3/device/") ? .missingDeviceToken : .badPath
         return Self.error(APNsFailure(reason), apnsID: id)
     }

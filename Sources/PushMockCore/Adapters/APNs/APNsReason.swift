@@ -36,7 +36,8 @@ public enum APNsReason: String, Sendable, CaseIterable {
     public var status: Int {
         switch self {
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken: 403
+            .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken:
+            403
         case .badPath: 404
         case .methodNotAllowed: 405
         case .expiredToken, .unregistered: 410
@@ -53,7 +54,8 @@ public enum APNsReason: String, Sendable, CaseIterable {
         switch self {
         case .badDeviceToken, .deviceTokenNotForTopic, .expiredToken, .unregistered: .invalidRegistration
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .topicDisallowed: .authenticationError
+            .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .topicDisallowed:
+            .authenticationError
         case .payloadTooLarge: .payloadTooLarge
         case .tooManyRequests, .tooManyProviderTokenUpdates: .quotaExceeded
         case .internalServerError, .serviceUnavailable, .shutdown, .idleTimeout: .internalError

@@ -9,7 +9,8 @@ struct APNsToken: Hashable {
         guard hex.utf8.count == 64 else { return nil }
         let words: (UInt64, UInt64, UInt64, UInt64)? = hex.withBytes { bytes in
             guard let p = bytes.baseAddress, let a = Self.word(p), let b = Self.word(p + 16), let c = Self.word(p + 32),
-                  let d = Self.word(p + 48) else { return nil }
+                let d = Self.word(p + 48)
+            else { return nil }
             return (a, b, c, d)
         }
         guard let words else { return nil }
@@ -26,7 +27,8 @@ struct APNsToken: Hashable {
     /// converted together (a byte at a time this was the largest cost of finding the device).
     /// The bits are in an order of their own: only equality and hashing use them.
     private static func eight(_ x: UInt64) -> UInt64? {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
         guard x & highs == 0 else { return nil }
         // A byte's high bit says whether it is at least `low` (no byte is 0x80 or more, so
         // the sum never carries into the next byte).

@@ -10,8 +10,10 @@ final class LegacyAPI {
     private let log: EventLog
     private let storeFailing: () -> Bool
 
-    init(auth: LegacyAuth, delivery: Delivery, chaos: Chaos, quotas: Quotas, ids: MessageIDs, log: EventLog, clock: Clock,
-         storeFailing: @escaping () -> Bool) {
+    init(
+        auth: LegacyAuth, delivery: Delivery, chaos: Chaos, quotas: Quotas, ids: MessageIDs, log: EventLog, clock: Clock,
+        storeFailing: @escaping () -> Bool
+    ) {
         self.auth = auth
         self.delivery = delivery
         self.chaos = chaos
@@ -24,8 +26,9 @@ final class LegacyAPI {
 
     /// The legacy API's answer when the delivery log cannot be written: a bare 503 with the
     /// back-off it asks for.
-    static let storeUnavailable = Response(status: 503, headers: [("Retry-After", "10"), ("Content-Type", "text/plain; charset=UTF-8")],
-                                           body: Array("Unavailable".utf8))
+    static let storeUnavailable = Response(
+        status: 503, headers: [("Retry-After", "10"), ("Content-Type", "text/plain; charset=UTF-8")],
+        body: Array("Unavailable".utf8))
 
     func send(_ request: Request) -> Reply {
         guard let project = auth.project(request) else { return auth.unauthorized(request) }
@@ -38,8 +41,9 @@ final class LegacyAPI {
         do {
             send = try LegacyRequest.decode(request)
         } catch {
-            log.append(kind: .invalidParameters, time: clock.now(), projectID: project.id,
-                       projectNumber: project.number, reason: "bad_request")
+            log.append(
+                kind: .invalidParameters, time: clock.now(), projectID: project.id,
+                projectNumber: project.number, reason: "bad_request")
             return .response(.text(400, error.text))
         }
         switch send.target {
@@ -65,23 +69,30 @@ final class LegacyAPI {
         }
     }
 
-    private func record(_ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
-                        id: String, bulkID: Int64?) -> Message {
-        delivery.accept(api: "legacy", format: send.isForm ? .legacyForm : .legacyJSON, options: send.content.options,
-               target: target, request: request, project: project, id: id, bulkID: bulkID, dryRun: send.dryRun)
+    private func record(
+        _ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
+        id: String, bulkID: Int64?
+    ) -> Message {
+        delivery.accept(
+            api: "legacy", format: send.isForm ? .legacyForm : .legacyJSON, options: send.content.options,
+            target: target, request: request, project: project, id: id, bulkID: bulkID, dryRun: send.dryRun)
     }
 
     /// What a send does for one token: the device, or the error its result shows, with the
     /// message-wide error, injected failures and the device's rate limit applied.
-    private func outcome(of token: String, _ send: LegacyRequest, _ messageError: LegacyError?,
-                         _ project: Project) -> Result<Device, RecipientFailure> {
+    private func outcome(
+        of token: String, _ send: LegacyRequest, _ messageError: LegacyError?,
+        _ project: Project
+    ) -> Result<Device, RecipientFailure> {
         let device: Device
         switch delivery.check(token: token, send.content.options, project: project) {
         case .success(let d): device = d
         case .failure(let e): return .failure(RecipientFailure(e))
         }
         if let messageError { return .failure(RecipientFailure(messageError)) }
-        if let injected = chaos.injectedFailure(device, project, surface: .legacy) { return .failure(RecipientFailure(injected, injected: true)) }
+        if let injected = chaos.injectedFailure(device, project, surface: .legacy) {
+            return .failure(RecipientFailure(injected, injected: true))
+        }
         if !send.dryRun, quotas.takeDeviceRate(device) != nil { return .failure(RecipientFailure(.deviceMessageRateExceeded)) }
         return .success(device)
     }
@@ -94,8 +105,9 @@ final class LegacyAPI {
         // multicast id, with each recipient's id indexed to it.
         let single = tokens.count == 1
         let singleID = single ? ids.recipient() : ""
-        let message = record(send, single ? .token : .multicast, request, project,
-                             id: single ? singleID : String(multicastID), bulkID: single ? nil : multicastID)
+        let message = record(
+            send, single ? .token : .multicast, request, project,
+            id: single ? singleID : String(multicastID), bulkID: single ? nil : multicastID)
         var results = JSONWriter(capacity: 16 + tokens.count * 48)
         results.beginArray()
         var failures = 0
@@ -106,8 +118,9 @@ final class LegacyAPI {
             switch outcome {
             case .failure(let failure):
                 let error = failure.error
-                delivery.logRejection(error, project: project, message: message, device: project.devices.withToken(token),
-                             token: token, type: message.options.messageType, reason: failure.reason)
+                delivery.logRejection(
+                    error, project: project, message: message, device: project.devices.withToken(token),
+                    token: token, type: message.options.messageType, reason: failure.reason)
                 // Plain text signals these with the status, not a line (docs/reference/fcm-legacy.md §A.5).
                 if send.isForm, error == .unavailable { return .text(503, "") }
                 if send.isForm, error == .internalServerError { return .text(500, "") }
@@ -115,8 +128,9 @@ final class LegacyAPI {
                 results.member("error", error.rawValue)
                 if send.isForm { formLine = "Error=" + error.rawValue }
             case .success(let device) where send.dryRun:
-                log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                           message: message, messageID: "fake_message_id", device: device, reason: "dry_run")
+                log.append(
+                    kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                    message: message, messageID: "fake_message_id", device: device, reason: "dry_run")
                 results.member("message_id", "fake_message_id")
                 if send.isForm { formLine = "id=fake_message_id" }
             case .success(let device):
@@ -132,25 +146,30 @@ final class LegacyAPI {
         if send.isForm { return .text(200, formLine + "\n") }
         var w = JSONWriter(capacity: 96 + results.bytes.count)
         w.beginObject()
-        w.key("multicast_id"); w.int64(multicastID)
+        w.key("multicast_id")
+        w.int64(multicastID)
         w.member("success", tokens.count - failures)
         w.member("failure", failures)
         w.member("canonical_ids", 0)
-        w.key("results"); w.raw(results.bytes)
+        w.key("results")
+        w.raw(results.bytes)
         w.endObject()
         return .json(200, w)
     }
 
     /// Topic and condition sends: `{"message_id": N}` or `{"error": code}`.
-    private func topicSend(_ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
-                   condition: Condition? = nil) -> Response {
+    private func topicSend(
+        _ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
+        condition: Condition? = nil
+    ) -> Response {
         if let error = LegacyValidation.messageError(send, topicLike: true) {
             delivery.logRejection(error, project: project, type: .topic)
             return .json(200, "{\"error\":\"\(error.rawValue)\"}")
         }
         if send.dryRun {
-            log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                       messageID: "fake_message_id", messageType: .topic, reason: "dry_run")
+            log.append(
+                kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                messageID: "fake_message_id", messageType: .topic, reason: "dry_run")
             return .json(200, "{\"message_id\":-1}")
         }
         let bulk = ids.bulk()
@@ -174,8 +193,9 @@ final class LegacyAPI {
             let outcome = outcome(of: token, send, messageError, project)
             switch outcome {
             case .failure(let failure):
-                delivery.logRejection(failure.error, project: project, message: message, device: project.devices.withToken(token),
-                             token: token, reason: failure.reason)
+                delivery.logRejection(
+                    failure.error, project: project, message: message, device: project.devices.withToken(token),
+                    token: token, reason: failure.reason)
                 failed.append(token)
             case .success(let device) where !send.dryRun:
                 let id = ids.recipient()

@@ -29,7 +29,8 @@ final class LegacyAuth {
     func instanceIDProject(_ request: Request) -> Project? {
         if let p = project(request) { return p }
         guard request.header("access_token_auth") == "true", let header = request.header("authorization"),
-              Authorization.bearerToken(header) != nil else { return nil }
+            Authorization.bearerToken(header) != nil
+        else { return nil }
         if configuration.acceptAnyToken { return directory.defaultProject }
         guard let token = credentials.accessToken(authorization: header), token.expires > clock.now() else { return nil }
         return directory[token.projectID]
@@ -38,8 +39,9 @@ final class LegacyAuth {
     /// FCM's 401 page (docs/reference/fcm-legacy.md §A.6), logged as AUTHENTICATION_ERROR.
     func unauthorized(_ request: Request) -> Reply {
         let p = directory.defaultProject
-        log.append(kind: .authenticationError, time: clock.now(), projectID: p.id, projectNumber: p.number,
-                   reason: request.header("authorization") == nil ? "missing_authorization" : "invalid_key")
+        log.append(
+            kind: .authenticationError, time: clock.now(), projectID: p.id, projectNumber: p.number,
+            reason: request.header("authorization") == nil ? "missing_authorization" : "invalid_key")
         return .response(.html(401, Self.unauthorizedPage))
     }
 

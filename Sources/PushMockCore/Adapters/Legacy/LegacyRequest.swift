@@ -39,9 +39,19 @@ struct LegacyRequest {
         guard let obj = root.objectValue else {
             throw Rejection(text: "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n")
         }
-        var to: String?, ids: [JSONValue]?, condition: String?, notificationKey: String?
-        var collapseKey: String?, restricted: String?, contentAvailable: Bool?, mutableContent: Bool?
-        var dryRun: Bool?, ttl: JSONNumber?, data: JSONObject?, notification: JSONObject?, priority: Priority?
+        var to: String?
+        var ids: [JSONValue]?
+        var condition: String?
+        var notificationKey: String?
+        var collapseKey: String?
+        var restricted: String?
+        var contentAvailable: Bool?
+        var mutableContent: Bool?
+        var dryRun: Bool?
+        var ttl: JSONNumber?
+        var data: JSONObject?
+        var notification: JSONObject?
+        var priority: Priority?
         // One pass over the members; a repeated member's last value wins. Unknown members
         // are ignored, as FCM did.
         for (name, v) in obj.entries {
@@ -68,9 +78,10 @@ struct LegacyRequest {
 
         let targets = (to != nil || notificationKey != nil ? 1 : 0) + (ids != nil ? 1 : 0) + (condition != nil ? 1 : 0)
         if targets > 1 {
-            throw Rejection(text: ids != nil && (to != nil || notificationKey != nil)
-                ? "Must use either \"registration_ids\" field or \"to\", not both\n"
-                : "Must use either \"condition\" field or \"to\", not both\n")
+            throw Rejection(
+                text: ids != nil && (to != nil || notificationKey != nil)
+                    ? "Must use either \"registration_ids\" field or \"to\", not both\n"
+                    : "Must use either \"condition\" field or \"to\", not both\n")
         }
         var target = Target.none
         if let t = to ?? notificationKey { target = .to(t) }
@@ -80,13 +91,15 @@ struct LegacyRequest {
             tokens.reserveCapacity(ids.count)
             for v in ids {
                 guard let s = v.stringValue else {
-                    throw Rejection(text: "Field \"registration_ids\" must be a JSON array of strings: \(JSONWriter.quotedJSON(v))\n")
+                    throw Rejection(
+                        text: "Field \"registration_ids\" must be a JSON array of strings: \(JSONWriter.quotedJSON(v))\n")
                 }
                 tokens.append(s)
             }
             if tokens.isEmpty { throw Rejection(text: "\"registration_ids\" field cannot be empty\n") }
             if tokens.count > maxRegistrationIDs {
-                throw Rejection(text: "Number of messages on bulk (\(tokens.count)) exceeds maximum allowed (\(maxRegistrationIDs))\n")
+                throw Rejection(
+                    text: "Number of messages on bulk (\(tokens.count)) exceeds maximum allowed (\(maxRegistrationIDs))\n")
             }
             target = .registrationIDs(tokens)
         }
@@ -96,9 +109,10 @@ struct LegacyRequest {
         if let ttl {
             if let n = ttl.int, (0...PushContent.maxTTL).contains(n) { ttlSeconds = n } else { invalidTTL = true }
         }
-        let content = PushContent(notification: notification, data: data, priority: priority,
-                                  contentAvailable: contentAvailable ?? false, mutableContent: mutableContent ?? false,
-                                  collapseKey: collapseKey, ttl: ttlSeconds, restrictedPackageName: restricted)
+        let content = PushContent(
+            notification: notification, data: data, priority: priority,
+            contentAvailable: contentAvailable ?? false, mutableContent: mutableContent ?? false,
+            collapseKey: collapseKey, ttl: ttlSeconds, restrictedPackageName: restricted)
         return LegacyRequest(target: target, content: content, dryRun: dryRun ?? false, invalidTTL: invalidTTL, isForm: false)
     }
 
@@ -118,14 +132,16 @@ struct LegacyRequest {
             if let n = Int(t), (0...PushContent.maxTTL).contains(n) { ttl = n } else { invalidTTL = true }
         }
         let flag: (String) -> Bool = { fields[$0] == "1" || fields[$0]?.lowercased() == "true" }
-        let priority: Priority? = switch fields["priority"] {
+        let priority: Priority? =
+            switch fields["priority"] {
             case "high", "10": .high
             case "normal", "5": .normal
             default: nil
-        }
-        let content = PushContent(data: data.isEmpty ? nil : JSONObject(data), priority: priority,
-                                  contentAvailable: flag("content_available"), collapseKey: fields["collapse_key"],
-                                  ttl: ttl, restrictedPackageName: fields["restricted_package_name"])
+            }
+        let content = PushContent(
+            data: data.isEmpty ? nil : JSONObject(data), priority: priority,
+            contentAvailable: flag("content_available"), collapseKey: fields["collapse_key"],
+            ttl: ttl, restrictedPackageName: fields["restricted_package_name"])
         let target: Target = fields["registration_id"].map { .to($0) } ?? .none
         return LegacyRequest(target: target, content: content, dryRun: flag("dry_run"), invalidTTL: invalidTTL, isForm: true)
     }
@@ -134,10 +150,15 @@ struct LegacyRequest {
     /// cheaper than hashing them).
     private enum Member: String {
         case to, condition, priority, data, notification
-        case registrationIDs = "registration_ids", notificationKey = "notification_key"
-        case collapseKey = "collapse_key", restrictedPackageName = "restricted_package_name"
-        case contentAvailable = "content_available", mutableContent = "mutable_content"
-        case dryRun = "dry_run", delayWhileIdle = "delay_while_idle", timeToLive = "time_to_live"
+        case registrationIDs = "registration_ids"
+        case notificationKey = "notification_key"
+        case collapseKey = "collapse_key"
+        case restrictedPackageName = "restricted_package_name"
+        case contentAvailable = "content_available"
+        case mutableContent = "mutable_content"
+        case dryRun = "dry_run"
+        case delayWhileIdle = "delay_while_idle"
+        case timeToLive = "time_to_live"
     }
 
     /// A member's value when it has the expected type, else FCM's 400 text.
@@ -155,7 +176,8 @@ struct LegacyRequest {
         case .string("normal"), .string("5"): return .normal
         case .number(let n) where n.int == 10: return .high
         case .number(let n) where n.int == 5: return .normal
-        default: throw Rejection(text: "Invalid value for \"priority\": \(JSONWriter.quotedJSON(v)). Use \"normal\" or \"high\".\n")
+        default:
+            throw Rejection(text: "Invalid value for \"priority\": \(JSONWriter.quotedJSON(v)). Use \"normal\" or \"high\".\n")
         }
     }
 

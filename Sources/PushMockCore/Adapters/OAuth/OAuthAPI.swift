@@ -28,9 +28,15 @@ final class OAuthAPI {
             return Self.oauthError("invalid_request", "The request body is not application/x-www-form-urlencoded.")
         }
         let form = Dictionary(pairs, uniquingKeysWith: { $1 })
-        guard let grant = form["grant_type"] else { return Self.oauthError("invalid_request", "Missing required parameter: grant_type") }
-        guard grant == Self.jwtBearerGrant else { return Self.oauthError("unsupported_grant_type", "Invalid grant_type: \(grant)") }
-        guard let assertion = form["assertion"] else { return Self.oauthError("invalid_request", "Missing required parameter: assertion") }
+        guard let grant = form["grant_type"] else {
+            return Self.oauthError("invalid_request", "Missing required parameter: grant_type")
+        }
+        guard grant == Self.jwtBearerGrant else {
+            return Self.oauthError("unsupported_grant_type", "Invalid grant_type: \(grant)")
+        }
+        guard let assertion = form["assertion"] else {
+            return Self.oauthError("invalid_request", "Missing required parameter: assertion")
+        }
         guard let jwt = JWT(assertion), jwt.header["alg"]?.stringValue == "RS256" else {
             return Self.oauthError("invalid_grant", "Invalid JWT: the assertion is not a signed RS256 JWT.")
         }
@@ -40,12 +46,18 @@ final class OAuthAPI {
         if let kid = jwt.header["kid"]?.stringValue, kid != account.keyID {
             return Self.oauthError("invalid_grant", "Invalid JWT Signature.")
         }
-        guard credentials.keys?.verifyRS256(message: jwt.signedPart, signature: jwt.signature, publicKeyPEM: account.publicKeyPEM) == true else {
+        guard
+            credentials.keys?.verifyRS256(message: jwt.signedPart, signature: jwt.signature, publicKeyPEM: account.publicKeyPEM)
+                == true
+        else {
             return Self.oauthError("invalid_grant", "Invalid JWT Signature.")
         }
         let now = Double(clock.now()) / 1_000_000
         guard let iat = jwt.seconds("iat"), let exp = jwt.seconds("exp"), exp > now, iat <= now + 300, exp - iat <= 3600 else {
-            return Self.oauthError("invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.")
+            return Self.oauthError(
+                "invalid_grant",
+                "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+            )
         }
         let scopes = Set((jwt.claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init))
         guard !scopes.isDisjoint(with: Self.messagingScopes) else {

@@ -24,7 +24,8 @@ final class TopicSubscriptionsAPI {
     /// Chaos for an authenticated request; anything else goes on to its error.
     private func withChaos(_ request: Request, _ params: [String: String], _ body: () -> Reply) -> Reply {
         guard credentials.bearerFailure(request, projectID: params["project"]!) == nil,
-              let project = credentials.googleAPIProject(params["project"]!) else { return body() }
+            let project = credentials.googleAPIProject(params["project"]!)
+        else { return body() }
         return chaos.run(.topics, project, answering: .google, body)
     }
 
@@ -38,7 +39,8 @@ final class TopicSubscriptionsAPI {
                 throw ControlError(response: .googleError(409, "ALREADY_EXISTS", "Requested entity already exists"))
             }
             guard project.topics.subscribe(device, to: topic, at: clock.now()) else {
-                throw Control.failedPrecondition("The app instance is subscribed to the maximum of \(Topic.maxPerInstance) topics.")
+                throw Control.failedPrecondition(
+                    "The app instance is subscribed to the maximum of \(Topic.maxPerInstance) topics.")
             }
             return .response(.json(200, Self.subscriptionJSON(project, params["token"]!, topic)))
         }

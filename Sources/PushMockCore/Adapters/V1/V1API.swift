@@ -12,8 +12,10 @@ final class V1API {
     private let log: EventLog
     private let storeFailing: () -> Bool
 
-    init(credentials: Credentials, directory: ProjectDirectory, delivery: Delivery, chaos: Chaos, quotas: Quotas,
-         ids: MessageIDs, log: EventLog, clock: Clock, storeFailing: @escaping () -> Bool) {
+    init(
+        credentials: Credentials, directory: ProjectDirectory, delivery: Delivery, chaos: Chaos, quotas: Quotas,
+        ids: MessageIDs, log: EventLog, clock: Clock, storeFailing: @escaping () -> Bool
+    ) {
         self.credentials = credentials
         self.directory = directory
         self.delivery = delivery
@@ -36,8 +38,9 @@ final class V1API {
         let projectID = params["project"]!
         if let failure = credentials.bearerFailure(request, projectID: projectID) {
             let p = directory.defaultProject
-            log.append(kind: .authenticationError, time: clock.now(), projectID: p.id, projectNumber: p.number,
-                       reason: failure.status == 403 ? "permission_denied" : "invalid_credentials")
+            log.append(
+                kind: .authenticationError, time: clock.now(), projectID: p.id, projectNumber: p.number,
+                reason: failure.status == 403 ? "permission_denied" : "invalid_credentials")
             return .response(failure)
         }
         guard let project = credentials.googleAPIProject(projectID) else {
@@ -53,8 +56,9 @@ final class V1API {
             try quotas.consumeQuota(project)
             return .response(try deliver(send, request, project))
         } catch {
-            log.append(kind: error.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                       token: Self.v1Token(request.body), reason: error.reason)
+            log.append(
+                kind: error.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                token: Self.v1Token(request.body), reason: error.reason)
             return .response(error.response)
         }
     }
@@ -79,8 +83,9 @@ final class V1API {
         case .token, .fid:
             let device = try self.device(send, project)
             if send.validateOnly {
-                log.append(kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                           messageID: "fake_message_id", messageType: options.messageType, device: device, reason: "dry_run")
+                log.append(
+                    kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                    messageID: "fake_message_id", messageType: options.messageType, device: device, reason: "dry_run")
                 return name("fake_message_id")
             }
             if let error = delivery.deviceError(device, options, project: project) { throw V1Error(error) }
@@ -90,8 +95,10 @@ final class V1API {
                 throw e
             }
             if device.platform == .ios, !options.isNotification,
-               send.message["apns"]?["headers"]?["apns-priority"]?.stringValue == "10" {
-                throw .invalid("Data messages to Apple devices must have apns-priority 5 (normal priority).", field: "message.apns.headers")
+                send.message["apns"]?["headers"]?["apns-priority"]?.stringValue == "10"
+            {
+                throw .invalid(
+                    "Data messages to Apple devices must have apns-priority 5 (normal priority).", field: "message.apns.headers")
             }
             try quotas.consumeDeviceRate(device)
             let id = ids.recipient()
@@ -108,8 +115,10 @@ final class V1API {
     }
 
     /// A topic or condition send; returns the topic message id.
-    private func broadcast(_ send: V1Request, _ target: Message.Target, _ devices: some Sequence<Device>, _ request: Request,
-                             _ project: Project) -> String {
+    private func broadcast(
+        _ send: V1Request, _ target: Message.Target, _ devices: some Sequence<Device>, _ request: Request,
+        _ project: Project
+    ) -> String {
         let bulk = ids.bulk()
         let message = record(send, target, request, project, id: String(bulk), bulkID: bulk)
         delivery.broadcast(message, to: devices, project: project)
@@ -132,9 +141,12 @@ final class V1API {
         }
     }
 
-    private func record(_ send: V1Request, _ target: Message.Target, _ request: Request, _ project: Project,
-                        id: String, bulkID: Int64?) -> Message {
-        delivery.accept(api: "v1", format: .v1, options: send.content.options, target: target, request: request,
-               project: project, id: id, bulkID: bulkID)
+    private func record(
+        _ send: V1Request, _ target: Message.Target, _ request: Request, _ project: Project,
+        id: String, bulkID: Int64?
+    ) -> Message {
+        delivery.accept(
+            api: "v1", format: .v1, options: send.content.options, target: target, request: request,
+            project: project, id: id, bulkID: bulkID)
     }
 }

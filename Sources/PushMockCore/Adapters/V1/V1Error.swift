@@ -15,7 +15,9 @@ struct V1Error: Error {
     static func invalid(_ message: String, field: String? = nil, reason: String = "bad_request") -> V1Error {
         var e = V1Error(status: 400, canonical: "INVALID_ARGUMENT", message: message, fcmCode: "INVALID_ARGUMENT")
         if let field {
-            e.details.append("{\"@type\":\"type.googleapis.com/google.rpc.BadRequest\",\"fieldViolations\":[{\"field\":\(JSONWriter.quoted(field)),\"description\":\(JSONWriter.quoted(message))}]}")
+            e.details.append(
+                "{\"@type\":\"type.googleapis.com/google.rpc.BadRequest\",\"fieldViolations\":[{\"field\":\(JSONWriter.quoted(field)),\"description\":\(JSONWriter.quoted(message))}]}"
+            )
         }
         e.reason = reason
         return e
@@ -39,7 +41,9 @@ struct V1Error: Error {
 extension V1Error {
     static func quotaExceeded(_ message: String, retryAfter: Timestamp) -> V1Error {
         var e = V1Error(status: 429, canonical: "RESOURCE_EXHAUSTED", message: message, fcmCode: "QUOTA_EXCEEDED")
-        e.details.append("{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\",\"violations\":[{\"subject\":\"fcm.googleapis.com\",\"description\":\(JSONWriter.quoted(message))}]}")
+        e.details.append(
+            "{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\",\"violations\":[{\"subject\":\"fcm.googleapis.com\",\"description\":\(JSONWriter.quoted(message))}]}"
+        )
         e.retryAfter = max(1, Int((retryAfter + 999_999) / 1_000_000))
         e.event = .quotaExceeded
         e.reason = "quota_exceeded"
@@ -58,16 +62,20 @@ extension V1Error {
         case .mismatchSenderID:
             e = V1Error(status: 403, canonical: "PERMISSION_DENIED", message: "SenderId mismatch", fcmCode: "SENDER_ID_MISMATCH")
         case .invalidAPNsCredential:
-            e = V1Error(status: 401, canonical: "UNAUTHENTICATED", message: "Auth error from APNS or Web Push Service",
-                        fcmCode: "THIRD_PARTY_AUTH_ERROR")
-            e.details.append("{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.ApnsError\",\"statusCode\":403,\"reason\":\"InvalidProviderToken\"}")
+            e = V1Error(
+                status: 401, canonical: "UNAUTHENTICATED", message: "Auth error from APNS or Web Push Service",
+                fcmCode: "THIRD_PARTY_AUTH_ERROR")
+            e.details.append(
+                "{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.ApnsError\",\"statusCode\":403,\"reason\":\"InvalidProviderToken\"}"
+            )
         case .invalidPackageName:
             e = .invalid("The restricted package name does not match the registration token's app.")
         case .deviceMessageRateExceeded:
             self = .quotaExceeded("Device message rate exceeded.", retryAfter: 60_000_000)
             return
         case .unavailable:
-            e = V1Error(status: 503, canonical: "UNAVAILABLE", message: "The service is currently unavailable.", fcmCode: "UNAVAILABLE")
+            e = V1Error(
+                status: 503, canonical: "UNAVAILABLE", message: "The service is currently unavailable.", fcmCode: "UNAVAILABLE")
             e.retryAfter = 1
         case .internalServerError:
             e = V1Error(status: 500, canonical: "INTERNAL", message: "Internal error encountered.", fcmCode: "INTERNAL")

@@ -1,7 +1,10 @@
 /// A decoded, validated `POST /v1/projects/{p}/messages:send` body (docs/reference/fcm-v1.md §B.2–B.8).
 struct V1Request {
     enum Target {
-        case token(String), fid(String), topic(String), condition(String, Condition)
+        case token(String)
+        case fid(String)
+        case topic(String)
+        case condition(String, Condition)
     }
 
     let target: Target
@@ -26,8 +29,9 @@ struct V1Request {
         let message = request["message"]?.objectValue ?? JSONObject()
         let target = try targetOf(message)
         try check(message, target: target)
-        return V1Request(target: target, message: message, validateOnly: request["validate_only"]?.boolValue ?? false,
-                         content: content(of: message))
+        return V1Request(
+            target: target, message: message, validateOnly: request["validate_only"]?.boolValue ?? false,
+            content: content(of: message))
     }
 
     private static func targetOf(_ m: JSONObject) throws(V1Error) -> Target {
@@ -35,14 +39,18 @@ struct V1Request {
         for (name, value) in m.entries where isTargetField(name) {
             guard let s = value.stringValue, !s.isEmpty else { continue }
             if found != nil {
-                throw .invalid("Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(name)'", field: "message")
+                throw .invalid(
+                    "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(name)'",
+                    field: "message")
             }
             switch name {
             case "token": found = .token(s)
             case "fid": found = .fid(s)
             case "topic":
                 guard Topic.isValidName(s) else {
-                    throw .invalid("Invalid topic name '\(s)': it must match [a-zA-Z0-9-_.~%]+, without the /topics/ prefix.", field: "message.topic")
+                    throw .invalid(
+                        "Invalid topic name '\(s)': it must match [a-zA-Z0-9-_.~%]+, without the /topics/ prefix.",
+                        field: "message.topic")
                 }
                 found = .topic(s)
             default:
@@ -64,10 +72,14 @@ struct V1Request {
 
     private static func check(_ m: JSONObject, target: Target) throws(V1Error) {
         for (key, _) in m["data"]?.objectValue?.entries ?? [] where isReserved(key) {
-            throw .invalid("Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.", field: "message.data", reason: "reserved_data_key")
+            throw .invalid(
+                "Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.",
+                field: "message.data", reason: "reserved_data_key")
         }
         // Looked up once each, without the variadic `value(...)`, which allocates per call.
-        let android = m["android"]?.objectValue, apns = m["apns"]?.objectValue, webpush = m["webpush"]?.objectValue
+        let android = m["android"]?.objectValue
+        let apns = m["apns"]?.objectValue
+        let webpush = m["webpush"]?.objectValue
         func checkLabel(_ options: JSONValue?, _ path: StaticString) throws(V1Error) {
             if let label = options?["analytics_label"]?.stringValue, !isAnalyticsLabel(label) {
                 throw .invalid("Analytics label must match \(labelPattern).", field: "message.\(path).analytics_label")
@@ -78,7 +90,9 @@ struct V1Request {
         try checkLabel(apns?["fcm_options"], "apns.fcm_options")
         try checkLabel(webpush?["fcm_options"], "webpush.fcm_options")
         if let ttl = android?["ttl"]?.stringValue, let s = Duration.seconds(ttl), s < 0 || s > Double(PushContent.maxTTL) {
-            throw .invalid("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(ttl)\": TTL must be 0 to 2419200 seconds.", field: "message.android.ttl", reason: "invalid_ttl")
+            throw .invalid(
+                "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(ttl)\": TTL must be 0 to 2419200 seconds.",
+                field: "message.android.ttl", reason: "invalid_ttl")
         }
         if let link = webpush?["fcm_options"]?["link"]?.stringValue, !link.lowercased().hasPrefix("https://") {
             throw .invalid("The webpush link must be an HTTPS URL: \(link)", field: "message.webpush.fcm_options.link")
@@ -86,10 +100,15 @@ struct V1Request {
         if let p = apns?["headers"]?["apns-priority"]?.stringValue, !["1", "5", "10"].contains(p) {
             throw .invalid("Invalid APNs priority \"\(p)\": use 10, 5 or 1.", field: "message.apns.headers")
         }
-        let topicLike: Bool = switch target { case .topic, .condition: true; default: false }
+        let topicLike: Bool =
+            switch target {
+            case .topic, .condition: true
+            default: false
+            }
         let limit = topicLike ? LegacyValidation.maxTopicPayload : LegacyValidation.maxPayload
         if payloadSize(m) > limit {
-            throw .invalid("Message is too big: the payload exceeds \(limit) bytes.", field: "message", reason: "payload_too_large")
+            throw .invalid(
+                "Message is too big: the payload exceeds \(limit) bytes.", field: "message", reason: "payload_too_large")
         }
     }
 
@@ -125,7 +144,8 @@ struct V1Request {
     /// The options the device model and the log need, from the message and its overrides.
     static func content(of m: JSONObject) -> PushContent {
         // Each override object looked up once (the variadic `value(...)` allocates per call).
-        let android = m["android"]?.objectValue, apns = m["apns"]?.objectValue
+        let android = m["android"]?.objectValue
+        let apns = m["apns"]?.objectValue
         let apnsHeaders = apns?["headers"]?.objectValue
         let aps = apns?["payload"]?["aps"]?.objectValue
         let isNotification = m["notification"] != nil || android?["notification"] != nil || aps?["alert"] != nil
@@ -141,15 +161,17 @@ struct V1Request {
             }
         }
         let ttl = android?["ttl"]?.stringValue.flatMap(Duration.seconds).map { Int($0) } ?? PushContent.maxTTL
-        let label = m["fcm_options"]?["analytics_label"]?.stringValue
+        let label =
+            m["fcm_options"]?["analytics_label"]?.stringValue
             ?? android?["fcm_options"]?["analytics_label"]?.stringValue
             ?? apns?["fcm_options"]?["analytics_label"]?.stringValue
-        var content = PushContent(notification: m["notification"]?.objectValue, data: m["data"]?.objectValue,
-                                  priority: priority, contentAvailable: aps?["content-available"]?.numberValue?.int == 1,
-                                  mutableContent: aps?["mutable-content"]?.numberValue?.int == 1,
-                                  collapseKey: android?["collapse_key"]?.stringValue, ttl: ttl,
-                                  restrictedPackageName: android?["restricted_package_name"]?.stringValue,
-                                  analyticsLabel: label)
+        var content = PushContent(
+            notification: m["notification"]?.objectValue, data: m["data"]?.objectValue,
+            priority: priority, contentAvailable: aps?["content-available"]?.numberValue?.int == 1,
+            mutableContent: aps?["mutable-content"]?.numberValue?.int == 1,
+            collapseKey: android?["collapse_key"]?.stringValue, ttl: ttl,
+            restrictedPackageName: android?["restricted_package_name"]?.stringValue,
+            analyticsLabel: label)
         content.options.isNotification = isNotification
         if !isNotification, priority == nil { content.options.priority = .normal }
         if let exp = apnsHeaders?["apns-expiration"]?.stringValue.flatMap({ Int64($0) }) {

@@ -34,8 +34,10 @@ enum V1Schema {
         "click_action": .string, "body_loc_key": .string, "body_loc_args": .stringArray, "title_loc_key": .string,
         "title_loc_args": .stringArray, "channel_id": .string, "ticker": .string, "sticky": .bool, "event_time": .string,
         "local_only": .bool,
-        "notification_priority": .enumeration(["PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT",
-                                               "PRIORITY_HIGH", "PRIORITY_MAX"]),
+        "notification_priority": .enumeration([
+            "PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT",
+            "PRIORITY_HIGH", "PRIORITY_MAX",
+        ]),
         "default_sound": .bool, "default_vibrate_timings": .bool, "default_light_settings": .bool,
         "vibrate_timings": .array(.duration),
         "visibility": .enumeration(["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"]),
@@ -85,7 +87,8 @@ enum V1Schema {
         if case .null = value { return nil }
         func wrong() -> Violation {
             let path = at()
-            return Violation(field: path, description: "Invalid value at '\(path)' (\(type.protoName)), \(JSONWriter.quotedJSON(value))")
+            return Violation(
+                field: path, description: "Invalid value at '\(path)' (\(type.protoName)), \(JSONWriter.quotedJSON(value))")
         }
         switch type {
         case .string: guard value.stringValue != nil else { throw wrong() }
@@ -100,7 +103,9 @@ enum V1Schema {
             guard let items = value.arrayValue else { throw wrong() }
             for (i, item) in items.enumerated() where item.stringValue == nil {
                 let path = at()
-                throw Violation(field: "\(path)[\(i)]", description: "Invalid value at '\(path)[\(i)]' (TYPE_STRING), \(JSONWriter.quotedJSON(item))")
+                throw Violation(
+                    field: "\(path)[\(i)]",
+                    description: "Invalid value at '\(path)[\(i)]' (TYPE_STRING), \(JSONWriter.quotedJSON(item))")
             }
         case .array(let element):
             guard let items = value.arrayValue else { throw wrong() }
@@ -115,18 +120,29 @@ enum V1Schema {
             guard let obj = value.objectValue else { throw wrong() }
             for (i, entry) in obj.entries.enumerated() where entry.value.stringValue == nil {
                 let field = "\(at())[\(i)].value"
-                throw Violation(field: field, description: "Invalid value at '\(field)' (TYPE_STRING), \(JSONWriter.quotedJSON(entry.value))")
+                throw Violation(
+                    field: field, description: "Invalid value at '\(field)' (TYPE_STRING), \(JSONWriter.quotedJSON(entry.value))")
             }
         case .object(let fields):
             guard let obj = value.objectValue else { throw wrong() }
             var out: [(key: String, value: JSONValue)]?
             for (i, (key, item)) in obj.entries.enumerated() {
                 let name = snakeCase(key)
-                guard let fieldType = fields.first(where: { $0.key.utf8.count == name.utf8.count && $0.key == name })?.value else {
+                guard let fieldType = fields.first(where: { $0.key.utf8.count == name.utf8.count && $0.key == name })?.value
+                else {
                     let path = at()
-                    throw Violation(field: path, description: "Invalid JSON payload received. Unknown name \"\(key)\"\(path.isEmpty ? "" : " at '\(path)'"): Cannot find field.")
+                    throw Violation(
+                        field: path,
+                        description:
+                            "Invalid JSON payload received. Unknown name \"\(key)\"\(path.isEmpty ? "" : " at '\(path)'"): Cannot find field."
+                    )
                 }
-                let new = try rewritten(item, fieldType, at: { let p = at(); return p.isEmpty ? name : "\(p).\(name)" })
+                let new = try rewritten(
+                    item, fieldType,
+                    at: {
+                        let p = at()
+                        return p.isEmpty ? name : "\(p).\(name)"
+                    })
                 if new != nil || name != key, out == nil { out = Array(obj.entries[..<i]) }
                 out?.append((name, new ?? item))
             }
@@ -153,8 +169,9 @@ enum Duration {
         let number = s.dropLast()
         let parts = number.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let whole = parts.first,
-              !whole.isEmpty, whole.drop(while: { $0 == "-" }).allSatisfy(\.isNumber),
-              parts.count == 1 || (1...9).contains(parts[1].count) && parts[1].allSatisfy(\.isNumber) else { return nil }
+            !whole.isEmpty, whole.drop(while: { $0 == "-" }).allSatisfy(\.isNumber),
+            parts.count == 1 || (1...9).contains(parts[1].count) && parts[1].allSatisfy(\.isNumber)
+        else { return nil }
         return Double(number)
     }
 }
