@@ -86,7 +86,7 @@ check: test-deps venv
 # the one suppression).
 ASAN_BIN := .build/asan/debug/pushmock
 test-asan: test-deps venv
-	swift build --sanitize=address --build-path .build/asan --product pushmock 2>&1 | grep -v "Cannot export local symbol '__asan"
+	swift build --sanitize=address --build-path .build/asan --product pushmock -Xswiftc -use-ld=lld
 	swift build --build-tests
 	PUSHMOCK_BIN=$(CURDIR)/$(ASAN_BIN) LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/sanitizers/lsan.supp \
 	  swift test --skip-build --filter PushMockServerTests

@@ -7,7 +7,7 @@ out=.build/fuzz/fuzz-requests
 mkdir -p .build/fuzz
 sources=$(find Sources/PushMockCore -name '*.swift' | sort)
 if [ ! -x "$out" ] || [ -n "$(find $sources Fuzz/FuzzRequests.swift -newer "$out" | head -n1)" ]; then
-  swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -suppress-warnings -module-name PushMockCore \
-    $sources Fuzz/FuzzRequests.swift -o "$out" 2> >(grep -v "Cannot export local symbol '__asan" >&2)
+  swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -use-ld=lld -module-name PushMockCore \
+    $sources Fuzz/FuzzRequests.swift -o "$out" >&2
 fi
 echo "$out"

@@ -3,7 +3,7 @@ import PushMockCore
 
 /// `KeyService` on OpenSSL 3's EVP API. OpenSSL objects are freed before the function that
 /// made them returns, except parsed public keys, which `publicKeys` keeps (OpenSSL 3's PEM
-/// decoder costs about a millisecond a call). Certificates come from the `CertificateStore`.
+/// decoder is slow, about a millisecond a call). Certificates come from the `CertificateStore`.
 struct OpenSSLKeys: KeyService {
     let certificates: CertificateStore
     private let publicKeys = PublicKeyCache()

@@ -74,9 +74,8 @@ do {
     exit(1)
 }
 
-/// glibc's per-thread cache keeps 7 freed blocks of each size; a request frees and allocates
-/// many more (libevent's headers and buffers, Swift's objects), so most allocations took
-/// malloc's slow path: a fifth of the server's CPU time per request, measured (docs/PERFORMANCE.md).
+/// glibc's per-thread cache keeps 7 freed blocks of each size, fewer than a request frees and
+/// allocates, so without this most allocations take malloc's slow path (docs/PERFORMANCE.md).
 /// The cache's size is a tunable glibc reads only when a process starts, so the server
 /// re-executes itself once with it set. 1,000 blocks of each of the 64 cached sizes (at most
 /// 1 KiB) bound what the cache can hold to about 33 MB per thread.

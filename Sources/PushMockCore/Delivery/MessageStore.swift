@@ -2,10 +2,9 @@
 /// when full. Every recipient message id finds its send.
 ///
 /// Sends are found by scanning the hashes of their ids, newest first, in an array beside the
-/// ring (100,000 hashes are 800 KB read in order: tens of microseconds for an id that is not
-/// there). A hash table of every id made each send cost two cache misses — a random slot to
-/// fill and the slot of the send evicted 100,000 sends before — for lookups that only the
-/// control API makes. Recipient ids of multicast sends, which are few, are in a table.
+/// ring: only the control API looks sends up, so a send adds to the ring without touching a
+/// hash table (docs/PERFORMANCE.md). Recipient ids of multicast sends, which are few, are in a
+/// table.
 public final class MessageStore {
     public let capacity: Int
     /// Loop thread only. `hashes[k]` is `order[k].idHash`.

@@ -67,8 +67,7 @@ public struct Router<Handler> {
         return .notFound(candidates.first.map { routes[$0].handler })
     }
 
-    /// The path's segments after the leading `/`, split on bytes: splitting a String by
-    /// Characters walks grapheme clusters and costs more than the whole route lookup.
+    /// The path's segments after the leading `/`, split on bytes (not grapheme clusters).
     static func segments(_ path: String) -> [Substring] {
         let utf8 = path.utf8
         var parts: [Substring] = []

@@ -17,7 +17,7 @@ public struct Request {
         self.method = method
         self.headers = headers
         self.body = body
-        // The `?` found on bytes (a loop over `utf8` costs more; every request passes here).
+        // The `?` found on bytes: every request passes here.
         if let offset = target.withBytes({ $0.firstIndex(of: UInt8(ascii: "?")) }) {
             let q = target.utf8.index(target.utf8.startIndex, offsetBy: offset)
             path = String(Substring(target.utf8[..<q]))
@@ -30,7 +30,7 @@ public struct Request {
 
     /// The first value of a header; `name` is lower-case and matched case-insensitively.
     public func header(_ name: String) -> String? {
-        // By index, lengths first: binding each (name, value) pair retained both Strings.
+        // By index, lengths first, so no (name, value) pair is copied out.
         let count = name.utf8.count
         for i in headers.indices where headers[i].name.utf8.count == count && Self.equalsLowercased(headers[i].name, name) {
             return headers[i].value

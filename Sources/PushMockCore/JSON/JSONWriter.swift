@@ -197,7 +197,7 @@ public struct JSONWriter {
                 let c = u[i]
                 guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
-                // Byte by byte: an array literal here allocated for every escape.
+                // Byte by byte, so an escape allocates nothing.
                 out.append(0x5C)
                 switch c {
                 case 0x22, 0x5C: out.append(c)

@@ -45,8 +45,7 @@ public enum EventKind: String, Sendable, CaseIterable {
 
 /// One row of the delivery log. Message-level columns come from the shared `Message`, device
 /// columns from the `Device`, so a row stays small. The fields are declared widest first, so
-/// the one-byte ones share the padding after `delay` (120 bytes a row instead of 136: the log
-/// holds a million rows, and a topic send writes two per device).
+/// the one-byte ones share the padding after `delay` (the log holds a million rows).
 public struct Event {
     public let seq: Int64
     public let time: Timestamp

@@ -44,8 +44,7 @@ public final class Clock {
         return true
     }
 
-    /// Microseconds since 1970 from the system clock (clock_gettime; Foundation's Date costs
-    /// several times more, and the send path reads the clock a few times per request).
+    /// Microseconds since 1970 from the system clock (clock_gettime, without Foundation).
     public static func wallNow() -> Timestamp {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)

@@ -10,8 +10,7 @@ extension StringProtocol {
 }
 
 extension String {
-    /// Runs `body` on the string's UTF-8 bytes in place (a copy only for a bridged string):
-    /// loops over a buffer cost a fraction of loops over `utf8` on the hot path.
+    /// Runs `body` on the string's UTF-8 bytes in place (a copy only for a bridged string).
     @inlinable
     public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let r = utf8.withContiguousStorageIfAvailable(body) { return r }
@@ -27,7 +26,7 @@ extension String {
     }
 
     /// Whether the string's UTF-8 bytes start with `prefix`'s (String's `hasPrefix` compares
-    /// grapheme clusters, which costs more and is not what a path means).
+    /// grapheme clusters, which is not what a path means).
     @inlinable
     public func hasBytePrefix(_ prefix: StaticString) -> Bool {
         let n = prefix.utf8CodeUnitCount

@@ -319,8 +319,7 @@ final class HTTP2Session {
 }
 
 /// Runs `body` on the session behind nghttp2's user pointer without retaining it: the
-/// session owns the nghttp2 session that calls back, so it outlives every callback (a retain
-/// and release per callback were a few dozen atomic operations a request).
+/// session owns the nghttp2 session that calls back, so it outlives every callback.
 private func withSession<R>(_ user: UnsafeMutableRawPointer?, _ otherwise: R, _ body: (HTTP2Session) -> R) -> R {
     guard let user else { return otherwise }
     return Unmanaged<HTTP2Session>.fromOpaque(user)._withUnsafeGuaranteedRef(body)

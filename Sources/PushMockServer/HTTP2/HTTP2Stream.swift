@@ -6,9 +6,8 @@ import PushMockCore
 final class HTTP2Stream: Responder, StreamResponder {
     let id: Int32
     /// Unowned: the session outlives every stream that is not `closed` (its deinit closes
-    /// the streams left in its table), and a closed stream never touches it. (A weak
-    /// reference gave the session a side table, which sent every retain of it, several per
-    /// request, down the slow path.)
+    /// the streams left in its table), and a closed stream never touches it. Not weak: a weak
+    /// reference gives the session a side table and slows every retain of it.
     private unowned let session: HTTP2Session
     private var live: HTTP2Session? { closed ? nil : session }
     /// Set when the header block is complete (`HeaderBlockCache.finish`).

@@ -40,8 +40,7 @@ struct HeaderBlockCache {
     private var fields: [(name: String, value: String)] = []
     private var head = RequestHead()
     /// The same fields' bytes back to back, and where each name and value ends: incoming
-    /// fields are compared with these, not with the Strings (reading a String out of
-    /// `fields` costs a retain and a release, two atomic operations, per field).
+    /// fields are compared with these, so no String is read out of `fields` per field.
     private var bytes: [UInt8] = []
     private var ends: [(name: Int, value: Int)] = []
     /// Blocks longer than this are not kept.

@@ -12,7 +12,7 @@ struct ResponseFields {
         text.removeAll(keepingCapacity: true)
         spans.removeAll(keepingCapacity: true)
         text.append(contentsOf: Self.statusName)
-        // Three digits, written as bytes (a `String(status)` costs more than the rest).
+        // Three digits, written as bytes, without formatting a String.
         let s = min(max(status, 100), 999)
         text.append(UInt8(48 + s / 100))
         text.append(UInt8(48 + s / 10 % 10))

@@ -10,9 +10,7 @@ import PushMockCore
 /// readable it decrypts all that arrived (OpenSSL reads ahead, so a burst of records costs a
 /// `read` or two) and hands it over at once; what the answers then add to `output` goes out in
 /// one `SSL_write`. The write event is armed only while the peer leaves data unread, so a busy
-/// connection costs no `epoll_ctl`. (A libevent TLS bufferevent armed and disarmed it for every
-/// batch of answers, wrote each buffer chain as its own record and `write`, and read each
-/// record with two `read`s: five times the system calls.)
+/// connection costs no `epoll_ctl` (docs/PERFORMANCE.md: why not a libevent TLS bufferevent).
 final class TLSConnection {
     /// The first bytes of every HTTP/2 connection (RFC 9113 §3.4).
     static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)

@@ -24,7 +24,7 @@ struct APNsToken: Hashable {
     }
 
     /// Eight hex digits (either case), read as one word, as 32 bits: all bytes checked and
-    /// converted together (a byte at a time this was the largest cost of finding the device).
+    /// converted together.
     /// The bits are in an order of their own: only equality and hashing use them.
     private static func eight(_ x: UInt64) -> UInt64? {
         let ones: UInt64 = 0x0101_0101_0101_0101

@@ -146,8 +146,7 @@ struct LegacyRequest {
         return LegacyRequest(target: target, content: content, dryRun: flag("dry_run"), invalidTTL: invalidTTL, isForm: true)
     }
 
-    /// The request members FCM knew, by wire name (matched by comparing short strings,
-    /// cheaper than hashing them).
+    /// The request members FCM knew, by wire name (matched by comparing short strings).
     private enum Member: String {
         case to, condition, priority, data, notification
         case registrationIDs = "registration_ids"

@@ -7,8 +7,7 @@ indirect enum V1Type: Sendable {
     case string, bool, int, number, duration
     case stringMap, stringArray, freeObject, anyJSON
     case enumeration(Set<String>)
-    /// Fields by name, found by a scan (a message has at most a few dozen; hashing each name
-    /// cost more).
+    /// Fields by name, found by a scan: a message has at most a few dozen.
     case object(KeyValuePairs<String, V1Type>)
     case array(V1Type)
 
@@ -81,8 +80,7 @@ enum V1Schema {
     }
 
     /// The value with snake_case names, or nil when it already has them (most requests: the
-    /// tree is then not copied). The field path is only spelled out for an error. Both were a
-    /// fifth of an HTTP v1 send.
+    /// tree is then not copied). The field path is only spelled out for an error.
     private static func rewritten(_ value: JSONValue, _ type: V1Type, at: () -> String) throws(Violation) -> JSONValue? {
         if case .null = value { return nil }
         func wrong() -> Violation {
