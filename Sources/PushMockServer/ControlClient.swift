@@ -10,7 +10,8 @@ public enum ControlClient {
         guard let connection = evhttp_connection_base_new(base.pointer, nil, host, UInt16(port)) else {
             throw ServerError("cannot create a connection to \(host):\(port)")
         }
-        defer { evhttp_connection_free(connection) }
+        // The connection is freed before its base (which this keeps alive until then).
+        defer { withExtendedLifetime(base) { evhttp_connection_free(connection) } }
         let result = Box(base: base)
         // The request is owned by the connection once made; libevent frees it after the callback.
         guard let request = evhttp_request_new(controlClientDone, Unmanaged.passUnretained(result).toOpaque()) else {

@@ -2,7 +2,8 @@ internal import CLibevent
 
 /// The one libevent loop. Its thread owns every libevent object and all gateway state.
 final class EventBase {
-    /// Freed in deinit; every other libevent object must be freed first.
+    /// Freed in deinit. Every object that wraps a libevent object made on this base holds
+    /// the base, so none outlives it.
     let pointer: OpaquePointer
 
     init() throws(ServerError) {
@@ -24,9 +25,10 @@ final class EventBase {
 }
 
 /// A libevent event with a non-capturing callback: the owner passes itself as the argument.
-/// Freed in deinit.
+/// Freed in deinit; it holds its base, so the base cannot be freed first.
 final class LoopEvent {
     let pointer: OpaquePointer
+    private let base: EventBase
 
     init(
         base: EventBase, fd: Int32, what: Int16, callback: event_callback_fn,
@@ -34,6 +36,7 @@ final class LoopEvent {
     ) throws(ServerError) {
         guard let ev = event_new(base.pointer, fd, what, callback, argument) else { throw ServerError("event_new failed") }
         pointer = ev
+        self.base = base
     }
 
     deinit { event_free(pointer) }

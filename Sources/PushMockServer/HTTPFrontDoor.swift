@@ -53,9 +53,15 @@ final class HTTPFrontDoor {
         sweep?.add(seconds: 1)
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Frees the listener and every connection (without answering them).
+    func close() {
         for c in connections.values { c.release() }
+        connections.removeAll()
         if let listener { evconnlistener_free(listener) }
+        listener = nil
+        sweep = nil
     }
 
     var openConnections: Int { connections.count }
@@ -86,7 +92,7 @@ final class HTTPFrontDoor {
                 base.pointer, frontDoorAccepted, Unmanaged.passUnretained(self).toOpaque(),
                 UInt32(LEV_OPT_CLOSE_ON_FREE), 128, fd)
         else {
-            close(fd)
+            Glibc.close(fd)
             throw ServerError("cannot listen on the internal socket: \(String(cString: strerror(errno)))")
         }
         listener = l
@@ -104,7 +110,7 @@ final class HTTPFrontDoor {
 
     fileprivate func accepted(_ fd: Int32) {
         guard let bev = bufferevent_socket_new(base.pointer, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
-            close(fd)
+            Glibc.close(fd)
             return
         }
         if tcp { SocketPort.noDelay(fd) }

@@ -8,7 +8,8 @@ import PushMockCore
 public final class Server {
     public let configuration: Configuration
     public let gateway: Gateway
-    /// Owned here and freed in reverse order of creation when the server goes away.
+    /// The loop. Every part below that makes libevent objects holds it too, and `close()`
+    /// ends the parts in a defined order.
     private let base: EventBase
     private let polls: LongPolls
     private let streams: EventStreams
@@ -119,11 +120,27 @@ public final class Server {
         return lines
     }
 
-    /// Serves until a signal's graceful shutdown completes; then the durable log commits
-    /// what is queued.
+    /// Serves until a signal's graceful shutdown completes; then saves the state and closes.
     public func run() throws(ServerError) {
         try base.run()
         saveStateIfChanged()
+        close()
+    }
+
+    deinit { close() }
+
+    /// Ends the parts in a defined order: the listeners and their connections first (they
+    /// hand requests to the gateway), then parked long-polls and event streams, then the
+    /// loop's own events, and last the durable log, which commits what is queued. The base
+    /// goes when the last part holding it does.
+    private func close() {
+        tls?.close()
+        frontDoor.close()
+        polls.answerAll()
+        streams.endAll()
+        signals.removeAll()
+        expiryTimer = nil
+        drainTimer = nil
         store?.close()
     }
 

@@ -36,9 +36,14 @@ final class TLSListener {
         http1Address = try http1.bindInternal()
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Frees the listener and every connection (without answering them).
+    func close() {
         connections.removeAll()
         if let listener { evconnlistener_free(listener) }
+        listener = nil
+        http1.close()
     }
 
     var openConnections: Int { connections.count }
@@ -69,7 +74,7 @@ final class TLSListener {
                 listener: self, fd: fd, base: base, context: context,
                 handshakeSeconds: Double(configuration.timeoutSeconds))
         else {
-            close(fd)
+            Glibc.close(fd)
             return
         }
         connections[ObjectIdentifier(connection)] = connection
