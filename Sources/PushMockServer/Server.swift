@@ -13,9 +13,11 @@ public final class Server {
     private let base: EventBase
     private let polls: LongPolls
     private let streams: EventStreams
-    private let frontDoor: HTTPFrontDoor
+    /// Every connection on both ports.
+    private let connections: ConnectionTable
     private let certificates: CertificateStore
-    private let tls: TLSListener?
+    /// The TLS port's identity, when there is one.
+    private let tls: TLSContext?
     /// The durable log, with `--data-dir`.
     private let store: EventStore?
     private var signals: [LoopEvent] = []
@@ -66,7 +68,9 @@ public final class Server {
         base = try EventBase()
         polls = LongPolls(base: base, gateway: gateway)
         streams = try EventStreams(base: base, gateway: gateway)
-        frontDoor = try HTTPFrontDoor(base: base, gateway: gateway, polls: polls, streams: streams, configuration: configuration)
+        let dispatcher = RequestDispatcher(
+            gateway: gateway, polls: polls, streams: streams, maxBodyBytes: configuration.maxBodyBytes)
+        connections = try ConnectionTable(base: base, dispatcher: dispatcher, configuration: configuration)
         if configuration.tlsPort != nil {
             let identity: TLSContext.Identity
             if let chain = configuration.tlsCertificate, let key = configuration.tlsKey {
@@ -75,10 +79,7 @@ public final class Server {
                 let (cert, key) = try certificates.issueServerCertificate(extraNames: configuration.tlsSANs)
                 identity = .issued(cert, key)
             }
-            let context = try TLSContext(identity: identity, clientAuthority: certificates.authority)
-            tls = try TLSListener(
-                base: base, gateway: gateway, polls: polls, streams: streams, context: context,
-                configuration: configuration)
+            tls = try TLSContext(identity: identity, clientAuthority: certificates.authority)
         } else {
             tls = nil
         }
@@ -86,9 +87,11 @@ public final class Server {
 
     /// Binds the listeners; returns one line per listener with its URL.
     public func start() throws(ServerError) -> [String] {
-        let port = try frontDoor.bind(host: configuration.host, port: configuration.port)
+        let port = try connections.listen(host: configuration.host, port: configuration.port, tls: nil)
         var tlsPort: Int?
-        if let tls, let requested = configuration.tlsPort { tlsPort = try tls.bind(host: configuration.host, port: requested) }
+        if let tls, let requested = configuration.tlsPort {
+            tlsPort = try connections.listen(host: configuration.host, port: requested, tls: tls)
+        }
         let me = Unmanaged.passUnretained(self).toOpaque()
         for sig in [SIGINT, SIGTERM] {
             let ev = try LoopEvent(base: base, fd: sig, what: Int16(EV_SIGNAL | EV_PERSIST), callback: serverSignal, argument: me)
@@ -112,7 +115,7 @@ public final class Server {
                 "pushmock: delivery log also in \(store.path) (table data, committed every \(Int(EventStore.commitInterval * 1000)) ms)"
             )
         }
-        lines += ["pushmock: HTTP (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)"]
+        lines += ["pushmock: HTTP/1.1 and h2c (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)"]
         if let tlsPort {
             lines.insert("pushmock: local CA certificate \(certificates.authorityPath) (also GET /emulator/v1/ca.pem)", at: 0)
             lines.append("pushmock: TLS (HTTP/2 and HTTP/1.1: FCM, OAuth, APNs /3/device) on https://\(host):\(tlsPort)")
@@ -134,8 +137,7 @@ public final class Server {
     /// loop's own events, and last the durable log, which commits what is queued. The base
     /// goes when the last part holding it does.
     private func close() {
-        tls?.close()
-        frontDoor.close()
+        connections.close()
         polls.answerAll()
         streams.endAll()
         signals.removeAll()
@@ -148,12 +150,10 @@ public final class Server {
     /// grace period), then leave the loop.
     fileprivate func shutdown() {
         guard drainTimer == nil else { return }
-        frontDoor.stopAccepting()
-        tls?.stopAccepting()
         shutdownFlag.raise()
+        connections.stopAccepting()
         polls.answerAll()
         streams.endAll()
-        tls?.goAwayAll()
         for ev in signals { ev.remove() }
         expiryTimer?.remove()
         drainDeadline = Clock.wallNow() + Timestamp(Self.shutdownGrace * 1_000_000)
@@ -179,7 +179,7 @@ public final class Server {
     }
 
     fileprivate func drain() {
-        if frontDoor.openConnections + (tls?.openConnections ?? 0) == 0 || Clock.wallNow() >= drainDeadline {
+        if connections.openConnections == 0 || Clock.wallNow() >= drainDeadline {
             drainTimer?.remove()
             base.exit(after: 0)
         }

@@ -8,7 +8,8 @@ struct ServerTests {
     @Test("--port 0 binds a free port, prints its URL, and /healthz answers 200")
     func health() throws {
         let server = try ServerProcess()
-        #expect(server.log.contains("pushmock: HTTP (FCM v1 and legacy, IID, OAuth, control API) on http://127.0.0.1:"))
+        #expect(
+            server.log.contains("pushmock: HTTP/1.1 and h2c (FCM v1 and legacy, IID, OAuth, control API) on http://127.0.0.1:"))
         let r = try HTTPConnection(port: server.port).request("GET", "/healthz")
         #expect(r.status == 200)
         #expect(r.json["status"] as? String == "ok")

@@ -108,6 +108,9 @@ public final class Gateway {
         let logged = log.lastSeq
         var family = APIFamily.site
         var reply = clock.pinned { dispatch(request, &index, &family) }
+        // Another service's request on an HTTP/2 connection: on its real host it would have a
+        // connection of its own, with no APNs start-up limit (docs/reference/apns.md §E.1).
+        if family != .apns, let context = request.connection, !context.authenticated { context.authenticated = true }
         if let wait = waitUntilStored, log.lastSeq > logged, !wait(log.lastSeq) {
             reply = .response(storeUnavailable(request, family))
         }
@@ -134,6 +137,14 @@ public final class Gateway {
         case .notFound(let neighbour):
             family = neighbour?.family ?? .site
             return .response(unrouted(request, family, methodNotAllowed: false))
+        }
+    }
+
+    /// The family whose conventions answer `request`: its route's, or its neighbours'.
+    func family(of request: Request) -> APIFamily {
+        switch route(request) {
+        case .found(let endpoint, _, _), .methodNotAllowed(let endpoint): endpoint.family
+        case .notFound(let neighbour): neighbour?.family ?? .site
         }
     }
 

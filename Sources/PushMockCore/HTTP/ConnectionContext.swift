@@ -6,6 +6,9 @@ public final class ConnectionContext {
     public let clientCertificate: ClientCertificate?
     /// Bound by the connection's first authenticated push (docs/reference/apns.md §E.1, §E.3).
     var apns = APNsConnectionState()
+    /// Whether the connection has passed APNs' start-up limit of one stream: a valid provider
+    /// token, a client certificate, or a request to another service (`Gateway.http2Policy`).
+    public internal(set) var authenticated = false
 
     public init(isHTTP2: Bool, clientCertificate: ClientCertificate?) {
         self.isHTTP2 = isHTTP2

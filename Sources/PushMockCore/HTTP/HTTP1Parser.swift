@@ -116,6 +116,17 @@ public struct HTTP1HeadParser {
         return .head(head, length: end)
     }
 
+    /// The request line of a head that could not be read whole, if that line can be: a
+    /// framing error is answered in the shape of its path's API.
+    public static func requestLine(of bytes: UnsafeRawBufferPointer) -> Request? {
+        let b = bytes.bindMemory(to: UInt8.self)
+        var start = 0
+        while start < b.count, b[start] == 0x0D || b[start] == 0x0A { start += 1 }
+        var lines = Lines(bytes: b, position: start, end: b.count)
+        guard let line = lines.next(), let (method, target, _) = requestLine(b, line) else { return nil }
+        return Request(method: method, target: String(decoding: UnsafeBufferPointer(rebasing: b[target]), as: UTF8.self))
+    }
+
     /// The offset just past the blank line that ends the head (CRLF CRLF, or bare LFs).
     private static func headEnd(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         var i = start

@@ -3,26 +3,26 @@ internal import CNghttp2
 import Glibc
 import PushMockCore
 
-/// One HTTP/2 connection (nghttp2 server session) over the `TLSConnection` that owns it.
-/// Streams become `Request`s when their last frame arrives; replies go out as HEADERS (+ one
-/// DATA frame for a body). Memory is bounded: at most `maxConcurrentStreams` streams,
-/// `maxHeaderBytes` of headers each, `maxBufferedBytes` of unanswered request data in all, and
-/// reading pauses while `maxPendingOutput` waits to be sent.
+/// HTTP/2 on one connection (an nghttp2 server session), over TLS or h2c. Streams become
+/// `Request`s when their last frame arrives; replies go out as HEADERS (+ DATA for a body).
+/// Memory is bounded: at most the policy's streams at once, `maxHeaderBytes` of headers each,
+/// `maxBufferedBytes` of unanswered request data in all, and frames are made only while less
+/// than `Connection.maxPendingOutput` waits to be sent.
 final class HTTP2Session {
-    static let maxConcurrentStreams: UInt32 = 1000
     static let maxHeaderBytes = 64 * 1024
     static let maxBufferedBytes = 8 << 20
-    static let maxPendingOutput = 1 << 20
 
     /// Freed in deinit.
     private var session: OpaquePointer?
     /// The connection owns this session and outlives it.
-    private unowned let connection: TLSConnection
-    private let gateway: Gateway
-    private let polls: LongPolls
-    private let streams: EventStreams
+    private unowned let connection: Connection
+    private let dispatcher: RequestDispatcher
     let context: ConnectionContext
-    private let maxBodyBytes: Int
+    /// The gateway's rules for this connection: streams offered, idle close.
+    let policy: HTTP2Policy
+    private let secure: Bool
+    /// The policy's full stream count has been offered.
+    private var streamsRaised: Bool
     /// Open streams by id; loop thread only.
     private var streamTable: [Int32: HTTP2Stream] = [:]
     private var bufferedBytes = 0
@@ -39,16 +39,13 @@ final class HTTP2Session {
     /// A chaos drop asked for the connection to end at once, with no answer.
     private(set) var abandoned = false
 
-    init(
-        connection: TLSConnection, gateway: Gateway, polls: LongPolls, streams: EventStreams,
-        context: ConnectionContext, maxBodyBytes: Int
-    ) throws(ServerError) {
+    init(connection: Connection, context: ConnectionContext, policy: HTTP2Policy, secure: Bool) throws(ServerError) {
         self.connection = connection
-        self.gateway = gateway
-        self.polls = polls
-        self.streams = streams
+        dispatcher = connection.dispatcher
         self.context = context
-        self.maxBodyBytes = maxBodyBytes
+        self.policy = policy
+        self.secure = secure
+        streamsRaised = policy.initialStreams >= policy.streams
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
             throw ServerError("nghttp2_session_callbacks_new failed")
@@ -75,13 +72,26 @@ final class HTTP2Session {
         session = s
         var settings = [
             nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: Self.maxConcurrentStreams),
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: policy.initialStreams),
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(Self.maxHeaderBytes)),
         ]
         guard nghttp2_submit_settings(s, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
             throw ServerError("nghttp2_submit_settings failed")
         }
+    }
+
+    /// No stream open.
+    var isIdle: Bool { streamTable.isEmpty }
+
+    /// Offers the policy's full stream count once the gateway has let the connection past
+    /// its start-up limit.
+    private func raiseStreamsIfAuthenticated() {
+        guard !streamsRaised, context.authenticated else { return }
+        streamsRaised = true
+        var entry = nghttp2_settings_entry(
+            settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: policy.streams)
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
     }
 
     deinit {
@@ -117,33 +127,35 @@ final class HTTP2Session {
     func flush() -> Bool {
         let output = connection.output
         while true {
-            while evbuffer_get_length(output) < Self.maxPendingOutput {
+            while evbuffer_get_length(output) < Connection.maxPendingOutput {
                 var data: UnsafePointer<UInt8>?
                 let n = nghttp2_session_mem_send(session, &data)
                 guard n >= 0 else { return false }
                 guard n > 0, let data else { break }
                 guard evbuffer_add(output, data, n) == 0 else { return false }
             }
-            let full = evbuffer_get_length(output) >= Self.maxPendingOutput
-            connection.transmit()
+            let full = evbuffer_get_length(output) >= Connection.maxPendingOutput
+            // Full: send now, even while input is handed over, to make room for more.
+            if full { connection.transmit() } else { connection.flush() }
             // Everything went and nghttp2 has more: go on; else the connection calls again
             // once the peer has taken what is waiting.
             if !full || evbuffer_get_length(output) > 0 { break }
         }
-        // Back-pressure: stop reading while the peer is not reading what we send.
-        connection.setReading(evbuffer_get_length(output) < Self.maxPendingOutput)
+        // Back-pressure: reading pauses while the peer is not reading what we send.
+        connection.updateReading()
         if goingAway, streamTable.isEmpty { return false }
         return nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
     }
 
-    /// Announces shutdown: no new streams; open ones finish. Returns `flush()`'s answer.
+    /// Announces the end: no new streams; open ones finish. `debugData` tells the peer why.
+    /// Returns `flush()`'s answer.
     @discardableResult
-    func goAway(reason: String? = nil, error: nghttp2_error_code = NGHTTP2_NO_ERROR) -> Bool {
+    func goAway(debugData: [UInt8] = []) -> Bool {
         guard !goingAway else { return flush() }
         goingAway = true
         let last = nghttp2_session_get_last_proc_stream_id(session)
-        let debug = reason.map { Array("{\"reason\":\"\($0)\"}".utf8) } ?? []
-        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, error.rawValue, debug, debug.count)
+        nghttp2_submit_goaway(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, NGHTTP2_NO_ERROR.rawValue, debugData, debugData.count)
         return flush()
     }
 
@@ -194,7 +206,7 @@ final class HTTP2Session {
 
     fileprivate func dataChunk(_ streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
         guard let stream = streamTable[streamID] else { return 0 }
-        let room = maxBodyBytes + 1 - stream.body.count
+        let room = dispatcher.maxBodyBytes + 1 - stream.body.count
         if room > 0 {
             let taken = min(room, data.count)
             bufferedBytes += taken
@@ -219,16 +231,17 @@ final class HTTP2Session {
         guard frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, !stream.dispatched else { return 0 }
         stream.dispatched = true
         bufferedBytes -= stream.headerBytes + stream.body.count
-        if stream.body.count > maxBodyBytes {
-            respond(
-                stream, Response(status: 413, headers: [("content-type", "text/plain")], body: Array("Payload Too Large".utf8)))
+        var request = stream.request()
+        request.secure = secure
+        request.connection = context
+        if stream.body.count > dispatcher.maxBodyBytes {
+            request.body = []
+            respond(stream, dispatcher.framingError(.tooLarge, request))
             return 0
         }
-        var request = stream.request()
-        request.secure = true
-        request.connection = context
-        carry(gateway.handle(request), to: stream, stream: stream, polls: polls, streams: streams)
-        // A dropped connection fails the read, and `TLSConnection` closes it at once.
+        dispatcher.carry(dispatcher.handle(request), to: stream, stream: stream)
+        raiseStreamsIfAuthenticated()
+        // A dropped connection fails the read, and the connection closes at once.
         return abandoned ? NGHTTP2_ERR_CALLBACK_FAILURE.rawValue : 0
     }
 

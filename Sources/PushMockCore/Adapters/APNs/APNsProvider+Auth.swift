@@ -35,6 +35,7 @@ extension APNsProvider {
                 context.apns.tokenSince = now
             }
             context.apns.teamID = v.key.teamID
+            context.authenticated = true
         }
         return project
     }

@@ -1,0 +1,36 @@
+import PushMockCore
+
+/// What both protocol sessions use to reach the gateway: it hands over whole requests and
+/// framing errors, carries out replies that are not answers at once (long-polls, delays,
+/// streams, drops), and holds the limits and HTTP/1.1 reading state every connection shares.
+/// Loop thread only.
+final class RequestDispatcher {
+    let gateway: Gateway
+    private let polls: LongPolls
+    private let streams: EventStreams
+    let maxBodyBytes: Int
+    /// One parser and encoder for every HTTP/1.1 connection: they keep the last request's
+    /// Strings and the current `Date`, which clients and seconds repeat.
+    var parser = HTTP1HeadParser(maxHeadBytes: 64 * 1024)
+    var encoder = HTTP1Encoder()
+
+    init(gateway: Gateway, polls: LongPolls, streams: EventStreams, maxBodyBytes: Int) {
+        self.gateway = gateway
+        self.polls = polls
+        self.streams = streams
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    func handle(_ request: Request) -> Reply { gateway.handle(request) }
+
+    /// The gateway's answer to a request that could not be read whole.
+    func framingError(_ error: FramingError, _ request: Request?) -> Response { gateway.framingError(error, request) }
+
+    /// Carries out a reply that is not an answer at once.
+    func carry(_ reply: Reply, to responder: any Responder, stream: @autoclosure () -> any StreamResponder) {
+        PushMockServer.carry(reply, to: responder, stream: stream(), polls: polls, streams: streams)
+    }
+
+    /// After a request answered at once: long-polls may now be satisfied.
+    func noteChanges() { polls.noteChanges() }
+}
