@@ -31,7 +31,9 @@ let package = Package(
             swiftSettings: releaseSettings),
         .executableTarget(name: "pushmock", dependencies: ["PushMockServer", "PushMockCore"]),
         .testTarget(name: "PushMockCoreTests", dependencies: ["PushMockCore"]),
-        .testTarget(name: "PushMockServerTests"),
+        // The server tests start the `pushmock` binary; OpenSSL lets their raw HTTP/1.1 client
+        // speak TLS, so the same framing tests run on both ports.
+        .testTarget(name: "PushMockServerTests", dependencies: ["COpenSSL"]),
     ],
     swiftLanguageModes: [.v6]
 )

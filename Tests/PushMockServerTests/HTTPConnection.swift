@@ -1,14 +1,26 @@
+import COpenSSL
 import Foundation
+import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A minimal blocking HTTP/1.1 client on one loopback TCP connection, so tests control exactly
-/// what goes on the wire (keep-alive, partial requests, oversize bodies).
+/// Which of a server's ports a test talks to.
+enum Port: String, CaseIterable, CustomTestStringConvertible {
+    case plain, tls
+    var testDescription: String { rawValue }
+}
+
+/// A minimal blocking HTTP/1.1 client on one loopback TCP connection, plain or TLS (ALPN
+/// `http/1.1`), so tests control exactly what goes on the wire (keep-alive, partial requests,
+/// oversize bodies).
 final class HTTPConnection {
     let fd: Int32
     let port: Int
+    /// The TLS session over `fd`, on the TLS port.
+    private var ssl: OpaquePointer?
+    private var context: OpaquePointer?
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
@@ -38,7 +50,52 @@ final class HTTPConnection {
         setTimeout(timeout)
     }
 
-    deinit { close(fd) }
+    /// A connection to `server`'s plain or TLS port.
+    convenience init(_ server: ServerProcess, _ port: Port, timeout: Double = 10) throws {
+        switch port {
+        case .plain: try self.init(port: server.port, timeout: timeout)
+        case .tls:
+            guard let tlsPort = server.tlsPort else { throw Failure(description: "the server has no TLS port") }
+            try self.init(port: tlsPort, timeout: timeout)
+            try startTLS()
+        }
+    }
+
+    /// The TLS handshake (the test trusts any certificate: framing is what it checks).
+    private func startTLS() throws {
+        guard let ctx = SSL_CTX_new(TLS_client_method()), let ssl = SSL_new(ctx) else {
+            throw Failure(description: "cannot make a TLS client")
+        }
+        context = ctx
+        self.ssl = ssl
+        // A write to a closed TLS connection must fail, not end the test process.
+        signal(SIGPIPE, SIG_IGN)
+        let alpn: [UInt8] = [8] + Array("http/1.1".utf8)
+        SSL_set_alpn_protos(ssl, alpn, UInt32(alpn.count))
+        SSL_set_fd(ssl, fd)
+        guard SSL_connect(ssl) == 1 else { throw Failure(description: "TLS handshake failed") }
+    }
+
+    deinit {
+        if let ssl { SSL_free(ssl) }
+        if let context { SSL_CTX_free(context) }
+        close(fd)
+    }
+
+    private func send(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let ssl { return Int(SSL_write(ssl, bytes.baseAddress, Int32(bytes.count))) }
+        return Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+    }
+
+    /// Bytes read; 0 when the server closed; below 0 on a timeout.
+    private func receive(_ bytes: UnsafeMutableRawBufferPointer) -> Int {
+        guard let ssl else { return recv(fd, bytes.baseAddress, bytes.count, 0) }
+        ERR_clear_error()
+        let n = SSL_read(ssl, bytes.baseAddress, Int32(bytes.count))
+        if n > 0 { return Int(n) }
+        // A close_notify, a reset, or the socket's end without either: closed.
+        return SSL_get_error(ssl, n) == SSL_ERROR_WANT_READ ? -1 : 0
+    }
 
     func setTimeout(_ seconds: Double) {
         var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
@@ -48,8 +105,8 @@ final class HTTPConnection {
     func write(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw Failure(description: "send failed: \(errno)") }
+            let n = bytes[sent...].withUnsafeBytes { send($0) }
+            guard n > 0 else { throw Failure(description: ssl == nil ? "send failed: \(errno)" : "send failed: \(EPIPE)") }
             sent += n
         }
     }
@@ -80,7 +137,7 @@ final class HTTPConnection {
     /// Reads more bytes; false on end of stream.
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        let n = chunk.withUnsafeMutableBytes { receive($0) }
         if n == 0 { return false }
         guard n > 0 else { throw Failure(description: "recv failed or timed out: \(errno)") }
         buffer.append(contentsOf: chunk[0..<n])

@@ -15,10 +15,10 @@ struct ServerTests {
         #expect(r.json["status"] as? String == "ok")
     }
 
-    @Test("keep-alive: many requests on one connection are each answered once, in order")
-    func keepAlive() throws {
+    @Test("keep-alive: many requests on one connection are each answered once, in order", arguments: Port.allCases)
+    func keepAlive(_ port: Port) throws {
         let server = try ServerProcess()
-        let c = try HTTPConnection(port: server.port)
+        let c = try HTTPConnection(server, port)
         for i in 0..<20 {
             let r = try c.request("POST", "/fcm/send", body: #"{"to":"/topics/t\#(i)","data":{"i":"\#(i)"}}"#, headers: auth)
             #expect(r.status == 200)
@@ -28,35 +28,36 @@ struct ServerTests {
         #expect(events.json["count"] as? Int == 20)
     }
 
-    @Test("a body over 1 MiB gets 413 and is not logged")
-    func oversize() throws {
+    @Test("a body over 1 MiB gets 413 and is not logged", arguments: Port.allCases)
+    func oversize(_ port: Port) throws {
         let server = try ServerProcess()
-        let c = try HTTPConnection(port: server.port)
+        let c = try HTTPConnection(server, port)
         let big = String(repeating: "a", count: (1 << 20) + 1)
         let r = try c.request("POST", "/fcm/send", body: #"{"to":"/topics/x","data":{"k":"\#(big)"}}"#, headers: auth)
         #expect(r.status == 413)
-        let after = try HTTPConnection(port: server.port).request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true")
+        let after = try HTTPConnection(server, port).request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true")
         #expect(after.json["count"] as? Int == 0)
     }
 
-    @Test("request headers over 64 KiB get 400 and the connection closes")
-    func headerFlood() throws {
+    @Test("request headers over 64 KiB get 400 and the connection closes", arguments: Port.allCases)
+    func headerFlood(_ port: Port) throws {
         let server = try ServerProcess()
-        let c = try HTTPConnection(port: server.port)
+        let c = try HTTPConnection(server, port)
         let r = try c.request("GET", "/healthz", headers: ["X-Flood": String(repeating: "a", count: 70_000)])
         #expect(r.status == 400)
         #expect(c.isClosedByServer())
-        #expect(try HTTPConnection(port: server.port).request("GET", "/healthz").status == 200)
+        #expect(try HTTPConnection(server, port).request("GET", "/healthz").status == 200)
     }
 
     @Test(
-        "HTTP/1.1 framing: pipelined requests answered in order, chunked bodies, Expect: 100-continue, HTTP/1.0, malformed heads")
-    func framing() throws {
+        "HTTP/1.1 framing: pipelined requests answered in order, chunked bodies, Expect: 100-continue, HTTP/1.0, malformed heads",
+        arguments: Port.allCases)
+    func framing(_ port: Port) throws {
         let server = try ServerProcess()
         let key = "Authorization: key=pushmock-dev-server-key\r\nContent-Type: application/json\r\n"
         func chunk(_ s: String) -> String { String(s.utf8.count, radix: 16) + ";x=y\r\n" + s + "\r\n" }
         // Three requests in one write: three answers, in order.
-        let c = try HTTPConnection(port: server.port)
+        let c = try HTTPConnection(server, port)
         let send = #"{"to":"/topics/p","data":{"k":"v"}}"#
         try c.write(
             "POST /fcm/send HTTP/1.1\r\n\(key)Content-Length: \(send.utf8.count)\r\n\r\n\(send)"
@@ -85,7 +86,7 @@ struct ServerTests {
         #expect(
             poll.status == 200 && (poll.json["events"] as? [Any])?.isEmpty == false && health.json["status"] as? String == "ok")
         // HTTP/1.0: answered, then closed.
-        let old = try HTTPConnection(port: server.port)
+        let old = try HTTPConnection(server, port)
         try old.write("GET /healthz HTTP/1.0\r\n\r\n")
         #expect(try old.readReply().status == 200)
         #expect(old.isClosedByServer())
@@ -96,7 +97,7 @@ struct ServerTests {
             "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
             "POST /fcm/send HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
         ] {
-            let b = try HTTPConnection(port: server.port)
+            let b = try HTTPConnection(server, port)
             try b.write(bad)
             let r = try b.readReply()
             #expect(r.status == 400 && r.text.contains("Your client has issued a malformed or illegal request."), "\(bad)")
@@ -108,7 +109,7 @@ struct ServerTests {
             "POST /fcm/send HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n",
             "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks,
         ] {
-            let b = try HTTPConnection(port: server.port)
+            let b = try HTTPConnection(server, port)
             try b.write(big)
             let r = try b.readReply()
             #expect(r.status == 413 && r.text.contains("Your client issued a request that was too large."))
@@ -169,11 +170,12 @@ struct ServerTests {
         #expect(throws: (any Error).self) { try HTTPConnection(port: server.port) }
     }
 
-    @Test("--max-connections holds further connections until one closes")
+    @Test("--max-connections holds further connections, on either port, until one closes")
     func connectionCap() throws {
         let server = try ServerProcess(["--max-connections", "2"])
-        let a = try HTTPConnection(port: server.port)
-        let b = try HTTPConnection(port: server.port)
+        // One cap across both ports.
+        let a = try HTTPConnection(server, .plain)
+        let b = try HTTPConnection(server, .tls)
         #expect(try a.request("GET", "/healthz").status == 200)
         #expect(try b.request("GET", "/healthz").status == 200)
         let c = try HTTPConnection(port: server.port, timeout: 0.7)
@@ -184,15 +186,16 @@ struct ServerTests {
         #expect(try c.readReply().status == 200)
     }
 
-    @Test("a client that stalls mid-request, or idles, is cut off at the timeout while others are served")
-    func slowClient() throws {
+    @Test(
+        "a client that stalls mid-request, or idles, is cut off at the timeout while others are served", arguments: Port.allCases)
+    func slowClient(_ port: Port) throws {
         let server = try ServerProcess(["--timeout", "1"])
-        let idle = try HTTPConnection(port: server.port, timeout: 5)
+        let idle = try HTTPConnection(server, port, timeout: 5)
         #expect(try idle.request("GET", "/healthz").status == 200)
-        let slow = try HTTPConnection(port: server.port, timeout: 5)
+        let slow = try HTTPConnection(server, port, timeout: 5)
         try slow.write("POST /fcm/send HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n")
         let started = Date()
-        #expect(try HTTPConnection(port: server.port).request("GET", "/healthz").status == 200)
+        #expect(try HTTPConnection(server, port).request("GET", "/healthz").status == 200)
         #expect(slow.isClosedByServer())
         #expect(idle.isClosedByServer())
         #expect(Date().timeIntervalSince(started) < 4)
