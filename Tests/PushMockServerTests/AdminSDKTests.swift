@@ -33,6 +33,10 @@ struct AdminSDKTests {
         #expect(status == 0, "\(out)")
         let result = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any]
         #expect(result?["send_each"] as? Int == 50)
+        // send_each_async is the SDK's HTTP/2 path: it reached the plain port as h2c.
+        #expect(result?["send_each_async"] as? Int == 5)
+        let sends = try c.request("GET", base + "/messages?limit=1000").json["messages"] as? [[String: Any]] ?? []
+        #expect(sends.filter { $0["http_version"] as? String == "2" && $0["tls"] as? Bool == false }.count == 5)
         #expect(result?["multicast"] as? [Bool] == [true, true, false])
         #expect((result?["unregistered"] as? String)?.contains("Requested entity was not found.") == true)
 

@@ -3,12 +3,17 @@ for the URLs its messaging service holds (FCM has no emulator variable, clients.
 
 Usage: admin_sdk.py BASE_URL SERVICE_ACCOUNT_JSON ANDROID_TOKEN IOS_TOKEN GONE_TOKEN ANDROID_FID
 Prints one JSON object with what each call returned; exits non-zero on any surprise.
+
+The SDK's HTTP/2 path (send_each_async, on httpx) reaches the plain port as h2c: its transport
+for http:// URLs is told the server speaks HTTP/2 (prior knowledge), as TLS's ALPN would.
 """
+import asyncio
 import json
 import sys
 import warnings
 
 import firebase_admin
+import httpx
 from firebase_admin import credentials, exceptions, messaging
 
 warnings.simplefilter("ignore", DeprecationWarning)
@@ -25,6 +30,7 @@ project = json.load(open(account))["project_id"]
 service._fcm_url = f"{base}/v1/projects/{project}/messages:send"
 service._fcm_topic_url = f"{base}/v1/projects/{project}/registrations"
 messaging._MessagingService.IID_URL = base
+service._async_client._mounts["http://"]._wrapped_transport = httpx.AsyncHTTPTransport(retries=0, http1=False, http2=True)
 
 name = messaging.send(messaging.Message(
     token=android, notification=messaging.Notification(title="Sale", body="Today only"),
@@ -44,6 +50,10 @@ assert out["fid"].startswith(f"projects/{project}/messages/0:"), out
 
 out["dry_run"] = messaging.send(messaging.Message(token=android, data={"a": "b"}), dry_run=True)
 assert out["dry_run"] == f"projects/{project}/messages/fake_message_id", out
+
+over_h2c = asyncio.run(messaging.send_each_async([messaging.Message(token=android, data={"h2c": str(i)}) for i in range(5)]))
+assert over_h2c.success_count == 5, [r.exception for r in over_h2c.responses]
+out["send_each_async"] = over_h2c.success_count
 
 batch = messaging.send_each([messaging.Message(token=android, data={"i": str(i)}) for i in range(50)])
 assert batch.success_count == 50, batch.failure_count

@@ -1,10 +1,13 @@
-"""HTTP/2 clients for pushmock's TLS port, driven by the Swift server tests.
+"""HTTP/2 clients for pushmock, driven by the Swift server tests: on the TLS port (ALPN h2),
+or with --h2c on the plain port (HTTP/2 with prior knowledge; PORT is then the plain port).
 
 usage: h2_clients.py httpx PORT CA HTTP_PORT   httpx http2=True: FCM v1 and APNs; prints JSON
-       h2_clients.py abuse PORT CA             every abuse case; prints one JSON line per case
+       h2_clients.py abuse PORT CA [--h2c]     every abuse case; prints one JSON line per case
        h2_clients.py goaway PORT CA            prints "ready", then waits for the server's GOAWAY
-       h2_clients.py backpressure PORT CA HTTP_PORT TIMEOUT
+       h2_clients.py backpressure PORT CA HTTP_PORT TIMEOUT [--h2c]
                                                large answers to a reader and a non-reader; prints JSON
+       h2_clients.py streams PORT CA HTTP_PORT  SETTINGS_MAX_CONCURRENT_STREAMS before and after
+                                               the first valid provider token; prints JSON
 """
 import json
 import socket
@@ -19,9 +22,24 @@ import h2.settings
 import httpx
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+# HTTP/2 with prior knowledge on the plain port instead of TLS.
+H2C = "--h2c" in sys.argv
+
+
+def base(port):
+    return f"http://127.0.0.1:{port}" if H2C else f"https://localhost:{port}"
+
+
+def http_client(ca, http2=True, **kw):
+    """httpx over TLS (ALPN), or on the plain port: h2c with prior knowledge, or HTTP/1.1."""
+    if H2C:
+        return httpx.Client(http1=not http2, http2=http2, **kw)
+    return httpx.Client(http2=http2, verify=ca, **kw)
 
 
 def tls(port, ca, alpn=("h2",), cert=None):
+    if H2C:
+        return socket.create_connection(("127.0.0.1", port), timeout=5)
     ctx = ssl.create_default_context(cafile=ca)
     if cert:
         ctx.load_cert_chain(cert)
@@ -34,8 +52,8 @@ def tls(port, ca, alpn=("h2",), cert=None):
 def healthy(port, ca):
     """A fresh connection gets /healthz at once: the server is up and not stalled."""
     start = time.monotonic()
-    with httpx.Client(http2=True, verify=ca, timeout=5) as c:
-        r = c.get(f"https://localhost:{port}/healthz")
+    with http_client(ca, timeout=5) as c:
+        r = c.get(base(port) + "/healthz")
     return r.status_code == 200 and r.http_version == "HTTP/2", round(time.monotonic() - start, 3)
 
 
@@ -84,7 +102,8 @@ def client(port, ca, cert=None):
 
 
 def headers(path="/healthz", method="GET", extra=()):
-    return [(":method", method), (":path", path), (":scheme", "https"), (":authority", "localhost")] + list(extra)
+    scheme = "http" if H2C else "https"
+    return [(":method", method), (":path", path), (":scheme", scheme), (":authority", "localhost")] + list(extra)
 
 
 def case_garbage_handshake(port, ca):
@@ -137,6 +156,19 @@ def case_rapid_reset(port, ca):
     return read_until_closed(sock, conn, limit=5)
 
 
+def case_continuation_flood(port, ca):
+    """A header block that never ends: HEADERS without END_HEADERS, then CONTINUATION frames
+    without end."""
+    sock, conn = client(port, ca)
+    frames = b"\x00\x00\x01\x01\x00\x00\x00\x00\x01\x82"  # HEADERS, stream 1, :method GET
+    frames += b"\x00\x00\x01\x09\x00\x00\x00\x00\x01\x84" * 20000  # CONTINUATION, :path /
+    try:
+        sock.sendall(frames)
+    except OSError:
+        pass
+    return read_until_closed(sock, conn, limit=5)
+
+
 def flood(port, ca, frame):
     """Sends a frame 300,000 times and never reads the ACKs: the server stops reading from us,
     then cuts us off after its --timeout (the tests run it with 2 seconds)."""
@@ -160,10 +192,14 @@ def case_ping_flood(port, ca):
 
 
 def abuse(port, ca):
-    for name, fn in [("garbage_handshake", case_garbage_handshake), ("plain_http_on_tls_port", case_plain_http_on_tls_port),
-                     ("bad_preface", case_bad_preface), ("oversized_headers", case_oversized_headers),
-                     ("too_many_streams", case_too_many_streams), ("rapid_reset", case_rapid_reset),
-                     ("settings_flood", case_settings_flood), ("ping_flood", case_ping_flood)]:
+    cases = [("garbage_handshake", case_garbage_handshake), ("plain_http_on_tls_port", case_plain_http_on_tls_port),
+             ("bad_preface", case_bad_preface), ("oversized_headers", case_oversized_headers),
+             ("too_many_streams", case_too_many_streams), ("rapid_reset", case_rapid_reset),
+             ("continuation_flood", case_continuation_flood), ("settings_flood", case_settings_flood),
+             ("ping_flood", case_ping_flood)]
+    for name, fn in cases:
+        if H2C and name == "plain_http_on_tls_port":
+            continue  # HTTP/1.1 is welcome on the plain port
         try:
             seen = fn(port, ca)
         except Exception as e:  # the attack itself may be cut off mid-way; that is fine
@@ -252,7 +288,7 @@ def read_bodies(sock, conn, count, limit=60.0):
 
 
 def backpressure(port, ca, http_port, timeout):
-    """Answers far larger than the socket buffers, over TLS: a client that reads gets every
+    """Answers far larger than the socket buffers: a client that reads gets every
     byte of each (HTTP/2 and HTTP/1.1); one that stops reading is cut off after the timeout
     while others are served."""
     out = {}
@@ -267,8 +303,8 @@ def backpressure(port, ca, http_port, timeout):
     sock.close()
     out["reader"] = {"ended": ended, "identical": sum(1 for b in bodies.values() if b == reference),
                      "bytes": sum(len(b) for b in bodies.values()), "each": len(reference)}
-    with httpx.Client(http2=False, verify=ca, timeout=30) as c:
-        answers = [c.get(f"https://localhost:{port}{path}") for _ in range(3)]
+    with http_client(ca, http2=False, timeout=30) as c:
+        answers = [c.get(base(port) + path) for _ in range(3)]
     out["http1"] = [[r.http_version, r.content == reference] for r in answers]
     # Bodies far larger than the socket buffers the other way: with no flow control on
     # HTTP/1.1 the client sends all at once, so reading pauses and resumes with records
@@ -276,9 +312,9 @@ def backpressure(port, ca, http_port, timeout):
     big = json.dumps({"to": "x", "data": {"k": "v" * 900_000}}).encode()
     uploads = []
     for http2 in (False, True):
-        with httpx.Client(http2=http2, verify=ca, timeout=30) as c:
+        with http_client(ca, http2=http2, timeout=30) as c:
             for _ in range(3):
-                r = c.post(f"https://localhost:{port}/fcm/send", content=big,
+                r = c.post(base(port) + "/fcm/send", content=big,
                            headers={"Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"})
                 uploads.append([r.http_version, r.status_code, r.json().get("results")])
     out["uploads"] = uploads
@@ -307,7 +343,63 @@ def backpressure(port, ca, http_port, timeout):
     print(json.dumps(out))
 
 
+def streams(port, ca, http_port):
+    """APNs' start of a token-authenticated connection: one stream until the first valid
+    provider token, then more; a FCM request on a fresh connection raises it too."""
+    import jwt  # PyJWT, in the test venv
+    control = f"http://127.0.0.1:{http_port}/emulator/v1/projects/demo-pushmock"
+    with httpx.Client(timeout=10) as c:
+        key = c.post(control + "/apnsKeys", json={}).json()
+        iphone = c.post(control + "/devices", json={"platform": "ios", "app": "com.example.app"}).json()
+    token = jwt.encode({"iss": key["team_id"], "iat": int(time.time())}, key["private_key"], algorithm="ES256",
+                       headers={"kid": key["key_id"]})
+
+    def limits_after(requests):
+        """The server's MAX_CONCURRENT_STREAMS at the start, and after each request's answer."""
+        sock, conn = client(port, ca)
+        seen = []
+
+        def pump(until):
+            while True:
+                events = conn.receive_data(sock.recv(65536))
+                sock.sendall(conn.data_to_send())
+                for e in events:
+                    if isinstance(e, h2.events.RemoteSettingsChanged):
+                        code = h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS
+                        if code in e.changed_settings:
+                            seen.append(e.changed_settings[code].new_value)
+                    if until(e):
+                        return e
+        pump(lambda e: isinstance(e, h2.events.RemoteSettingsChanged))
+        statuses = []
+        for path, extra in requests:
+            sid = conn.get_next_available_stream_id()
+            conn.send_headers(sid, headers(path, "POST", extra), end_stream=False)
+            conn.send_data(sid, b'{"aps":{"alert":"hi"}}', end_stream=True)
+            sock.sendall(conn.data_to_send())
+            e = pump(lambda e: isinstance(e, h2.events.ResponseReceived))
+            statuses.append(int(dict(e.headers)[":status"]))
+            # The raised limit follows its answer in the same flush, or soon after.
+            sock.settimeout(0.5)
+            try:
+                pump(lambda e: False)
+            except (socket.timeout, TimeoutError):
+                pass
+            sock.settimeout(5)
+        sock.close()
+        return {"limits": seen, "statuses": statuses}
+
+    device = f"/3/device/{iphone['apns_token']}"
+    push = [("apns-topic", "com.example.app")]
+    print(json.dumps({
+        "bad_then_good": limits_after([(device, push + [("authorization", "bearer nope")]),
+                                       (device, push + [("authorization", f"bearer {token}")])]),
+        "fcm": limits_after([("/fcm/send", [("authorization", "key=pushmock-dev-server-key")])]),
+    }))
+
+
 if __name__ == "__main__":
+    sys.argv = [a for a in sys.argv if a != "--h2c"]
     mode, port, ca = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     if mode == "abuse":
         abuse(port, ca)
@@ -317,3 +409,5 @@ if __name__ == "__main__":
         goaway(port, ca)
     elif mode == "backpressure":
         backpressure(port, ca, int(sys.argv[4]), float(sys.argv[5]))
+    elif mode == "streams":
+        streams(port, ca, int(sys.argv[4]))

@@ -1,8 +1,9 @@
 """Hostile HTTP/1.1 clients, driven by the Swift server tests (the server runs with --timeout 2).
 
-usage: hostile.py HTTP_PORT TLS_PORT CA
+usage: hostile.py HTTP_PORT TLS_PORT CA [--tls]
 Prints one JSON line per case: what the attacker saw, and whether a well-behaved client was
-served meanwhile (and how fast).
+served meanwhile (and how fast). With --tls the attacks go to the TLS port (ALPN http/1.1);
+slowloris, which already opens connections on both ports, runs only without it.
 """
 import json
 import socket
@@ -13,6 +14,18 @@ import time
 import httpx
 
 KEY = "pushmock-dev-server-key"
+TLS = "--tls" in sys.argv
+CA = None
+
+
+def connect(port):
+    """A connection to the attacked port: plain, or TLS with ALPN http/1.1."""
+    raw = socket.create_connection(("127.0.0.1", port), timeout=10)
+    if not TLS:
+        return raw
+    ctx = ssl.create_default_context(cafile=CA)
+    ctx.set_alpn_protocols(["http/1.1"])
+    return ctx.wrap_socket(raw, server_hostname="localhost")
 
 
 def healthy(base):
@@ -45,12 +58,12 @@ def answer(sock, limit=10.0):
 
 
 def post(port, path, body, content_type="application/json", extra=b""):
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s = connect(port)
     try:
         s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: key=" + KEY.encode() +
                   b"\r\nContent-Type: " + content_type.encode() + b"\r\nContent-Length: " + str(len(body)).encode() +
                   b"\r\n" + extra + b"\r\n" + body)
-    except (BrokenPipeError, ConnectionResetError):
+    except OSError:  # a reset or broken pipe, or TLS's EOF
         pass  # the server answered (413) and closed before taking it all
     return s
 
@@ -98,10 +111,10 @@ def slowloris(base, port, tls_port, ca, count=150, tls_count=20):
 
 def header_flood(base, port, tls_port, ca):
     out = {}
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s = connect(port)
     s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-Flood-%d: %s\r\n" % (i, b"v" * 90) for i in range(2000)) + b"\r\n")
     out["big_headers"] = answer(s)[:2]
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s = connect(port)
     s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * 200_000 + b"\r\n\r\n")
     out["long_header"] = answer(s)[:2]
     return out
@@ -111,7 +124,7 @@ def huge_json(base, port, tls_port, ca):
     out = {}
     s = post(port, "/fcm/send", b'{"to":"x","data":{"k":"' + b"v" * (5 << 20) + b'"}}')
     out["5MiB_with_length"] = answer(s)[:2]
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s = connect(port)
     s.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: x\r\nAuthorization: key=" + KEY.encode() +
               b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
     try:
@@ -153,7 +166,7 @@ def invalid_utf8(base, port, tls_port, ca):
     status, _, body = answer(post(port, "/fcm/send", b"registration_id=\xff\xfe&data.k=\xc3\x28",
                                   content_type="application/x-www-form-urlencoded"))
     out["legacy_form"] = [status, body[:80]]
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s = connect(port)
     s.sendall(b"GET /emulator/v1/projects/demo-pushmock/events?topic=\xff\xfe HTTP/1.1\r\nHost: x\r\nX-Bad: \xff\r\n\r\n")
     out["query_and_header"] = list(answer(s)[:2])
     return out
@@ -161,14 +174,19 @@ def invalid_utf8(base, port, tls_port, ca):
 
 def main(port, tls_port, ca):
     base = f"http://127.0.0.1:{port}"
-    for name, fn in [("slowloris", slowloris), ("header_flood", header_flood), ("huge_json", huge_json),
-                     ("deep_json", deep_json), ("invalid_utf8", invalid_utf8)]:
+    cases = [("slowloris", slowloris)] if not TLS else []
+    cases += [("header_flood", header_flood), ("huge_json", huge_json), ("deep_json", deep_json),
+              ("invalid_utf8", invalid_utf8)]
+    for name, fn in cases:
         start = time.monotonic()
-        seen = fn(base, port, tls_port, ca)
+        attacked = tls_port if TLS and name != "slowloris" else port
+        seen = fn(base, attacked, tls_port, ca)
         ok, seconds = healthy(base)
         print(json.dumps({"case": name, "seen": seen, "healthy": ok, "seconds": seconds,
                           "took": round(time.monotonic() - start, 2)}), flush=True)
 
 
 if __name__ == "__main__":
+    sys.argv = [a for a in sys.argv if a != "--tls"]
+    CA = sys.argv[3]
     main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])

@@ -4,15 +4,20 @@
 public final class ConnectionContext {
     public let isHTTP2: Bool
     public let clientCertificate: ClientCertificate?
+    /// Whether the connection is TLS, and the host name its client asked for there (SNI).
+    public let isTLS: Bool
+    public let serverName: String?
     /// Bound by the connection's first authenticated push (docs/reference/apns.md §E.1, §E.3).
     var apns = APNsConnectionState()
     /// Whether the connection has passed APNs' start-up limit of one stream: a valid provider
     /// token, a client certificate, or a request to another service (`Gateway.http2Policy`).
     public internal(set) var authenticated = false
 
-    public init(isHTTP2: Bool, clientCertificate: ClientCertificate?) {
+    public init(isHTTP2: Bool, clientCertificate: ClientCertificate?, isTLS: Bool = true, serverName: String? = nil) {
         self.isHTTP2 = isHTTP2
         self.clientCertificate = clientCertificate
+        self.isTLS = isTLS
+        self.serverName = serverName
     }
 }
 

@@ -24,7 +24,6 @@ final class HTTP1Session {
     private let connection: Connection
     private let dispatcher: RequestDispatcher
     private let context: ConnectionContext
-    private let secure: Bool
     private var state = State.head
     /// Re-entrancy guard: an answer given while a request is being handled (a long-poll
     /// that is already satisfied) must not start reading the next request from inside.
@@ -32,11 +31,10 @@ final class HTTP1Session {
     private var sentContinue = false
     private(set) var closed = false
 
-    init(connection: Connection, context: ConnectionContext, secure: Bool) {
+    init(connection: Connection, context: ConnectionContext) {
         self.connection = connection
         self.dispatcher = connection.dispatcher
         self.context = context
-        self.secure = secure
     }
 
     /// Unread input a session lets wait (pipelined requests behind one being answered)
@@ -147,7 +145,7 @@ final class HTTP1Session {
 
     private func request(_ head: HTTP1Head, body: [UInt8] = []) -> Request {
         var request = Request(method: head.method, target: head.target, headers: head.headers, body: body)
-        request.secure = secure
+        request.secure = context.isTLS
         request.connection = context
         return request
     }

@@ -20,7 +20,6 @@ final class HTTP2Session {
     let context: ConnectionContext
     /// The gateway's rules for this connection: streams offered, idle close.
     let policy: HTTP2Policy
-    private let secure: Bool
     /// The policy's full stream count has been offered.
     private var streamsRaised: Bool
     /// Open streams by id; loop thread only.
@@ -39,12 +38,11 @@ final class HTTP2Session {
     /// A chaos drop asked for the connection to end at once, with no answer.
     private(set) var abandoned = false
 
-    init(connection: Connection, context: ConnectionContext, policy: HTTP2Policy, secure: Bool) throws(ServerError) {
+    init(connection: Connection, context: ConnectionContext, policy: HTTP2Policy) throws(ServerError) {
         self.connection = connection
         dispatcher = connection.dispatcher
         self.context = context
         self.policy = policy
-        self.secure = secure
         streamsRaised = policy.initialStreams >= policy.streams
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
@@ -232,7 +230,7 @@ final class HTTP2Session {
         stream.dispatched = true
         bufferedBytes -= stream.headerBytes + stream.body.count
         var request = stream.request()
-        request.secure = secure
+        request.secure = context.isTLS
         request.connection = context
         if stream.body.count > dispatcher.maxBodyBytes {
             request.body = []

@@ -66,6 +66,12 @@ final class ByteChannel {
 
     var clientCertificate: ClientCertificate? { ssl.flatMap(TLSContext.clientCertificate) }
 
+    /// The host name the client asked for in its handshake (SNI), if any.
+    var serverName: String? {
+        guard let ssl, let name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name) else { return nil }
+        return String(cString: name)
+    }
+
     /// Whether TLS holds decrypted bytes the socket will not signal again.
     var hasPending: Bool { ssl.map { SSL_has_pending($0) != 0 } ?? false }
 

@@ -306,16 +306,18 @@ final class Connection {
     }
 
     private func startHTTP1() {
-        let context = ConnectionContext(isHTTP2: false, clientCertificate: channel.clientCertificate)
-        let session = HTTP1Session(connection: self, context: context, secure: channel.isTLS)
+        let context = ConnectionContext(
+            isHTTP2: false, clientCertificate: channel.clientCertificate, isTLS: channel.isTLS, serverName: channel.serverName)
+        let session = HTTP1Session(connection: self, context: context)
         stage = .http1(session)
         if evbuffer_get_length(input) > 0 { session.receive() }
     }
 
     private func startHTTP2() {
-        let context = ConnectionContext(isHTTP2: true, clientCertificate: channel.clientCertificate)
+        let context = ConnectionContext(
+            isHTTP2: true, clientCertificate: channel.clientCertificate, isTLS: channel.isTLS, serverName: channel.serverName)
         let policy = dispatcher.gateway.http2Policy(context)
-        guard let session = try? HTTP2Session(connection: self, context: context, policy: policy, secure: channel.isTLS)
+        guard let session = try? HTTP2Session(connection: self, context: context, policy: policy)
         else { return abort() }
         stage = .http2(session)
         // HTTP/2 has no request deadline: an idle connection gets its policy's GOAWAY.
