@@ -8,7 +8,7 @@ SHELL := /bin/bash
 # dashboard in headless Chromium.
 BUILD_PACKAGES := libevent-dev libssl-dev libnghttp2-dev libsqlite3-dev pkg-config
 TEST_PACKAGES := curl iproute2 util-linux chromium chromium-driver
-BENCH_PACKAGES := wrk nghttp2-client nghttp2-server valgrind
+BENCH_PACKAGES := wrk nghttp2-client nghttp2-server nginx valgrind
 VENV := .venv
 ARGS ?=
 

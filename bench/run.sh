@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# make bench: pushmock against the bare libevent floor, same request, same machine, same run.
-# Rounds alternate floor and pushmock so drift hits both. Both servers are single-threaded and
-# pinned to core 0, wrk to core 1, so neither competes with the load generator for a core.
-# Prints req/s, p99 and the ratio; then APNs over HTTP/2 (h2load) against nghttpd serving a
-# static answer; then latency at 10,000 req/s; then the 1,000,000-subscriber topic case with
-# the memory of an idle device.
+# make bench: pushmock against servers doing no work, same request, same machine, same run:
+# HTTP/1.1 against nginx (`return 200`, one process) and the bare libevent floor; h2c and
+# APNs over TLS against nghttpd. Rounds alternate the floors and pushmock so drift hits all.
+# Every server is single-threaded and pinned to core 0, the load generator to core 1.
+# Prints req/s, p99 and the ratios; then latency at 10,000 req/s; then the
+# 1,000,000-subscriber topic case with the memory of an idle device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${BENCH_SECONDS:-10}
@@ -31,6 +31,37 @@ start() { # name, last-line pattern, command...: starts a server, waits for that
 }
 
 start floor 'http://' taskset -c 0 bench/floor 0; floor=$started
+freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# nginx answering the floor's body to every request: one process (no master), no log.
+body=$(sed -n '/^static const char body/,/;$/p' bench/floor.c | grep -o '"[^;]*' | sed -e 's/^"//' -e 's/"$//' | tr -d '\n' | sed 's/\\"/"/g')
+nport=$(freeport)
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<CONF
+worker_processes 1;
+master_process off;
+daemon off;
+error_log $work/nginx/error.log;
+pid $work/nginx/nginx.pid;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  client_body_temp_path $work/nginx/body;
+  proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi;
+  scgi_temp_path $work/nginx/scgi;
+  server {
+    listen 127.0.0.1:$nport;
+    location / { default_type "application/json; charset=UTF-8"; return 200 '$body'; }
+  }
+}
+CONF
+taskset -c 0 nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx.out" 2>&1 &
+pids+=($!)
+nginx="http://127.0.0.1:$nport"
+for _ in $(seq 100); do curl -sf -o /dev/null -X POST -d x "$nginx/fcm/send" && break; sleep 0.05; done
+curl -sf -X POST -d x "$nginx/fcm/send" | grep -q '"success":1'
 # FCM's quota (600,000 a minute) and per-device limits are lifted: a run sends more than that,
 # and a 429 is cheaper than a send.
 start pushmock 'https://' taskset -c 0 "$bin" --port 0 --tls-port 0 --cert-dir "$work/certs" --device-rate-limit 0 \
@@ -70,23 +101,23 @@ curl -sf -H "Authorization: key=$KEY" -H 'Content-Type: application/json' \
 curl -sf -H "Authorization: Bearer $bearer" -H 'Content-Type: application/json' \
   -d "{\"message\":{\"token\":\"$token\",\"data\":{\"k\":\"v\"}}}" "$pm/v1/projects/demo-pushmock/messages:send" | grep -q '"name"'
 
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$floor/fcm/send" >/dev/null
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$pm/fcm/send" >/dev/null
-floor_total=0; pm_total=0; v1_total=0
+for warm in "$floor" "$nginx" "$pm"; do taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$warm/fcm/send" >/dev/null; done
+floor_total=0; nginx_total=0; pm_total=0; v1_total=0
 for r in $(seq "$ROUNDS"); do
   read -r f fp99 <<<"$(run "$floor")"
+  read -r x xp99 <<<"$(run "$nginx")"
   read -r p pp99 <<<"$(run "$pm")"
   read -r v vp99 <<<"$(run "$pm" v1 /v1/projects/demo-pushmock/messages:send)"
-  printf 'round %d: floor %8.0f req/s (p99 %s)  /fcm/send %8.0f req/s (p99 %s)  v1 %8.0f req/s (p99 %s)\n' \
-    "$r" "$f" "$fp99" "$p" "$pp99" "$v" "$vp99"
-  floor_total=$(python3 -c "print($floor_total + $f)"); pm_total=$(python3 -c "print($pm_total + $p)")
-  v1_total=$(python3 -c "print($v1_total + $v)")
+  printf 'round %d: libevent %8.0f req/s (p99 %s)  nginx %8.0f req/s (p99 %s)  /fcm/send %8.0f req/s (p99 %s)  v1 %8.0f req/s (p99 %s)\n' \
+    "$r" "$f" "$fp99" "$x" "$xp99" "$p" "$pp99" "$v" "$vp99"
+  floor_total=$(python3 -c "print($floor_total + $f)"); nginx_total=$(python3 -c "print($nginx_total + $x)")
+  pm_total=$(python3 -c "print($pm_total + $p)"); v1_total=$(python3 -c "print($v1_total + $v)")
 done
-python3 - "$floor_total" "$pm_total" "$v1_total" "$ROUNDS" <<'PY'
+python3 - "$floor_total" "$nginx_total" "$pm_total" "$v1_total" "$ROUNDS" <<'PY'
 import sys
-f, p, v, n = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-print(f"/fcm/send to one token: floor {f/n:.0f} req/s, pushmock {p/n:.0f} req/s, ratio {p/f:.3f}")
-print(f"v1 messages:send to one token: floor {f/n:.0f} req/s, pushmock {v/n:.0f} req/s, ratio {v/f:.3f}")
+f, x, p, v = map(float, sys.argv[1:5]); n = int(sys.argv[5])
+print(f"/fcm/send to one token: nginx {x/n:.0f} req/s, pushmock {p/n:.0f} req/s, ratio {p/x:.3f} (libevent floor {f/n:.0f} req/s, ratio {p/f:.3f})")
+print(f"v1 messages:send to one token: nginx {x/n:.0f} req/s, pushmock {v/n:.0f} req/s, ratio {v/x:.3f} (libevent floor ratio {v/f:.3f})")
 PY
 
 # The durable log: the same /fcm/send against a pushmock with --data-dir, alternating with the
@@ -171,6 +202,40 @@ for r in $(seq "$ROUNDS"); do
 done
 python3 -c "import sys; n, a, r = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]); print(f'APNs over HTTP/2 to one token: nghttpd {n/r:.0f} req/s, pushmock {a/r:.0f} req/s, ratio {a/n:.3f}')" \
   "$ng_total" "$apns_total" "$ROUNDS"
+
+# h2c (HTTP/2 with prior knowledge on the plain port): /fcm/send and v1 with h2load, against
+# nghttpd without TLS (one worker, same core) answering the floor's body from files at the
+# same paths.
+mkdir -p "$work/h2c/fcm" "$work/h2c/v1/projects/demo-pushmock"
+printf '%s' "$body" >"$work/h2c/fcm/send"; cp "$work/h2c/fcm/send" "$work/h2c/v1/projects/demo-pushmock/messages:send"
+h2cport=$(freeport)
+taskset -c 0 nghttpd -n 1 --no-tls -d "$work/h2c" "$h2cport" >/dev/null 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do curl -sf --http2-prior-knowledge -o /dev/null "http://127.0.0.1:$h2cport/fcm/send" && break; sleep 0.05; done
+echo "{\"to\":\"$token\",\"priority\":\"high\",\"notification\":{\"title\":\"Bench\",\"body\":\"hello\"},\"data\":{\"k\":\"v\"}}" >"$work/h2c-send.json"
+echo "{\"message\":{\"token\":\"$token\",\"notification\":{\"title\":\"Bench\",\"body\":\"hello\"},\"data\":{\"k\":\"v\"}}}" >"$work/h2c-v1.json"
+h2crun() { # url body authorization → req/s
+  taskset -c 1 h2load -D "$SECONDS_PER_RUN" -c "${BENCH_H2_CONNECTIONS:-4}" -m "${BENCH_H2_STREAMS:-100}" -t 1 -d "$2" \
+    -H "authorization: $3" -H 'content-type: application/json' "$1" >"$work/h2load.out"
+  grep -q ' 0 failed, 0 errored' "$work/h2load.out" || { cat "$work/h2load.out" >&2; exit 1; }
+  grep -q 'status codes: [0-9]* 2xx, 0 3xx, 0 4xx, 0 5xx' "$work/h2load.out" || { cat "$work/h2load.out" >&2; exit 1; }
+  awk '/^finished in/ {print $4}' "$work/h2load.out"
+}
+ngc_total=0; h2s_total=0; h2v_total=0
+for r in $(seq "$ROUNDS"); do
+  n=$(h2crun "http://127.0.0.1:$h2cport/fcm/send" "$work/h2c-send.json" "key=$KEY")
+  a=$(h2crun "$pm/fcm/send" "$work/h2c-send.json" "key=$KEY")
+  b=$(h2crun "$pm/v1/projects/demo-pushmock/messages:send" "$work/h2c-v1.json" "Bearer $bearer")
+  printf 'round %d: nghttpd --no-tls %8.0f req/s  /fcm/send over h2c %8.0f req/s  v1 over h2c %8.0f req/s\n' "$r" "$n" "$a" "$b"
+  ngc_total=$(python3 -c "print($ngc_total + $n)"); h2s_total=$(python3 -c "print($h2s_total + $a)")
+  h2v_total=$(python3 -c "print($h2v_total + $b)")
+done
+python3 - "$ngc_total" "$h2s_total" "$h2v_total" "$ROUNDS" <<'PY'
+import sys
+g, a, b = map(float, sys.argv[1:4]); n = int(sys.argv[4])
+print(f"/fcm/send over h2c: nghttpd --no-tls {g/n:.0f} req/s, pushmock {a/n:.0f} req/s, ratio {a/g:.3f}")
+print(f"v1 messages:send over h2c: nghttpd --no-tls {g/n:.0f} req/s, pushmock {b/n:.0f} req/s, ratio {b/g:.3f}")
+PY
 
 # Latency at a fixed rate: 10,000 requests a second (h2load --rps: 10 connections of 1,000
 # each, one request in flight per connection, since h2load sends a connection's requests in

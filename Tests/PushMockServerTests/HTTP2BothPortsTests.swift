@@ -96,5 +96,7 @@ struct HTTP2BothPortsTests {
         #expect(token["limits"] as? [Int] == [1, 1000], "an invalid token does not raise it: \(out)")
         let fcm = r["fcm"] as? [String: Any] ?? [:]
         #expect(fcm["limits"] as? [Int] == [1, 1000], "\(out)")
+        let local = r["localhost"] as? [String: Any] ?? [:]
+        #expect(local["limits"] as? [Int] == [1000] && local["statuses"] as? [Int] == [200], "\(out)")
     }
 }

@@ -37,7 +37,7 @@ def http_client(ca, http2=True, **kw):
     return httpx.Client(http2=http2, verify=ca, **kw)
 
 
-def tls(port, ca, alpn=("h2",), cert=None):
+def tls(port, ca, alpn=("h2",), cert=None, host="localhost"):
     if H2C:
         return socket.create_connection(("127.0.0.1", port), timeout=5)
     ctx = ssl.create_default_context(cafile=ca)
@@ -46,7 +46,7 @@ def tls(port, ca, alpn=("h2",), cert=None):
     if alpn:
         ctx.set_alpn_protocols(list(alpn))
     raw = socket.create_connection(("127.0.0.1", port), timeout=5)
-    return ctx.wrap_socket(raw, server_hostname="localhost")
+    return ctx.wrap_socket(raw, server_hostname=host)
 
 
 def healthy(port, ca):
@@ -93,8 +93,8 @@ def read_until_closed(sock, conn=None, limit=10.0):
     return seen
 
 
-def client(port, ca, cert=None):
-    sock = tls(port, ca, cert=cert)
+def client(port, ca, cert=None, host="localhost"):
+    sock = tls(port, ca, cert=cert, host=host)
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
     conn.initiate_connection()
     sock.sendall(conn.data_to_send())
@@ -344,8 +344,9 @@ def backpressure(port, ca, http_port, timeout):
 
 
 def streams(port, ca, http_port):
-    """APNs' start of a token-authenticated connection: one stream until the first valid
-    provider token, then more; a FCM request on a fresh connection raises it too."""
+    """APNs' start of a token-authenticated connection to an APNs host (SNI): one stream until
+    the first valid provider token, then more; a FCM request on such a connection raises it
+    too; a connection to localhost starts with every stream."""
     import jwt  # PyJWT, in the test venv
     control = f"http://127.0.0.1:{http_port}/emulator/v1/projects/demo-pushmock"
     with httpx.Client(timeout=10) as c:
@@ -354,9 +355,9 @@ def streams(port, ca, http_port):
     token = jwt.encode({"iss": key["team_id"], "iat": int(time.time())}, key["private_key"], algorithm="ES256",
                        headers={"kid": key["key_id"]})
 
-    def limits_after(requests):
+    def limits_after(requests, host="api.sandbox.push.apple.com"):
         """The server's MAX_CONCURRENT_STREAMS at the start, and after each request's answer."""
-        sock, conn = client(port, ca)
+        sock, conn = client(port, ca, host=host)
         seen = []
 
         def pump(until):
@@ -395,6 +396,7 @@ def streams(port, ca, http_port):
         "bad_then_good": limits_after([(device, push + [("authorization", "bearer nope")]),
                                        (device, push + [("authorization", f"bearer {token}")])]),
         "fcm": limits_after([("/fcm/send", [("authorization", "key=pushmock-dev-server-key")])]),
+        "localhost": limits_after([(device, push + [("authorization", f"bearer {token}")])], host="localhost"),
     }))
 
 

@@ -27,13 +27,15 @@ extension Gateway {
     static let http2IdleSeconds = 3600.0
 
     /// The policy for a new HTTP/2 connection. APNs offers one stream until a connection's
-    /// first valid provider token. That start applies where a connection may be an APNs
-    /// client's: over TLS (APNs has no cleartext port), without a client certificate (which
-    /// authenticates the connection from the start), and not to a Google host by name (SNI).
-    /// An h2c connection, on the plain port, is FCM's or a test's and starts with every stream.
+    /// first valid provider token. pushmock serves every API on one port, so it applies that
+    /// start where the client asked for APNs by name: TLS with an APNs host in SNI (as an
+    /// official SDK pointed at pushmock by DNS sends), without a client certificate (which
+    /// authenticates the connection from the start). Other connections (h2c, `localhost`, an
+    /// IP address, Google's hosts) start with every stream, so load tools that open many
+    /// streams before reading SETTINGS are not refused.
     public func http2Policy(_ context: ConnectionContext) -> HTTP2Policy {
-        let google = context.serverName.map { $0 == "googleapis.com" || $0.hasSuffix(".googleapis.com") } ?? false
-        if !context.isTLS || context.clientCertificate != nil || google { context.authenticated = true }
+        let apnsHost = context.serverName.map(APNsProvider.isAPNsHost) ?? false
+        if !context.isTLS || !apnsHost || context.clientCertificate != nil { context.authenticated = true }
         return HTTP2Policy(
             initialStreams: context.authenticated ? Self.http2Streams : 1, streams: Self.http2Streams,
             idleSeconds: Self.http2IdleSeconds, idleGoAwayData: Array(#"{"reason":"IdleTimeout"}"#.utf8))

@@ -216,11 +216,24 @@ final class Connection {
 
     // MARK: Writing
 
-    /// Queues bytes to send: at once, or after the input being handed over.
+    /// Sends bytes: on a plain socket with nothing queued, straight from the caller's buffer;
+    /// otherwise queued, and sent at once or after the input being handed over (TLS gathers a
+    /// batch of answers into one write).
     func write(_ bytes: UnsafeRawBufferPointer) {
-        guard !isClosed, !closing || !writeShut, let start = bytes.baseAddress, !bytes.isEmpty else { return }
+        guard !isClosed, !closing || !writeShut, var start = bytes.baseAddress, !bytes.isEmpty else { return }
+        var count = bytes.count
+        if !channel.isTLS, !writing, !broken, pendingOutput == 0 {
+            switch channel.write(from: start, count: count) {
+            case .bytes(let n):
+                start += n
+                count -= n
+            case .ended: return abort()
+            case .wantRead, .wantWrite: break
+            }
+            if count == 0 { return }
+        }
         if pendingOutput == 0 { lastWritten = MonotonicClock.nanos() }
-        evbuffer_add(output, start, bytes.count)
+        evbuffer_add(output, start, count)
         if !delivering { transmit() }
     }
 

@@ -145,6 +145,11 @@ final class APNsProvider {
         request.header("apns-id").flatMap { APNsHeaders.isUUID($0) ? $0 : nil } ?? Identifiers.uuid(random)
     }
 
+    /// Apple's APNs host names (docs/reference/apns.md §E.1), any case.
+    static func isAPNsHost(_ name: String) -> Bool {
+        ["api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com"].contains(name.lowercased())
+    }
+
     /// The environment the client addressed: Apple's host names decide; any other host
     /// (localhost, an IP) gets `--apns-environment`. Compared on bytes, without case and port.
     func apnsEnvironment(of request: Request) -> APNsEnvironment {
