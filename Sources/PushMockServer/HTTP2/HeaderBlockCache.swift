@@ -2,7 +2,7 @@ import Glibc
 import PushMockCore
 
 /// A request's head as HTTP/2 delivers it: the pseudo-headers and the regular fields, in
-/// arrival order (repeats kept: APNs answers DuplicateHeaders), with `:authority` standing in
+/// arrival order (repeats kept: the gateway decides what they mean), with `:authority` standing in
 /// for a missing `host`.
 struct RequestHead {
     var method = ""
