@@ -54,14 +54,14 @@ struct ServerTests {
         arguments: Port.allCases)
     func framing(_ port: Port) throws {
         let server = try ServerProcess()
-        let key = "Authorization: key=pushmock-dev-server-key\r\nContent-Type: application/json\r\n"
+        let key = "Host: x\r\nAuthorization: key=pushmock-dev-server-key\r\nContent-Type: application/json\r\n"
         func chunk(_ s: String) -> String { String(s.utf8.count, radix: 16) + ";x=y\r\n" + s + "\r\n" }
         // Three requests in one write: three answers, in order.
         let c = try HTTPConnection(server, port)
         let send = #"{"to":"/topics/p","data":{"k":"v"}}"#
         try c.write(
             "POST /fcm/send HTTP/1.1\r\n\(key)Content-Length: \(send.utf8.count)\r\n\r\n\(send)"
-                + "GET /nope HTTP/1.1\r\n\r\n"
+                + "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "POST /fcm/send HTTP/1.1\r\n\(key)Transfer-Encoding: chunked\r\n\r\n"
                 + chunk(#"{"to""#) + chunk(#":"/topics/q","data":{"a":"b"}}"#) + "0\r\n\r\n")
         let first = try c.readReply()
@@ -80,7 +80,8 @@ struct ServerTests {
         )
         // A request pipelined behind a long-poll waits for it: answers stay in order.
         try c.write(
-            "GET /emulator/v1/projects/demo-pushmock/events?wait=0.3&min=100 HTTP/1.1\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n")
+            "GET /emulator/v1/projects/demo-pushmock/events?wait=0.3&min=100 HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         let poll = try c.readReply()
         let health = try c.readReply()
         #expect(
@@ -92,10 +93,14 @@ struct ServerTests {
         #expect(old.isClosedByServer())
         // Malformed: Google's 400 page, then the connection closes.
         for bad in [
-            "GET /healthz HTTP/1.1\r\nX : y\r\n\r\n", "BREW /healthz HTTP/1.1\r\n\r\n",
-            "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-            "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
-            "POST /fcm/send HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nX : y\r\n\r\n", "BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+            // RFC 9112 §3.2: exactly one Host; §7.1: chunked applied once.
+            "GET /healthz HTTP/1.1\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
         ] {
             let b = try HTTPConnection(server, port)
             try b.write(bad)
@@ -103,11 +108,24 @@ struct ServerTests {
             #expect(r.status == 400 && r.text.contains("Your client has issued a malformed or illegal request."), "\(bad)")
             #expect(b.isClosedByServer())
         }
+        // Content-Length and Transfer-Encoding both: read as chunked, answered, then closed
+        // (RFC 9112 §6.3), so a smuggled request behind it is never read.
+        let both = try HTTPConnection(server, port)
+        try both.write(
+            "POST /fcm/send HTTP/1.1\r\n\(key)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + chunk(send) + "0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let smuggled = try both.readReply()
+        #expect(smuggled.status == 200 && smuggled.headers["connection"] == "close", "\(smuggled.text)")
+        #expect(both.isClosedByServer())
+        // HTTP/1.0 needs no Host.
+        let noHost = try HTTPConnection(server, port)
+        try noHost.write("GET /healthz HTTP/1.0\r\n\r\n")
+        #expect(try noHost.readReply().status == 200)
         // Too large, by its length or once its chunks pass 1 MiB: Google's 413 page, then a close.
         let chunks = String(repeating: chunk(String(repeating: "a", count: 0x10000)), count: 17)
         for big in [
-            "POST /fcm/send HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n",
-            "POST /fcm/send HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks,
+            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks,
         ] {
             let b = try HTTPConnection(server, port)
             try b.write(big)

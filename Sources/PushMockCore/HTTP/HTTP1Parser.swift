@@ -77,6 +77,7 @@ public struct HTTP1HeadParser {
         var close = false
         var keepAlive = false
         var expectsContinue = false
+        var hosts = 0
         while let line = lines.next(), !line.isEmpty {
             guard let (nameRange, valueRange) = Self.field(b, line) else { return .invalid }
             let name = UnsafeBufferPointer(rebasing: b[nameRange])
@@ -86,9 +87,15 @@ public struct HTTP1HeadParser {
                 guard let n = Self.decimal(value), length == nil || length == n else { return .invalid }
                 length = n
             case 17 where Request.equalsLowercased(name, "transfer-encoding"):
-                // Only chunked is understood, and it must be the last coding (RFC 9112 §6.3).
+                // Only chunked is understood, it must be the last coding (RFC 9112 §6.3), and
+                // it may be applied once (§7.1), in any number of fields.
                 guard Self.lastToken(of: value).map({ Request.equalsLowercased($0, "chunked") }) == true else { return .invalid }
+                var times = 0
+                Self.eachToken(of: value) { if Request.equalsLowercased($0, "chunked") { times += 1 } }
+                guard times == 1, !chunked else { return .invalid }
                 chunked = true
+            case 4 where Request.equalsLowercased(name, "host"):
+                hosts += 1
             case 10 where Request.equalsLowercased(name, "connection"):
                 Self.eachToken(of: value) { token in
                     if Request.equalsLowercased(token, "close") { close = true }
@@ -107,6 +114,10 @@ public struct HTTP1HeadParser {
                 headers.append((Self.text(name), Self.text(value)))
             }
         }
+        // Exactly one Host in HTTP/1.1 (RFC 9112 §3.2); at most one in HTTP/1.0.
+        guard hosts == 1 || (isHTTP10 && hosts == 0) else { return .invalid }
+        // Both framings: read as chunked, and close after the answer (RFC 9112 §6.3).
+        if chunked, length != nil { close = true }
         let framing: HTTP1Head.Framing = chunked ? .chunked : length.map { .length($0) } ?? .none
         let target = Self.text(UnsafeBufferPointer(rebasing: b[targetRange]), last: &lastTarget)
         let head = HTTP1Head(
