@@ -58,17 +58,18 @@ struct HTTP1ParserTests {
         }
     }
 
-    @Test("keep-alive by version and Connection; chunked over Content-Length; Expect: 100-continue")
+    @Test(
+        "keep-alive by version and Connection; chunked over Content-Length, then close; Expect: 100-continue; one Host")
     func semantics() throws {
-        #expect(try !head("GET / HTTP/1.1\r\nConnection: Close\r\n\r\n").0.keepAlive)
-        #expect(try !head("GET / HTTP/1.1\r\nConnection: te, close\r\n\r\n").0.keepAlive)
+        #expect(try !head("GET / HTTP/1.1\r\nHost: a\r\nConnection: Close\r\n\r\n").0.keepAlive)
+        #expect(try !head("GET / HTTP/1.1\r\nHost: a\r\nConnection: te, close\r\n\r\n").0.keepAlive)
         #expect(try !head("GET / HTTP/1.0\r\n\r\n").0.keepAlive)
         let ten = try head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").0
         #expect(ten.keepAlive && ten.isHTTP10)
-        #expect(
-            try head("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, Chunked\r\nContent-Length: 5\r\n\r\n").0.framing == .chunked)
-        #expect(try head("POST / HTTP/1.1\r\nContent-Length: 5\r\ncontent-length: 5\r\n\r\n").0.framing == .length(5))
-        #expect(try head("POST / HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 5\r\n\r\n").0.expectsContinue)
+        let both = try head("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, Chunked\r\nContent-Length: 5\r\n\r\n").0
+        #expect(both.framing == .chunked && !both.keepAlive)
+        #expect(try head("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\ncontent-length: 5\r\n\r\n").0.framing == .length(5))
+        #expect(try head("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\nContent-Length: 5\r\n\r\n").0.expectsContinue)
         #expect(try !head("POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n").0.expectsContinue)
     }
 
@@ -90,6 +91,11 @@ struct HTTP1ParserTests {
             "POST / HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n",
             "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", // only chunked is understood
             "POST / HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
+            "GET / HTTP/1.1\r\n\r\n", // no Host (RFC 9112 §3.2)
+            "GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", // two
+            "GET / HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", // chunked twice (§7.1)
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
         ] {
             #expect(isInvalid(text), "\(text.debugDescription)")
         }
@@ -98,7 +104,7 @@ struct HTTP1ParserTests {
     @Test("bytes above 0x7F in the target and values are kept (repaired as text), never refused")
     func invalidUTF8() throws {
         var parser = HTTP1HeadParser(maxHeadBytes: 1024)
-        let bytes = Array("GET /?q=".utf8) + [0xFF] + Array(" HTTP/1.1\r\nX: ".utf8) + [0xC3] + Array("\r\n\r\n".utf8)
+        let bytes = Array("GET /?q=".utf8) + [0xFF] + Array(" HTTP/1.1\r\nX: ".utf8) + [0xC3] + Array("\r\nHost: a\r\n\r\n".utf8)
         guard case .head(let h, _) = bytes.withUnsafeBytes({ parser.parse($0) }) else { throw Failure("refused") }
         #expect(h.target == "/?q=\u{FFFD}" && h.headers[0].value == "\u{FFFD}")
     }
@@ -110,12 +116,12 @@ struct HTTP1ParserTests {
             guard case .head(let h, _) = Array(text.utf8).withUnsafeBytes({ parser.parse($0) }) else { throw Failure(text) }
             return h
         }
-        let a = try next("GET /a HTTP/1.1\r\nX: 1\r\nY: 2\r\n\r\n")
-        let b = try next("GET /a HTTP/1.1\r\nX: 1\r\nY: 3\r\nZ: 4\r\n\r\n")
-        let c = try next("GET /b HTTP/1.1\r\nX: 5\r\n\r\n")
-        #expect(a.target == "/a" && a.headers.map(\.value) == ["1", "2"])
-        #expect(b.target == "/a" && b.headers.map(\.value) == ["1", "3", "4"])
-        #expect(c.target == "/b" && c.headers.map(\.value) == ["5"])
+        let a = try next("GET /a HTTP/1.1\r\nX: 1\r\nY: 2\r\nHost: a\r\n\r\n")
+        let b = try next("GET /a HTTP/1.1\r\nX: 1\r\nY: 3\r\nZ: 4\r\nHost: a\r\n\r\n")
+        let c = try next("GET /b HTTP/1.1\r\nX: 5\r\nHost: a\r\n\r\n")
+        #expect(a.target == "/a" && a.headers.map(\.value) == ["1", "2", "a"])
+        #expect(b.target == "/a" && b.headers.map(\.value) == ["1", "3", "4", "a"])
+        #expect(c.target == "/b" && c.headers.map(\.value) == ["5", "a"])
     }
 
     func decode(_ pieces: [String], max: Int = 1 << 20) -> (ChunkedDecoder.Outcome, String, rest: String) {
