@@ -2,7 +2,8 @@
 or with --h2c on the plain port (HTTP/2 with prior knowledge; PORT is then the plain port).
 
 usage: h2_clients.py httpx PORT CA HTTP_PORT   httpx http2=True: FCM v1 and APNs; prints JSON
-       h2_clients.py abuse PORT CA [--h2c]     every abuse case; prints one JSON line per case
+       h2_clients.py abuse PORT CA HTTP_PORT [--h2c]
+                                               every abuse case; prints one JSON line per case
        h2_clients.py goaway PORT CA            prints "ready", then waits for the server's GOAWAY
        h2_clients.py backpressure PORT CA HTTP_PORT TIMEOUT [--h2c]
                                                large answers to a reader and a non-reader; prints JSON
@@ -169,6 +170,57 @@ def case_continuation_flood(port, ca):
     return read_until_closed(sock, conn, limit=5)
 
 
+def watch_latency(http_port, stop, out):
+    """A well-behaved HTTP/1.1 client on the plain port: /healthz every 10 ms until `stop`;
+    `out` gets each answer's time in ms (or None when it failed)."""
+    s = socket.create_connection(("127.0.0.1", http_port), timeout=10)
+    request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    while not stop.is_set():
+        start = time.monotonic()
+        try:
+            s.sendall(request)
+            got = b""
+            while not got.endswith(b'"ok"}'):
+                chunk = s.recv(4096)
+                if not chunk:
+                    raise OSError("closed")
+                got += chunk
+            out.append(round((time.monotonic() - start) * 1000, 2))
+        except OSError:
+            out.append(None)
+            s = socket.create_connection(("127.0.0.1", http_port), timeout=10)
+        time.sleep(0.01)
+
+
+def case_hpack_bomb(port, ca, http_port, seconds=3.0):
+    """HEADERS frames packed with 16,000 one-byte HPACK references (static entry 16), sent
+    without pause on new streams: the server bounds its work per turn and ends the connection
+    once its streams keep failing; a client on another connection is served meanwhile."""
+    import threading
+    stop, latencies = threading.Event(), []
+    watcher = threading.Thread(target=watch_latency, args=(http_port, stop, latencies))
+    watcher.start()
+    sock, conn = client(port, ca)
+    block = b"\x90" * 16000
+    sent, sid = 0, 1
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            frame = len(block).to_bytes(3, "big") + b"\x01\x05" + sid.to_bytes(4, "big") + block
+            sock.sendall(frame * 8)
+            sent += 8
+            sid += 16
+    except OSError:
+        pass
+    seen = read_until_closed(sock, conn, limit=5)
+    stop.set()
+    watcher.join()
+    ok = sorted(t for t in latencies if t is not None)
+    seen.update({"frames": sent, "answers": len(ok), "failed": len(latencies) - len(ok),
+                 "p99_ms": ok[int(len(ok) * 0.99)] if ok else None, "max_ms": ok[-1] if ok else None})
+    return seen
+
+
 def flood(port, ca, frame):
     """Sends a frame 300,000 times and never reads the ACKs: the server stops reading from us,
     then cuts us off after its --timeout (the tests run it with 2 seconds)."""
@@ -192,12 +244,12 @@ def case_ping_flood(port, ca):
     return flood(port, ca, b"\x00\x00\x08\x06\x00\x00\x00\x00\x00" + b"pingpong")
 
 
-def abuse(port, ca):
+def abuse(port, ca, http_port):
     cases = [("garbage_handshake", case_garbage_handshake), ("plain_http_on_tls_port", case_plain_http_on_tls_port),
              ("bad_preface", case_bad_preface), ("oversized_headers", case_oversized_headers),
              ("too_many_streams", case_too_many_streams), ("rapid_reset", case_rapid_reset),
              ("continuation_flood", case_continuation_flood), ("settings_flood", case_settings_flood),
-             ("ping_flood", case_ping_flood)]
+             ("ping_flood", case_ping_flood), ("hpack_bomb", lambda p, c: case_hpack_bomb(p, c, http_port))]
     for name, fn in cases:
         if H2C and name == "plain_http_on_tls_port":
             continue  # HTTP/1.1 is welcome on the plain port
@@ -405,7 +457,7 @@ if __name__ == "__main__":
     sys.argv = [a for a in sys.argv if a != "--h2c"]
     mode, port, ca = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     if mode == "abuse":
-        abuse(port, ca)
+        abuse(port, ca, int(sys.argv[4]))
     elif mode == "httpx":
         with_httpx(port, ca, int(sys.argv[4]))
     elif mode == "goaway":

@@ -11,6 +11,9 @@ import PushMockCore
 final class HTTP2Session {
     static let maxHeaderBytes = 64 * 1024
     static let maxBufferedBytes = 8 << 20
+    /// A connection whose streams keep failing is ended (GOAWAY `ENHANCE_YOUR_CALM`) once more
+    /// than this many ended in an error, and more than completed.
+    static let maxResetStreams = 100
 
     /// Freed in deinit.
     private var session: OpaquePointer?
@@ -35,6 +38,9 @@ final class HTTP2Session {
     /// Reused for each answer's header block.
     private var fields = ResponseFields()
     private(set) var goingAway = false
+    /// Streams that ended with an error (reset by either side), and streams that completed.
+    private var resetStreams = 0
+    private var answeredStreams = 0
     /// A chaos drop asked for the connection to end at once, with no answer.
     private(set) var abandoned = false
 
@@ -108,6 +114,14 @@ final class HTTP2Session {
             let used = nghttp2_session_mem_recv(session, bytes, n)
             guard used >= 0 else { return false }
             evbuffer_drain(input, n)
+            if resetStreams > Self.maxResetStreams, resetStreams > answeredStreams {
+                // Streams that keep failing: the peer is told why, and nothing more is read.
+                evbuffer_drain(input, evbuffer_get_length(input))
+                nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+                receiving = false
+                flush()
+                return false
+            }
         }
         receiving = false // before the flush: what it sends may let streams answer (the defer covers failures)
         return flush()
@@ -249,7 +263,8 @@ final class HTTP2Session {
         return streamTable[id]
     }
 
-    fileprivate func streamClosed(_ streamID: Int32) -> Int32 {
+    fileprivate func streamClosed(_ streamID: Int32, _ error: UInt32) -> Int32 {
+        if error == NGHTTP2_NO_ERROR.rawValue { answeredStreams += 1 } else { resetStreams += 1 }
         if receivingHeaders?.takeUnretainedValue().id == streamID { receivingHeaders = nil }
         if let stream = streamTable.removeValue(forKey: streamID) {
             if !stream.dispatched { bufferedBytes -= stream.headerBytes + stream.body.count }
@@ -369,7 +384,7 @@ private func h2FrameReceived(_ s: OpaquePointer?, _ frame: UnsafePointer<nghttp2
 }
 
 private func h2StreamClosed(_ s: OpaquePointer?, _ streamID: Int32, _ error: UInt32, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    withSession(user, 0) { $0.streamClosed(streamID) }
+    withSession(user, 0) { $0.streamClosed(streamID, error) }
 }
 
 private func h2ReadBody(

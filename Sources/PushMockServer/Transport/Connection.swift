@@ -7,8 +7,9 @@ import PushMockCore
 /// `http/1.1`); the plain port, and TLS without ALPN, take HTTP/2 when the first bytes are its
 /// connection preface (h2c with prior knowledge on the plain port), else HTTP/1.1.
 ///
-/// I/O: when the socket is readable the connection reads what arrived (up to `readBatch`)
-/// into `input` and hands it to the session; what the session writes meanwhile collects in
+/// I/O: when the socket is readable the connection reads what arrived (up to `readBatch`, its
+/// budget for one turn of the loop: the rest waits until every other connection has had its
+/// turn) into `input` and hands it to the session; what the session writes meanwhile collects in
 /// `output` and goes out in one write after. The write event is armed only while the socket
 /// takes less than it is given, so a busy connection costs no `epoll_ctl`.
 ///
@@ -28,8 +29,9 @@ final class Connection {
 
     /// The first bytes of every HTTP/2 connection (RFC 9113 §3.4).
     static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
-    /// The most read before the input is handed over; the rest waits a turn of the loop.
-    static let readBatch = 256 * 1024
+    /// The most read in one turn of the loop; the rest waits for the next turn, after the loop
+    /// has polled every other socket (a peer sending without pause cannot starve the others).
+    static let readBatch = 64 * 1024
     /// The most given to one write (TLS makes records of up to 16 KiB of it).
     static let writeBatch = 64 * 1024
     /// Reading pauses while this much output waits to be sent.
@@ -41,6 +43,7 @@ final class Connection {
     static let maxLingerBytes = 256 * 1024
 
     private unowned let table: ConnectionTable
+    private let base: EventBase
     private let channel: ByteChannel
     let dispatcher: RequestDispatcher
     let timeoutNanos: UInt64
@@ -50,6 +53,8 @@ final class Connection {
     /// Set right after init (they point back at this connection).
     private var readEvent: LoopEvent?
     private var writeEvent: LoopEvent?
+    /// A zero-second timer that reads on in the loop's next turn; made when first needed.
+    private var nextTurn: LoopEvent?
     private(set) var stage: Stage
     /// Input is being handed over: writes collect in `output` and go out once, after.
     private var delivering = false
@@ -81,6 +86,7 @@ final class Connection {
             throw ServerError("evbuffer_new failed")
         }
         self.table = table
+        self.base = base
         self.channel = channel
         self.dispatcher = dispatcher
         self.timeoutNanos = timeoutNanos
@@ -102,6 +108,7 @@ final class Connection {
         stage = .closed
         readEvent = nil
         writeEvent = nil
+        nextTurn = nil
         evbuffer_free(input)
         evbuffer_free(output)
     }
@@ -160,8 +167,8 @@ final class Connection {
             }
         }
         if taken > 0 { lastRead = MonotonicClock.nanos() }
-        // More may be waiting past the batch: take it on the next turn.
-        if !ended, taken >= Self.readBatch, let readEvent { event_active(readEvent.pointer, Int32(EV_READ), 0) }
+        // More may be waiting past the budget (in the socket, or read ahead by TLS).
+        if !ended, taken >= Self.readBatch { resumeInput() }
         return ended
     }
 
@@ -205,13 +212,18 @@ final class Connection {
         guard on else { return readEvent.remove() }
         readEvent.add()
         // TLS may hold records it read ahead, which the socket will not signal again.
-        if channel.hasPending { event_active(readEvent.pointer, Int32(EV_READ), 0) }
+        if channel.hasPending { resumeInput() }
     }
 
-    /// Takes up input already read, from the loop (never from inside a session's call).
+    /// Reads on, and takes up input already read, in the loop's next turn: after it has
+    /// polled every socket, never from inside a session's call.
     func resumeInput() {
-        guard !isClosed, let readEvent else { return }
-        event_active(readEvent.pointer, Int32(EV_READ), 0)
+        guard !isClosed else { return }
+        if nextTurn == nil {
+            nextTurn = try? LoopEvent(
+                base: base, fd: -1, what: 0, callback: connectionReadable, argument: Unmanaged.passUnretained(self).toOpaque())
+        }
+        nextTurn?.add(seconds: 0)
     }
 
     // MARK: Writing
@@ -405,6 +417,7 @@ final class Connection {
         reading = false
         readEvent?.remove()
         writeEvent?.remove()
+        nextTurn?.remove()
         if case .http1(let session) = ended { session.connectionClosed() }
         table.closed(self)
     }
