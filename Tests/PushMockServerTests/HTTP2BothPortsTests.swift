@@ -100,3 +100,28 @@ struct HTTP2BothPortsTests {
         #expect(local["limits"] as? [Int] == [1000] && local["statuses"] as? [Int] == [200], "\(out)")
     }
 }
+
+@Suite("The TLS port cannot be locked out")
+struct LockoutTests {
+    @Test(
+        "a handshake trickled a byte at a time is cut off at --timeout; idle HTTP/2 connections at the cap make room for new clients"
+    )
+    func lockout() throws {
+        let server = try ServerProcess(["--timeout", "2", "--max-connections", "4"])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                TLSTests.clients + "/h2_clients.py", "lockout", String(try #require(server.tlsPort)), ServerProcess.caFile, "4",
+                "2",
+            ])
+        #expect(status == 0, "\(out)")
+        let r = lastJSON(out)
+        let trickle = r["trickle"] as? [String: Any] ?? [:]
+        let cut = trickle["closed_after"] as? Double
+        #expect(cut != nil && cut! >= 2 && cut! < 5, "\(out)")
+        let fresh = r["new_client"] as? [String: Any] ?? [:]
+        #expect(fresh["status"] as? Int == 200, "\(out)")
+        let oldest = r["oldest_idle"] as? [String: Any] ?? [:]
+        #expect(oldest["goaway"] as? Int == 0, "the connection idle longest got GOAWAY: \(out)")
+    }
+}

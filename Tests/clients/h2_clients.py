@@ -7,6 +7,9 @@ usage: h2_clients.py httpx PORT CA HTTP_PORT   httpx http2=True: FCM v1 and APNs
        h2_clients.py goaway PORT CA            prints "ready", then waits for the server's GOAWAY
        h2_clients.py backpressure PORT CA HTTP_PORT TIMEOUT [--h2c]
                                                large answers to a reader and a non-reader; prints JSON
+       h2_clients.py lockout PORT CA CAP TIMEOUT
+                                               a trickled handshake is cut off; idle connections at the
+                                               cap make room for a new client; prints JSON
        h2_clients.py streams PORT CA HTTP_PORT  SETTINGS_MAX_CONCURRENT_STREAMS before and after
                                                the first valid provider token; prints JSON
 """
@@ -396,6 +399,59 @@ def backpressure(port, ca, http_port, timeout):
     print(json.dumps(out))
 
 
+def lockout(port, ca, cap, timeout):
+    """The TLS port cannot be locked out: a ClientHello trickled a byte at a time is cut off at
+    the timeout, and idle HTTP/2 connections at the connection cap make room for a new client
+    (the one idle longest gets GOAWAY)."""
+    out = {}
+    ctx = ssl.create_default_context(cafile=ca)
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls_obj = ctx.wrap_bio(incoming, outgoing, server_hostname="localhost")
+    try:
+        tls_obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    hello = outgoing.read()
+    raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+    start, closed_after = time.monotonic(), None
+    for b in hello:
+        try:
+            raw.sendall(bytes([b]))
+            raw.settimeout(0.3)
+            if raw.recv(1) == b"":
+                closed_after = time.monotonic() - start
+                break
+        except socket.timeout:
+            pass
+        except OSError:
+            closed_after = time.monotonic() - start
+            break
+        if time.monotonic() - start > timeout + 5:
+            break
+    out["trickle"] = {"closed_after": round(closed_after, 2) if closed_after else None, "sent": len(hello)}
+    raw.close()
+    idle = []
+    for _ in range(cap):
+        sock, conn = client(port, ca)
+        conn.send_headers(conn.get_next_available_stream_id(), headers(), end_stream=True)
+        sock.sendall(conn.data_to_send())
+        answered = False
+        while not answered:
+            for e in conn.receive_data(sock.recv(65536)):
+                answered = answered or isinstance(e, h2.events.StreamEnded)
+            sock.sendall(conn.data_to_send())
+        idle.append((sock, conn))
+    start = time.monotonic()
+    try:
+        with httpx.Client(http2=True, verify=ca, timeout=10) as c:
+            status = c.get(f"https://localhost:{port}/healthz").status_code
+    except httpx.HTTPError as e:
+        status = type(e).__name__
+    out["new_client"] = {"status": status, "seconds": round(time.monotonic() - start, 2)}
+    out["oldest_idle"] = read_until_closed(*idle[0], limit=3)
+    print(json.dumps(out))
+
+
 def streams(port, ca, http_port):
     """APNs' start of a token-authenticated connection to an APNs host (SNI): one stream until
     the first valid provider token, then more; a FCM request on such a connection raises it
@@ -464,5 +520,7 @@ if __name__ == "__main__":
         goaway(port, ca)
     elif mode == "backpressure":
         backpressure(port, ca, int(sys.argv[4]), float(sys.argv[5]))
+    elif mode == "lockout":
+        lockout(port, ca, int(sys.argv[4]), float(sys.argv[5]))
     elif mode == "streams":
         streams(port, ca, int(sys.argv[4]))

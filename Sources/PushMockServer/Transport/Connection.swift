@@ -120,6 +120,28 @@ final class Connection {
 
     var pendingOutput: Int { evbuffer_get_length(output) }
 
+    /// Since when the connection has been idle (monotonic ns): a session with no request
+    /// under way and nothing unread or unsent; nil when it is not idle.
+    var idleSince: UInt64? {
+        guard !closing, pendingOutput == 0 else { return nil }
+        switch stage {
+        case .http1(let session): return session.isIdle ? lastRead : nil
+        case .http2(let session): return session.isIdle ? lastRead : nil
+        case .handshake, .sniffing, .closed: return nil
+        }
+    }
+
+    /// Makes room at the connection cap: HTTP/2 gets GOAWAY and closes once it is sent; an
+    /// idle HTTP/1.1 connection closes.
+    func evict() {
+        switch stage {
+        case .http2(let session):
+            session.goAway()
+            closeWhenFlushed()
+        default: finish()
+        }
+    }
+
     // MARK: Reading
 
     fileprivate func readable() {

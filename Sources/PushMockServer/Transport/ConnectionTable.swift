@@ -2,9 +2,11 @@ internal import CLibevent
 import Glibc
 import PushMockCore
 
-/// Every open connection, on every port: one table, one `--max-connections` (at the cap every
-/// listener pauses; a close resumes them), one sweep a second that applies `--timeout`
-/// (`Connection.checkTime`). The table keeps each connection alive until it closes.
+/// Every open connection, on every port: one table, one `--max-connections`, one sweep a
+/// second that applies `--timeout` (`Connection.checkTime`). At the cap the connection idle
+/// longest is closed to make room (HTTP/2 with a GOAWAY), so idle clients cannot lock new
+/// ones out; only when none is idle do the listeners pause until one closes. The table keeps
+/// each connection alive until it closes.
 final class ConnectionTable {
     private let base: EventBase
     private let dispatcher: RequestDispatcher
@@ -55,6 +57,10 @@ final class ConnectionTable {
                 table: self, base: base, channel: channel, dispatcher: dispatcher, timeoutNanos: timeoutNanos)
         else { return }
         connections[ObjectIdentifier(connection)] = connection
+        guard connections.count >= cap else { return }
+        if let idle = connections.values.compactMap({ c in c.idleSince.map { (c, $0) } }).min(by: { $0.1 < $1.1 })?.0 {
+            idle.evict()
+        }
         if connections.count >= cap { for l in listeners { l.pause() } }
     }
 
