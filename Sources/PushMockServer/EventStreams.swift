@@ -76,6 +76,8 @@ final class EventStreams {
             c.responder.cutOff()
             return remove(c, end: false)
         }
+        // An export writes only while its client keeps up.
+        if !c.stream.live, c.responder.pendingBytes >= Self.exportLowWater { return }
         var rounds = 0
         repeat {
             let (bytes, finished) = next(&c.stream)

@@ -31,7 +31,15 @@ final class Harness {
         switch gateway.handle(request) {
         case .response(let r): return r
         case .waitForEvents(let w): return gateway.readers.finish(w)
-        case .stream(let s): return s.head
+        case .stream(var s):
+            // An export or a long list, read to its end; a live stream gives its head.
+            var r = s.head
+            while !s.live {
+                let (bytes, finished) = gateway.readers.streamNext(&s)
+                r.body += bytes
+                if finished { break }
+            }
+            return r
         case .delayed(let r, _): return r
         case .drop(let mode): return Response(status: 0, headers: [("x-pushmock-dropped", mode.rawValue)])
         }

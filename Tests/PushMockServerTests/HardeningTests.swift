@@ -63,3 +63,37 @@ struct HardeningTests {
         #expect(server.stop() == 0)
     }
 }
+
+@Suite("Hardening: answers a client does not read", .serialized, .timeLimit(.minutes(3)))
+struct UnreadAnswersTests {
+    @Test(
+        "HTTP/2 exports and long lists on a closed window, and pipelined long lists never read: memory stays bounded, the reader is cut off at --timeout, others are served"
+    )
+    func unreadAnswers() throws {
+        let server = try ServerProcess(["--timeout", "3", "--device-rate-limit", "0"])
+        let (exit, out) = try runCommand(
+            RealClientTests.python,
+            [
+                TLSTests.clients + "/unread_answers.py", String(server.port), String(try #require(server.tlsPort)),
+                ServerProcess.caFile, String(server.process.processIdentifier), "3",
+            ])
+        #expect(exit == 0, "\(out)")
+        var cases: [String: [String: Any]] = [:]
+        for line in out.split(separator: "\n") where line.hasPrefix("{") {
+            if let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] {
+                cases[obj["case"] as! String] = obj
+            }
+        }
+        #expect((cases["log"]?["events"] as? Int ?? 0) >= 100_000, "\(out)")
+        let attacks = [
+            "h2_exports_tls", "h2_lists_tls", "http1_pipelined_tls", "h2_exports_h2c", "h2_lists_h2c", "http1_pipelined_plain",
+        ]
+        for name in attacks {
+            let c = cases[name] ?? [:]
+            #expect((c["growth_mib"] as? Double ?? .infinity) < 64, "\(name): \(c)")
+            #expect(c["cut_after"] as? Double != nil, "\(name) was never cut off: \(c)")
+            #expect(c["failed"] as? Int == 0 && (c["answers"] as? Int ?? 0) > 10, "\(name): \(c)")
+        }
+        #expect(server.stop() == 0)
+    }
+}

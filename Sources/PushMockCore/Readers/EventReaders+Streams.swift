@@ -3,7 +3,9 @@
 /// The transport asks `EventReaders.streamNext` for the next bytes on a timer and while the
 /// client keeps up; this value remembers how far the client got.
 public struct EventStream {
-    public enum Format: Sendable { case sse, ndjson }
+    /// `jsonList`: the answer of `GET .../events`, `{"events":[…],"last_seq":…,"evicted":…}`,
+    /// made as the client reads it (a long list is not rendered ahead).
+    public enum Format: Sendable { case sse, ndjson, jsonList }
 
     public let format: Format
     /// Filters; `query.since` is the cursor: the last seq sent.
@@ -13,6 +15,9 @@ public struct EventStream {
     public let until: Int64
     public let heartbeatSeconds: Double
     public internal(set) var started = false
+    /// A `jsonList`'s events still to send (its `limit`), and whether one was sent.
+    var remaining = Int.max
+    var listed = false
 
     /// Moves the cursor, when another client at the same place was sent this step's bytes.
     public mutating func skip(to cursor: Int64) { query.since = cursor }
@@ -22,6 +27,7 @@ public struct EventStream {
     public static let maxPerStep = 1000
 
     public var head: Response {
+        if format == .jsonList { return Response(status: 200, headers: Response.jsonHeaders) }
         let type = format == .sse ? "text/event-stream; charset=utf-8" : "application/x-ndjson"
         return Response(
             status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")])
@@ -60,6 +66,9 @@ extension EventReaders {
         if !s.started, s.format == .sse {
             w.raw("retry: 1000\n\n")
         }
+        if !s.started, s.format == .jsonList {
+            w.raw("{\"events\":[")
+        }
         s.started = true
         let end = s.live ? log.lastSeq : s.until
         var events: [Event] = []
@@ -81,11 +90,23 @@ extension EventReaders {
             if !reachedCursor, oldestRead > s.query.since + 1 { skippedFrom = s.query.since + 1 }
         } else {
             let first = log.lastSeq - Int64(log.count) + 1
-            if s.query.since + 1 < first { skippedFrom = s.query.since + 1 }
+            if s.format != .jsonList, s.query.since + 1 < first { skippedFrom = s.query.since + 1 }
+            let most = min(maxEvents, s.remaining)
+            var reachedEnd = true
             log.visit(after: s.query.since) { e in
                 guard e.seq <= end else { return false }
                 if s.query.matches(e) { events.append(e) }
-                return events.count < maxEvents
+                if events.count >= most {
+                    reachedEnd = false
+                    return false
+                }
+                return true
+            }
+            s.remaining -= events.count
+            // Read through `end` (or the list is long enough): nothing more to send.
+            if reachedEnd || s.remaining == 0 {
+                s.query.since = end
+                s.remaining = 0
             }
         }
         if let from = skippedFrom {
@@ -93,16 +114,29 @@ extension EventReaders {
             w.raw("event: gap\nid: \(to)\ndata: {\"from\":\(from),\"to\":\(to)}\n\n")
         }
         for e in events {
-            if s.format == .sse { w.raw("id: \(e.seq)\ndata: ") }
-            ControlJSON.writeEvent(e, to: &w)
-            w.raw(s.format == .sse ? "\n\n" : "\n")
+            switch s.format {
+            case .sse:
+                w.raw("id: \(e.seq)\ndata: ")
+                ControlJSON.writeEvent(e, to: &w)
+                w.raw("\n\n")
+            case .ndjson:
+                ControlJSON.writeEvent(e, to: &w)
+                w.raw("\n")
+            case .jsonList:
+                if s.listed { w.raw(",") }
+                s.listed = true
+                ControlJSON.writeEvent(e, to: &w)
+            }
         }
-        if let last = events.last {
+        if let last = events.last, s.remaining > 0 {
             s.query.since = last.seq
         } else if s.live || skippedFrom != nil {
             s.query.since = max(s.query.since, end)
         }
         let finished = !s.live && s.query.since >= s.until
+        if finished, s.format == .jsonList {
+            w.raw("],\"last_seq\":\(log.lastSeq),\"evicted\":\(log.evicted)}")
+        }
         return (w.bytes, finished)
     }
 }

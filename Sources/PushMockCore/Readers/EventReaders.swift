@@ -60,8 +60,17 @@ public final class EventReaders {
             var wait = EventWait(query: q, minimum: minimum, seconds: seconds, countOnly: countOnly)
             if seconds > 0, !isReady(&wait) { return .waitForEvents(wait) }
         }
+        // A list that may be long is made as the client reads it, never rendered ahead.
+        if !countOnly, q.limit > Self.renderedLimit {
+            var stream = EventStream(format: .jsonList, query: q, live: false, until: log.lastSeq, heartbeatSeconds: 15)
+            stream.remaining = q.limit
+            return .stream(stream)
+        }
         return .response(eventsResponse(q, countOnly: countOnly))
     }
+
+    /// The longest `limit` answered in one piece (the default); longer lists are streamed.
+    static let renderedLimit = 1000
 
     /// Whether a parked long-poll can be answered; reads only the events logged since its
     /// last check.

@@ -6,8 +6,10 @@ import PushMockCore
 /// HTTP/2 on one connection (an nghttp2 server session), over TLS or h2c. Streams become
 /// `Request`s when their last frame arrives; replies go out as HEADERS (+ DATA for a body).
 /// Memory is bounded: at most the policy's streams at once, `maxHeaderBytes` of headers each,
-/// `maxBufferedBytes` of unanswered request data in all, and frames are made only while less
-/// than `Connection.maxPendingOutput` waits to be sent.
+/// `maxBufferedBytes` of unanswered request data in all; frames are made only while less
+/// than `Connection.maxPendingOutput` waits to be sent, and while answers' bodies not yet
+/// taken by the peer (its flow-control window) reach that bound, further requests wait
+/// instead of being answered ahead.
 final class HTTP2Session {
     static let maxHeaderBytes = 64 * 1024
     static let maxBufferedBytes = 8 << 20
@@ -38,6 +40,13 @@ final class HTTP2Session {
     /// Reused for each answer's header block.
     private var fields = ResponseFields()
     private(set) var goingAway = false
+    /// Answer bytes made and not yet taken by nghttp2, over every stream, and when that last
+    /// moved (monotonic ns): a peer that takes none for `--timeout` is cut off.
+    private var unsentBody = 0
+    private var lastBodyProgress: UInt64 = 0
+    /// Whole requests waiting for `unsentBody` to fall below the bound, oldest first.
+    private var waiting: [HTTP2Stream] = []
+    private var resuming = false
     /// Streams that ended with an error (reset by either side), and streams that completed.
     private var resetStreams = 0
     private var answeredStreams = 0
@@ -153,8 +162,10 @@ final class HTTP2Session {
             // once the peer has taken what is waiting.
             if !full || evbuffer_get_length(output) > 0 { break }
         }
+        resumeWaiting()
         // Back-pressure: reading pauses while the peer is not reading what we send.
         connection.updateReading()
+        if abandoned { return false }
         if goingAway, streamTable.isEmpty { return false }
         return nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
     }
@@ -240,7 +251,20 @@ final class HTTP2Session {
             receivingHeaders = nil
             if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST { headerBlocks.finish(stream, count: stream.fieldCount) }
         }
-        guard frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, !stream.dispatched else { return 0 }
+        guard frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, !stream.dispatched, !stream.waiting
+        else { return 0 }
+        if unsentBody >= Connection.maxPendingOutput || !waiting.isEmpty {
+            stream.waiting = true
+            waiting.append(stream)
+            return 0
+        }
+        dispatch(stream)
+        // A dropped connection fails the read, and the connection closes at once.
+        return abandoned ? NGHTTP2_ERR_CALLBACK_FAILURE.rawValue : 0
+    }
+
+    /// Hands a whole request to the gateway.
+    private func dispatch(_ stream: HTTP2Stream) {
         stream.dispatched = true
         bufferedBytes -= stream.headerBytes + stream.body.count
         var request = stream.request()
@@ -249,12 +273,38 @@ final class HTTP2Session {
         if stream.body.count > dispatcher.maxBodyBytes {
             request.body = []
             respond(stream, dispatcher.framingError(.tooLarge, request))
-            return 0
+            return
         }
         dispatcher.carry(dispatcher.handle(request), to: stream, stream: stream)
         raiseStreamsIfAuthenticated()
-        // A dropped connection fails the read, and the connection closes at once.
-        return abandoned ? NGHTTP2_ERR_CALLBACK_FAILURE.rawValue : 0
+    }
+
+    /// Answers waiting requests while the unsent bodies are below the bound.
+    private func resumeWaiting() {
+        guard !resuming, !waiting.isEmpty else { return }
+        resuming = true
+        defer { resuming = false }
+        var next = 0
+        while next < waiting.count, unsentBody < Connection.maxPendingOutput, !abandoned {
+            let stream = waiting[next]
+            next += 1
+            stream.waiting = false
+            if !stream.closed { dispatch(stream) }
+        }
+        waiting.removeFirst(next)
+    }
+
+    /// Whether answers wait on a peer that has taken none of them for `timeout` (its window
+    /// closed, or its socket unread).
+    func isStalled(now: UInt64, timeout: UInt64) -> Bool {
+        unsentBody > 0 && now - lastBodyProgress > timeout
+    }
+
+    /// More answer bytes for `stream`, counted until nghttp2 takes them.
+    func addBody(_ stream: HTTP2Stream, _ bytes: [UInt8]) {
+        if unsentBody == 0 { lastBodyProgress = MonotonicClock.nanos() }
+        unsentBody += bytes.count
+        stream.responseBody.append(contentsOf: bytes)
     }
 
     /// The stream with `id`: the one receiving its header block, else the table's.
@@ -268,6 +318,7 @@ final class HTTP2Session {
         if receivingHeaders?.takeUnretainedValue().id == streamID { receivingHeaders = nil }
         if let stream = streamTable.removeValue(forKey: streamID) {
             if !stream.dispatched { bufferedBytes -= stream.headerBytes + stream.body.count }
+            unsentBody -= stream.pendingBytes
             stream.closed = true
         }
         return 0
@@ -277,7 +328,7 @@ final class HTTP2Session {
     /// streaming response (`stream.streaming`) gets a body that grows until `end()`.
     func respond(_ stream: HTTP2Stream, _ response: Response) {
         guard !stream.closed, session != nil else { return }
-        if !stream.streaming { stream.responseBody = stream.head.method == "HEAD" ? [] : response.body }
+        if !stream.streaming, stream.head.method != "HEAD" { addBody(stream, response.body) }
         fields.start(status: response.status)
         for (name, value) in response.headers where !HTTP2Stream.isConnectionHeader(name) { fields.add(name, value) }
         if !stream.responseBody.isEmpty, !stream.streaming { fields.add("content-length", String(stream.responseBody.count)) }
@@ -335,6 +386,8 @@ final class HTTP2Session {
             buffer.update(from: $0.baseAddress! + stream.responseOffset, count: n)
         }
         stream.responseOffset += n
+        unsentBody -= n
+        if n > 0 { lastBodyProgress = MonotonicClock.nanos() }
         if stream.responseOffset == stream.responseBody.count {
             if !stream.streaming || stream.ended { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
             stream.responseBody.removeAll(keepingCapacity: true)

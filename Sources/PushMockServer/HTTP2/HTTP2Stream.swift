@@ -19,6 +19,8 @@ final class HTTP2Stream: Responder, StreamResponder {
     var headerBytes = 0
     var body: [UInt8] = []
     var dispatched = false
+    /// Whole, and waiting for the session's unsent answers to fall below its bound.
+    var waiting = false
     var closed = false
     /// Body bytes not yet taken by nghttp2 start at `responseOffset`.
     var responseBody: [UInt8] = []
@@ -56,7 +58,7 @@ final class HTTP2Stream: Responder, StreamResponder {
     }
 
     func send(_ bytes: [UInt8]) {
-        responseBody.append(contentsOf: bytes)
+        live?.addBody(self, bytes)
         live?.resume(self)
     }
 

@@ -137,7 +137,7 @@ final class Connection {
         switch stage {
         case .http2(let session):
             session.goAway()
-            closeWhenFlushed()
+            ended(session)
         default: finish()
         }
     }
@@ -200,7 +200,7 @@ final class Connection {
         switch stage {
         case .sniffing: sniff()
         case .http1(let session): session.receive()
-        case .http2(let session): if !session.receive(input) { session.abandoned ? abort() : closeWhenFlushed() }
+        case .http2(let session): if !session.receive(input) { ended(session) }
         case .handshake, .closed: break
         }
         delivering = false
@@ -314,7 +314,7 @@ final class Connection {
         // The peer took everything: a session that held back may go on.
         switch stage {
         case .http1(let session): session.outputDrained()
-        case .http2(let session): if !session.flush() { closeWhenFlushed() }
+        case .http2(let session): if !session.flush() { ended(session) }
         default: break
         }
         updateReading()
@@ -370,17 +370,24 @@ final class Connection {
         // HTTP/2 has no request deadline: an idle connection gets its policy's GOAWAY.
         deadline = 0
         let ok = evbuffer_get_length(input) > 0 ? session.receive(input) : session.flush()
-        if !ok { return session.abandoned ? abort() : closeWhenFlushed() }
-        if draining, !session.goAway() { closeWhenFlushed() }
+        if !ok { return ended(session) }
+        if draining, !session.goAway() { ended(session) }
     }
 
     // MARK: Time and shutdown
 
-    /// The table's sweep: ends a connection past its deadline or whose peer stopped
-    /// reading; an idle HTTP/2 connection gets its policy's GOAWAY.
+    /// An HTTP/2 session is over: at once when it was dropped (chaos), else once what it
+    /// queued is sent.
+    private func ended(_ session: HTTP2Session) {
+        session.abandoned ? abort() : closeWhenFlushed()
+    }
+
+    /// The table's sweep: ends a connection past its deadline or whose peer stopped reading
+    /// (HTTP/2: its window closed too); an idle HTTP/2 connection gets its policy's GOAWAY.
     func checkTime(now: UInt64) {
         if deadline != 0, now > deadline { return finish() }
-        if pendingOutput > 0, now - lastWritten > timeoutNanos { return finish() }
+        if pendingOutput > 0, now - lastWritten > timeoutNanos { return cutOff() }
+        if case .http2(let session) = stage, session.isStalled(now: now, timeout: timeoutNanos) { return cutOff() }
         if case .http2(let session) = stage, !closing, session.isIdle, now - lastRead > UInt64(session.policy.idleSeconds * 1e9) {
             session.goAway(debugData: session.policy.idleGoAwayData)
             closeWhenFlushed()
@@ -394,7 +401,7 @@ final class Connection {
         draining = true
         switch stage {
         case .http1(let session): if session.isIdle { finish() }
-        case .http2(let session): if !session.goAway() { closeWhenFlushed() }
+        case .http2(let session): if !session.goAway() { ended(session) }
         case .sniffing: if evbuffer_get_length(input) == 0 { finish() }
         case .handshake, .closed: break
         }
@@ -429,6 +436,12 @@ final class Connection {
         evbuffer_drain(output, pendingOutput)
         setReading(false)
         if let writeEvent { event_active(writeEvent.pointer, Int32(EV_WRITE), 0) }
+    }
+
+    /// A peer that took nothing for `--timeout`: reset, so nothing more is kept for it.
+    private func cutOff() {
+        channel.resetOnClose()
+        finish()
     }
 
     /// Stops all I/O and leaves the table; the socket closes when the last reference goes.
