@@ -4,10 +4,32 @@ import Testing
 
 @Suite("The message store")
 struct MessageStoreTests {
-    func message(_ id: String) -> Message {
+    func message(_ id: String, bytes: Int = 0) -> Message {
         Message(
             id: id, projectID: "p", projectNumber: 1, api: "apns", target: .token, options: PushContent().options,
-            format: .apns, requestBytes: [], requestContentType: nil, receivedAt: 0, bulkID: nil, dryRun: false)
+            format: .apns, requestBytes: Array(repeating: 0, count: bytes), requestContentType: nil, receivedAt: 0, bulkID: nil,
+            dryRun: false)
+    }
+
+    @Test("bounded by bytes too: the oldest sends go until the new one's body fits, counted as evicted, and are let go")
+    func byteBound() throws {
+        let store = MessageStore(capacity: 100, maxBytes: 1000)
+        weak var first: Message?
+        do {
+            let a = message("a", bytes: 400)
+            first = a
+            store.add(a)
+        }
+        store.add(message("b", bytes: 400))
+        #expect(store.count == 2 && store.bytes == 800 && store.evicted == 0)
+        store.add(message("c", bytes: 300)) // 1,100 bytes: a goes
+        #expect(store.count == 2 && store.bytes == 700 && store.evicted == 1)
+        #expect(store.message(id: "a") == nil && first == nil, "an evicted send is released")
+        store.add(message("d", bytes: 2000)) // larger than the bound: kept alone
+        #expect(store.count == 1 && store.bytes == 2000 && store.newest(limit: 5).map(\.id) == ["d"])
+        for i in 0..<5 { store.add(message("s\(i)", bytes: 100)) }
+        #expect(store.newest(limit: 10).map(\.id) == ["s4", "s3", "s2", "s1", "s0"] && store.bytes == 500)
+        #expect(store.message(id: "s0") != nil && store.message(id: "d") == nil)
     }
 
     @Test(

@@ -272,6 +272,20 @@ struct ServerTests {
         #expect(down == 1)
     }
 
+    @Test("stored sends are bounded by their bodies' bytes too (--max-message-mb): the oldest are evicted and counted")
+    func messageBytes() throws {
+        let server = try ServerProcess(["--max-message-mb", "2", "--device-rate-limit", "0"])
+        let token = try server.device("android")["token"] as! String
+        let c = try HTTPConnection(port: server.port)
+        let big = String(repeating: "v", count: 900_000)
+        for _ in 0..<10 {
+            let r = try c.request("POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"k":"\#(big)"}}"#, headers: auth)
+            #expect(r.status == 200)
+        }
+        let stored = try c.request("GET", "/emulator/v1/projects/demo-pushmock/messages?limit=100").json
+        #expect(stored["total"] as? Int == 2 && stored["evicted"] as? Int == 8, "\(stored["total"] ?? "?") kept")
+    }
+
     @Test("flags have matching PUSHMOCK_* variables")
     func environment() throws {
         let server = try ServerProcess([], environment: ["PUSHMOCK_PROJECT": "env-project", "PUSHMOCK_SERVER_KEY": "env-key"])

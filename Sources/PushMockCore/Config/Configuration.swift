@@ -21,6 +21,8 @@ public struct Configuration: Sendable, Equatable {
     /// Seconds an event is kept (`--max-age`); nil keeps events until `maxEvents` pushes them out.
     public var maxAgeSeconds: Int?
     public var maxMessages = 100_000
+    /// Request-body bytes of the sends kept, per project (`--max-message-mb`).
+    public var maxMessageBytes = 256 << 20
     public var maxConnections = 4096
     public var maxBodyBytes = 1 << 20
     /// How long an HTTP/1.1 connection has to deliver a whole request, counted from its
@@ -152,6 +154,12 @@ extension Configuration {
         Option(flag: "--max-messages", help: "sends kept for GET .../messages (default 100000)", takesValue: true) {
             c, v throws(ConfigurationError) in
             c.maxMessages = try int(v, "--max-messages", 1...10_000_000)
+        },
+        Option(
+            flag: "--max-message-mb", help: "MiB of request bodies kept with those sends, per project (default 256)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.maxMessageBytes = try int(v, "--max-message-mb", 1...1_048_576) << 20
         },
         Option(flag: "--max-connections", help: "open connections accepted at once (default 4096)", takesValue: true) {
             c, v throws(ConfigurationError) in

@@ -1,5 +1,6 @@
-/// The sends a project accepted, newest last, bounded: the oldest is evicted (and counted)
-/// when full. Every recipient message id finds its send.
+/// The sends a project accepted, newest last, bounded by count and by the bytes of their
+/// request bodies (each send keeps its body for `GET .../messages`): the oldest are evicted
+/// (and counted) to make room. Every recipient message id finds its send.
 ///
 /// Sends are found by scanning the hashes of their ids, newest first, in an array beside the
 /// ring: only the control API looks sends up, so a send adds to the ring without touching a
@@ -7,30 +8,53 @@
 /// table.
 public final class MessageStore {
     public let capacity: Int
-    /// Loop thread only. `hashes[k]` is `order[k].idHash`.
-    private var order: [Message] = []
+    public let maxBytes: Int
+    /// Loop thread only. A ring: `count` sends from `first`, oldest first; `hashes[k]` is
+    /// `order[k]?.idHash`. Slots beyond `count` hold nothing (an evicted send is let go).
+    private var order: [Message?] = []
     private var hashes: [UInt64] = []
-    private var head = 0
+    private var first = 0
+    public private(set) var count = 0
+    /// The request bodies' bytes of the sends kept.
+    public private(set) var bytes = 0
     private var recipients: [MessageKey: Message] = [:]
     public private(set) var evicted = 0
 
-    init(capacity: Int) {
+    init(capacity: Int, maxBytes: Int = .max) {
         self.capacity = max(1, capacity)
+        self.maxBytes = max(1, maxBytes)
     }
 
-    public var count: Int { order.count }
-
     func add(_ message: Message) {
-        if order.count < capacity {
+        let size = message.requestBytes.count
+        while count > 0, count == capacity || bytes + size > maxBytes { evictOldest() }
+        if count == order.count {
+            // The ring is full but below capacity: grow it, oldest first again.
+            if first != 0 {
+                order = Array(order[first...] + order[..<first])
+                hashes = Array(hashes[first...] + hashes[..<first])
+                first = 0
+            }
             order.append(message)
             hashes.append(message.idHash)
         } else {
-            forget(order[head])
-            order[head] = message
-            hashes[head] = message.idHash
-            head = head + 1 == capacity ? 0 : head + 1
-            evicted += 1
+            let slot = (first + count) % order.count
+            order[slot] = message
+            hashes[slot] = message.idHash
         }
+        count += 1
+        bytes += size
+    }
+
+    private func evictOldest() {
+        guard let oldest = order[first] else { return }
+        forget(oldest)
+        order[first] = nil
+        hashes[first] = 0
+        first = (first + 1) % order.count
+        count -= 1
+        bytes -= oldest.requestBytes.count
+        evicted += 1
     }
 
     /// Notes a recipient's message id on its send and makes the id find the send.
@@ -47,10 +71,10 @@ public final class MessageStore {
         let key = MessageKey(id)
         if let m = recipients[key] { return m }
         // Newest first: the sends a test asks about are usually recent.
-        var k = order.count - 1
+        var k = count - 1
         while k >= 0 {
-            let slot = (head + k) % order.count
-            if hashes[slot] == key.hash, order[slot].id == id { return order[slot] }
+            let slot = (first + k) % order.count
+            if hashes[slot] == key.hash, let m = order[slot], m.id == id { return m }
             k -= 1
         }
         return nil
@@ -59,10 +83,9 @@ public final class MessageStore {
     /// Newest first, those `include` accepts.
     public func newest(limit: Int, where include: (Message) -> Bool = { _ in true }) -> [Message] {
         var out: [Message] = []
-        var k = order.count - 1
+        var k = count - 1
         while k >= 0, out.count < limit {
-            let m = order[(head + k) % order.count]
-            if include(m) { out.append(m) }
+            if let m = order[(first + k) % order.count], include(m) { out.append(m) }
             k -= 1
         }
         return out
@@ -72,7 +95,9 @@ public final class MessageStore {
         order.removeAll()
         hashes.removeAll()
         recipients.removeAll()
-        head = 0
+        first = 0
+        count = 0
+        bytes = 0
     }
 }
 

@@ -30,7 +30,9 @@ final class ProjectDirectory {
     @discardableResult
     func add(_ id: String, serverKeys: [String]) -> Project {
         for old in byID[id]?.serverKeys ?? [] { byServerKey[old] = nil }
-        let project = Project(id: id, serverKeys: serverKeys, maxMessages: configuration.maxMessages, changes: changes)
+        let project = Project(
+            id: id, serverKeys: serverKeys, maxMessages: configuration.maxMessages,
+            maxMessageBytes: configuration.maxMessageBytes, changes: changes)
         project.chaos = configuration.chaos
         byID[id] = project
         for key in serverKeys { byServerKey[key] = project }
