@@ -27,6 +27,9 @@ public final class Server {
     private var drainDeadline: Timestamp = 0
     /// The `gateway.changes.version` last handed to the store.
     private var savedStateVersion = 0
+    private var closed = false
+    /// What the durable log could not write at close (a full disk).
+    private var unwritten: String?
     /// Raised when shutdown begins; the gateway's APNs answers 503 Shutdown from then on.
     private let shutdownFlag = ShutdownFlag()
 
@@ -124,10 +127,13 @@ public final class Server {
     }
 
     /// Serves until a signal's graceful shutdown completes; then saves the state and closes.
+    /// Throws when acknowledged events could not be made durable (a full disk): they are
+    /// lost, and the exit says so.
     public func run() throws(ServerError) {
         try base.run()
         saveStateIfChanged()
         close()
+        if let lost = unwritten { throw ServerError(lost) }
     }
 
     deinit { close() }
@@ -137,13 +143,15 @@ public final class Server {
     /// loop's own events, and last the durable log, which commits what is queued. The base
     /// goes when the last part holding it does.
     private func close() {
+        guard !closed else { return }
+        closed = true
         connections.close()
         polls.answerAll()
         streams.endAll()
         signals.removeAll()
         expiryTimer = nil
         drainTimer = nil
-        store?.close()
+        unwritten = store?.close()
     }
 
     /// Stop accepting, answer parked long-polls, let open connections finish (up to the

@@ -115,7 +115,9 @@ struct StoreTests {
 }
 
 extension StoreTests {
-    @Test("a full disk: new sends get the services' 503 with Retry-After, reads go on, and what was stored stays intact")
+    @Test(
+        "a full disk: new sends get the services' 503 with Retry-After, reads go on, what was stored stays intact, and SIGTERM exits non-zero saying what was lost"
+    )
     func fullDisk() throws {
         let unshare = ["--mount"] + (getuid() == 0 ? [] : ["--map-root-user"])
         let (status, out) = try runCommand(
@@ -125,7 +127,14 @@ extension StoreTests {
                 ServerProcess.certDirectory, RealClientTests.python,
             ])
         #expect(status == 0, "\(out)")
-        let r = lastJSON(out)
+        let lines = out.split(separator: "\n").filter { $0.hasPrefix("{") }
+        let r =
+            lines.count >= 2
+            ? (try? JSONSerialization.jsonObject(with: Data(lines[lines.count - 2].utf8))) as? [String: Any] ?? [:] : [:]
+        // SIGTERM with sends still unwritten: a non-zero exit that says what was lost.
+        let exit = lastJSON(out)
+        #expect((exit["exit"] as? Int ?? 0) != 0, "\(out)")
+        #expect((exit["said"] as? String)?.contains("acknowledged events could not be written") == true, "\(out)")
         #expect((r["accepted"] as? Int ?? 0) > 10, "\(out)")
         let legacy = r["legacy"] as? [Any]
         #expect(legacy?[0] as? Int == 503 && legacy?[1] as? String == "10", "\(out)")

@@ -44,5 +44,8 @@ out["integrity"] = con.execute("PRAGMA integrity_check").fetchone()[0]
 out["stored"] = con.execute("SELECT count(*) FROM data WHERE event = 'MESSAGE_ACCEPTED'").fetchone()[0]
 print(json.dumps(out))
 PY
-wait $server 2>/dev/null || true
+# SIGTERM with acknowledged sends still unwritten: the exit says what was lost.
+status=0
+wait $server || status=$?
+printf '{"exit": %d, "said": %s}\n' "$status" "$("$python" -c 'import json, sys; print(json.dumps(open(sys.argv[1]).read().strip().splitlines()[-1]))' "$log")"
 umount "$dir"

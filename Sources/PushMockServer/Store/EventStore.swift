@@ -225,13 +225,21 @@ final class EventStore: EventSink, @unchecked Sendable {
         return failure != nil
     }
 
-    /// Shutdown: commits what is queued and closes the database.
-    func close() {
+    /// Shutdown: commits what is queued and closes the database. Returns what could not be
+    /// written (a full disk) and why; nil when everything is on disk.
+    @discardableResult
+    func close() -> String? {
         condition.lock()
+        defer { condition.unlock() }
         stopping = true
         condition.broadcast()
         while !stopped { condition.wait() }
-        condition.unlock()
+        guard !queue.isEmpty || pendingState != nil else { return nil }
+        let what = [
+            queue.isEmpty ? nil : "\(queue.count) acknowledged events",
+            pendingState == nil ? nil : "the latest control-plane state",
+        ].compactMap { $0 }.joined(separator: " and ")
+        return "\(what) could not be written to \(path) and are lost: \(failure ?? "the database could not be written")"
     }
 
     // MARK: the writer thread
