@@ -21,6 +21,8 @@ import h2.events
 import h2.settings
 import httpx
 
+from h2_clients import watch_latency
+
 http_port, tls_port, ca, pid, timeout = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
 PROJECT = "/emulator/v1/projects/demo-pushmock"
 KEY = "pushmock-dev-server-key"
@@ -41,25 +43,6 @@ def connect(tls, alpn):
     ctx = ssl.create_default_context(cafile=ca)
     ctx.set_alpn_protocols([alpn])
     return ctx.wrap_socket(raw, server_hostname="localhost")
-
-
-def healthz_latencies(stop, out):
-    s = socket.create_connection(("127.0.0.1", http_port), timeout=10)
-    while not stop.is_set():
-        start = time.monotonic()
-        try:
-            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            got = b""
-            while not got.endswith(b'"ok"}'):
-                chunk = s.recv(4096)
-                if not chunk:
-                    raise OSError("closed")
-                got += chunk
-            out.append((time.monotonic() - start) * 1000)
-        except OSError:
-            out.append(None)
-            s = socket.create_connection(("127.0.0.1", http_port), timeout=10)
-        time.sleep(0.01)
 
 
 def h2_unread(tls, paths):
@@ -85,7 +68,7 @@ def http1_unread(tls, paths):
 def attack(name, open_attacker):
     before = rss_kib()
     stop, latencies = threading.Event(), []
-    watcher = threading.Thread(target=healthz_latencies, args=(stop, latencies))
+    watcher = threading.Thread(target=watch_latency, args=(http_port, stop, latencies))
     watcher.start()
     start = time.monotonic()
     sock = open_attacker()
@@ -105,7 +88,7 @@ def attack(name, open_attacker):
     ok = sorted(t for t in latencies if t is not None)
     print(json.dumps({"case": name, "rss_before": before, "rss_peak": peak, "growth_mib": round((peak - before) / 1024, 1),
                       "cut_after": round(cut_after, 2) if cut_after else None, "answers": len(ok),
-                      "failed": len(latencies) - len(ok), "p99_ms": round(ok[int(len(ok) * 0.99)], 2) if ok else None}),
+                      "failed": len(latencies) - len(ok), "p99_ms": ok[int(len(ok) * 0.99)] if ok else None}),
           flush=True)
 
 
