@@ -46,7 +46,7 @@ measure() { # name, warm-up count, count, readiness URL, command... → prints i
 }
 
 device() { # pushmock URL, platform → the new device's JSON
-  curl -sf -X POST "$1/emulator/v1/projects/demo-pushmock/devices" -d "{\"platform\":\"$2\",\"app\":\"com.example.bench\"}"
+  curl -sf -H 'Content-Type: application/json' -X POST "$1/emulator/v1/projects/demo-pushmock/devices" -d "{\"platform\":\"$2\",\"app\":\"com.example.bench\"}"
 }
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$1"; }
 
@@ -81,7 +81,7 @@ done
 # APNs: pushmock makes the certificates (in its --cert-dir) that nghttpd then serves with.
 apns() {
   local key apnstoken jwt
-  curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/apnsKeys" -d '{}' >"$work/key.json"
+  curl -sf -H 'Content-Type: application/json' -X POST "$pm/emulator/v1/projects/demo-pushmock/apnsKeys" -d '{}' >"$work/key.json"
   apnstoken=$(device "$pm" ios | field apns_token)
   jwt=$(.venv/bin/python -c 'import json, sys, time, jwt; k = json.load(open(sys.argv[1]))
 print(jwt.encode({"iss": k["team_id"], "iat": int(time.time())}, k["private_key"], algorithm="ES256", headers={"kid": k["key_id"]}))' "$work/key.json")

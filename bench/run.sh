@@ -67,7 +67,7 @@ curl -sf -X POST -d x "$nginx/fcm/send" | grep -q '"success":1'
 start pushmock 'https://' taskset -c 0 "$bin" --port 0 --tls-port 0 --cert-dir "$work/certs" --device-rate-limit 0 \
   --quota-per-minute 100000000; pm=$started
 pmtls=$(grep -o 'https://[0-9.:]*' "$work/pushmock.out" | head -n1)
-token=$(curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
+token=$(curl -sf -H 'Content-Type: application/json' -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
   -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 cat >"$work/send.lua" <<LUA
 wrk.method = "POST"
@@ -123,7 +123,7 @@ PY
 # The durable log: the same /fcm/send against a pushmock with --data-dir, alternating with the
 # in-memory one.
 start stored 'http://' taskset -c 0 "$bin" --port 0 --tls-port off --device-rate-limit 0 --data-dir "$work/data"; stored=$started
-stoken=$(curl -sf -X POST "$stored/emulator/v1/projects/demo-pushmock/devices" \
+stoken=$(curl -sf -H 'Content-Type: application/json' -X POST "$stored/emulator/v1/projects/demo-pushmock/devices" \
   -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 sed "s/$token/$stoken/" "$work/send.lua" >"$work/stored.lua"
 mem_total=0; disk_total=0
@@ -161,9 +161,9 @@ python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'/
 # The dashboard's API on a fresh pushmock whose log holds 100,000 events (125 data messages to
 # a topic of 400 devices: accepted and delivered for each), while 1,000 sends a second arrive.
 start dash 'https://' taskset -c 0 "$bin" --port 0 --tls-port 0 --cert-dir "$work/certs" --device-rate-limit 0; dash=$started
-dtoken=$(curl -sf -X POST "$dash/emulator/v1/projects/demo-pushmock/devices" \
+dtoken=$(curl -sf -H 'Content-Type: application/json' -X POST "$dash/emulator/v1/projects/demo-pushmock/devices" \
   -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
-curl -sf -X POST "$dash/emulator/v1/projects/demo-pushmock/devices:batchCreate" \
+curl -sf -H 'Content-Type: application/json' -X POST "$dash/emulator/v1/projects/demo-pushmock/devices:batchCreate" \
   -d '{"platform":"android","app":"com.example.bench","count":400,"topics":["dash"]}' >/dev/null
 for _ in $(seq 125); do
   curl -sf -o /dev/null -H "Authorization: key=$KEY" -H 'Content-Type: application/json' \
@@ -174,8 +174,8 @@ done
 # APNs over HTTP/2: h2load, many streams on a few connections, a provider token signed with a
 # key pushmock made, to one iPhone. The floor is nghttpd (one worker, same core, same
 # certificate) answering the same request from an empty file at the same path.
-curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/apnsKeys" -d '{}' >"$work/key.json"
-apns=$(curl -sf -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
+curl -sf -H 'Content-Type: application/json' -X POST "$pm/emulator/v1/projects/demo-pushmock/apnsKeys" -d '{}' >"$work/key.json"
+apns=$(curl -sf -H 'Content-Type: application/json' -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
   -d '{"platform":"ios","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["apns_token"])')
 jwt=$(.venv/bin/python -c 'import json, sys, time, jwt; k = json.load(open(sys.argv[1]))
 print(jwt.encode({"iss": k["team_id"], "iat": int(time.time())}, k["private_key"], algorithm="ES256", headers={"kid": k["key_id"]}))' "$work/key.json")
@@ -269,7 +269,7 @@ fpid=${pids[-1]}
 rss() { awk '/VmRSS/ {print $2}' "/proc/$fpid/status"; }
 rss0=$(rss)
 t0=$(date +%s.%N)
-curl -sf -X POST "$fanout/emulator/v1/projects/demo-pushmock/devices:batchCreate" \
+curl -sf -H 'Content-Type: application/json' -X POST "$fanout/emulator/v1/projects/demo-pushmock/devices:batchCreate" \
   -d "{\"platform\":\"android\",\"app\":\"com.example.bench\",\"count\":$SUBSCRIBERS,\"topics\":[\"bench\"]}" >/dev/null
 t1=$(date +%s.%N)
 rss1=$(rss)

@@ -41,7 +41,8 @@ mountpoint -q "$rootfs/proc" || mount -t proc proc "$rootfs/proc"
 
 # The image's environment, with ports that do not clash with a pushmock already running here.
 grep -q '^    PUSHMOCK_DATA_DIR=/data$' docker/Dockerfile
-env -i PATH=/usr/local/bin:/usr/bin:/bin PUSHMOCK_HOST=0.0.0.0 PUSHMOCK_PORT=$port PUSHMOCK_TLS_PORT=$tls \
+grep -q "^ENV PUSHMOCK_ALLOW_HOST=\* " docker/Dockerfile
+env -i PATH=/usr/local/bin:/usr/bin:/bin PUSHMOCK_ALLOW_HOST="*" PUSHMOCK_HOST=0.0.0.0 PUSHMOCK_PORT=$port PUSHMOCK_TLS_PORT=$tls \
   PUSHMOCK_CERT_DIR=/data/certs PUSHMOCK_DATA_DIR=/data "$chroot" --userspec=10001:10001 "$rootfs" /usr/local/bin/pushmock >"$work/pushmock.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; umount "$rootfs/proc" 2>/dev/null || true' EXIT
@@ -51,7 +52,7 @@ cat "$work/pushmock.log"
 timeout 5 env -i PATH=/usr/bin:/bin "$chroot" --userspec=10001:10001 "$rootfs" /usr/local/bin/pushmock health --port "$port"
 echo "HEALTHCHECK (pushmock health): ok"
 base=http://127.0.0.1:$port/emulator/v1/projects/demo-pushmock
-token=$(curl -sf -X POST "$base/devices" -d '{"platform":"android","app":"com.example.image"}' \
+token=$(curl -sf -H 'Content-Type: application/json' -X POST "$base/devices" -d '{"platform":"android","app":"com.example.image"}' \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 answer=$(curl -s -H 'Authorization: key=pushmock-dev-server-key' -H 'Content-Type: application/json' \
   -d "{\"to\":\"$token\",\"notification\":{\"title\":\"from the image\"}}" "http://127.0.0.1:$port/fcm/send")

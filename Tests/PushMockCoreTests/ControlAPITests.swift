@@ -170,7 +170,9 @@ struct ControlAPITests {
         #expect(h.call("POST", "/emulator/v1/clock:advance", body: #"{"seconds":-1}"#).status == 400)
         let system = try Gateway(configuration: Configuration())
         let refused = system.handle(
-            Request(method: "POST", target: "/emulator/v1/clock:advance", body: Array(#"{"seconds":1}"#.utf8)))
+            Request(
+                method: "POST", target: "/emulator/v1/clock:advance", headers: [("Content-Type", "application/json")],
+                body: Array(#"{"seconds":1}"#.utf8)))
         guard case .response(let resp) = refused else { return }
         #expect(resp.status == 400)
     }

@@ -114,8 +114,9 @@ final class HTTPConnection {
     func write(_ text: String) throws { try write(Array(text.utf8)) }
 
     func request(_ method: String, _ target: String, body: String? = nil, headers: [String: String] = [:]) throws -> Reply {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        var head = "\(method) \(target) HTTP/1.1\r\n"
         var h = headers
+        if h["Host"] == nil { h["Host"] = "127.0.0.1:\(port)" }
         if let body {
             h["Content-Length"] = String(body.utf8.count)
             if h["Content-Type"] == nil { h["Content-Type"] = "application/json" }

@@ -54,14 +54,14 @@ struct ServerTests {
         arguments: Port.allCases)
     func framing(_ port: Port) throws {
         let server = try ServerProcess()
-        let key = "Host: x\r\nAuthorization: key=pushmock-dev-server-key\r\nContent-Type: application/json\r\n"
+        let key = "Host: localhost\r\nAuthorization: key=pushmock-dev-server-key\r\nContent-Type: application/json\r\n"
         func chunk(_ s: String) -> String { String(s.utf8.count, radix: 16) + ";x=y\r\n" + s + "\r\n" }
         // Three requests in one write: three answers, in order.
         let c = try HTTPConnection(server, port)
         let send = #"{"to":"/topics/p","data":{"k":"v"}}"#
         try c.write(
             "POST /fcm/send HTTP/1.1\r\n\(key)Content-Length: \(send.utf8.count)\r\n\r\n\(send)"
-                + "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n"
                 + "POST /fcm/send HTTP/1.1\r\n\(key)Transfer-Encoding: chunked\r\n\r\n"
                 + chunk(#"{"to""#) + chunk(#":"/topics/q","data":{"a":"b"}}"#) + "0\r\n\r\n")
         let first = try c.readReply()
@@ -80,8 +80,8 @@ struct ServerTests {
         )
         // A request pipelined behind a long-poll waits for it: answers stay in order.
         try c.write(
-            "GET /emulator/v1/projects/demo-pushmock/events?wait=0.3&min=100 HTTP/1.1\r\nHost: x\r\n\r\n"
-                + "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            "GET /emulator/v1/projects/demo-pushmock/events?wait=0.3&min=100 HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                + "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let poll = try c.readReply()
         let health = try c.readReply()
         #expect(
@@ -93,14 +93,14 @@ struct ServerTests {
         #expect(old.isClosedByServer())
         // Malformed: Google's 400 page, then the connection closes.
         for bad in [
-            "GET /healthz HTTP/1.1\r\nHost: x\r\nX : y\r\n\r\n", "BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
-            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
-            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+            "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX : y\r\n\r\n", "BREW /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
             // RFC 9112 §3.2: exactly one Host; §7.1: chunked applied once.
             "GET /healthz HTTP/1.1\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
-            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n",
-            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
         ] {
             let b = try HTTPConnection(server, port)
             try b.write(bad)
@@ -113,7 +113,7 @@ struct ServerTests {
         let both = try HTTPConnection(server, port)
         try both.write(
             "POST /fcm/send HTTP/1.1\r\n\(key)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
-                + chunk(send) + "0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                + chunk(send) + "0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let smuggled = try both.readReply()
         #expect(smuggled.status == 200 && smuggled.headers["connection"] == "close", "\(smuggled.text)")
         #expect(both.isClosedByServer())
@@ -124,8 +124,8 @@ struct ServerTests {
         // Too large, by its length or once its chunks pass 1 MiB: Google's 413 page, then a close.
         let chunks = String(repeating: chunk(String(repeating: "a", count: 0x10000)), count: 17)
         for big in [
-            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n",
-            "POST /fcm/send HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks,
+            "POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2000000\r\n\r\n",
+            "POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks,
         ] {
             let b = try HTTPConnection(server, port)
             try b.write(big)
@@ -153,7 +153,8 @@ struct ServerTests {
         let token = try server.device("android")["token"] as! String
         let waiter = try HTTPConnection(port: server.port)
         try waiter.write(
-            "GET /emulator/v1/projects/demo-pushmock/events?event=MESSAGE_DELIVERED&wait=30&min=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            "GET /emulator/v1/projects/demo-pushmock/events?event=MESSAGE_DELIVERED&wait=30&min=1 HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        )
         Thread.sleep(forTimeInterval: 0.2)
         let started = Date()
         let sent = try HTTPConnection(port: server.port).request(
@@ -177,7 +178,7 @@ struct ServerTests {
     func gracefulShutdown() throws {
         let server = try ServerProcess()
         let waiter = try HTTPConnection(port: server.port)
-        try waiter.write("GET /emulator/v1/projects/demo-pushmock/events?wait=30 HTTP/1.1\r\nHost: x\r\n\r\n")
+        try waiter.write("GET /emulator/v1/projects/demo-pushmock/events?wait=30 HTTP/1.1\r\nHost: localhost\r\n\r\n")
         Thread.sleep(forTimeInterval: 0.2)
         kill(server.process.processIdentifier, SIGTERM)
         let r = try waiter.readReply()
@@ -197,7 +198,7 @@ struct ServerTests {
         #expect(try a.request("GET", "/healthz").status == 200)
         #expect(try b.request("GET", "/healthz").status == 200)
         let c = try HTTPConnection(port: server.port, timeout: 0.7)
-        try c.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        try c.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(throws: HTTPConnection.Failure.self) { try c.readReply() }
         close(a.fd)
         c.setTimeout(5)
@@ -211,7 +212,7 @@ struct ServerTests {
         let idle = try HTTPConnection(server, port, timeout: 5)
         #expect(try idle.request("GET", "/healthz").status == 200)
         let slow = try HTTPConnection(server, port, timeout: 5)
-        try slow.write("POST /fcm/send HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n")
+        try slow.write("POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n")
         let started = Date()
         #expect(try HTTPConnection(server, port).request("GET", "/healthz").status == 200)
         #expect(slow.isClosedByServer())

@@ -58,7 +58,7 @@ def main(http_port, tls_port, ca):
         before = accepted()
         raw = socket.create_connection(("127.0.0.1", http_port))
         body = json.dumps({"to": token}).encode()
-        raw.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: x\r\nAuthorization: key=" + KEY.encode() +
+        raw.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nAuthorization: key=" + KEY.encode() +
                     b"\r\nContent-Type: application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         raw.close()
         # The server takes that send before the chaos settings change (else, on a busy
@@ -70,7 +70,7 @@ def main(http_port, tls_port, ca):
         # Dropped HTTP/1.1 connection: closed with no byte of an answer.
         chaos({"legacy": {"drop_rate": 1}})
         raw = socket.create_connection(("127.0.0.1", http_port), timeout=5)
-        raw.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: x\r\nAuthorization: key=" + KEY.encode() +
+        raw.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nAuthorization: key=" + KEY.encode() +
                     b"\r\nContent-Type: application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         got = b""
         try:

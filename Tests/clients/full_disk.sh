@@ -18,7 +18,8 @@ def call(method, path, body=None, headers={}):
     c.request(method, path, body, headers)
     r = c.getresponse()
     return r.status, dict(r.getheaders()), r.read()
-_, _, body = call("POST", "/emulator/v1/projects/demo-pushmock/devices", json.dumps({"platform": "android", "app": "a.b"}))
+_, _, body = call("POST", "/emulator/v1/projects/demo-pushmock/devices", json.dumps({"platform": "android", "app": "a.b"}),
+                  {"Content-Type": "application/json"})
 token = json.loads(body)["token"]
 legacy = {"Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"}
 out = {"accepted": 0}

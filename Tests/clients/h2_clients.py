@@ -118,7 +118,7 @@ def case_garbage_handshake(port, ca):
 
 def case_plain_http_on_tls_port(port, ca):
     raw = socket.create_connection(("127.0.0.1", port), timeout=5)
-    raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
     return read_until_closed(raw)
 
 
@@ -177,7 +177,7 @@ def watch_latency(http_port, stop, out):
     """A well-behaved HTTP/1.1 client on the plain port: /healthz every 10 ms until `stop`;
     `out` gets each answer's time in ms (or None when it failed)."""
     s = socket.create_connection(("127.0.0.1", http_port), timeout=10)
-    request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    request = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
     while not stop.is_set():
         start = time.monotonic()
         try:

@@ -60,7 +60,7 @@ def answer(sock, limit=10.0):
 def post(port, path, body, content_type="application/json", extra=b""):
     s = connect(port)
     try:
-        s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: key=" + KEY.encode() +
+        s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: localhost\r\nAuthorization: key=" + KEY.encode() +
                   b"\r\nContent-Type: " + content_type.encode() + b"\r\nContent-Length: " + str(len(body)).encode() +
                   b"\r\n" + extra + b"\r\n" + body)
     except OSError:  # a reset or broken pipe, or TLS's EOF
@@ -80,7 +80,7 @@ def slowloris(base, port, tls_port, ca, count=150, tls_count=20):
     for i in range(count + tls_count):
         raw = socket.create_connection(("127.0.0.1", port if i < count else tls_port), timeout=5)
         s = raw if i < count else ctx.wrap_socket(raw, server_hostname="localhost")
-        s.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: x\r\n")
+        s.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: localhost\r\n")
         s.setblocking(False)
         socks.append(s)
     closed_at = [None] * len(socks)
@@ -112,10 +112,10 @@ def slowloris(base, port, tls_port, ca, count=150, tls_count=20):
 def header_flood(base, port, tls_port, ca):
     out = {}
     s = connect(port)
-    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-Flood-%d: %s\r\n" % (i, b"v" * 90) for i in range(2000)) + b"\r\n")
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n" + b"".join(b"X-Flood-%d: %s\r\n" % (i, b"v" * 90) for i in range(2000)) + b"\r\n")
     out["big_headers"] = answer(s)[:2]
     s = connect(port)
-    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * 200_000 + b"\r\n\r\n")
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Long: " + b"a" * 200_000 + b"\r\n\r\n")
     out["long_header"] = answer(s)[:2]
     return out
 
@@ -125,7 +125,7 @@ def huge_json(base, port, tls_port, ca):
     s = post(port, "/fcm/send", b'{"to":"x","data":{"k":"' + b"v" * (5 << 20) + b'"}}')
     out["5MiB_with_length"] = answer(s)[:2]
     s = connect(port)
-    s.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: x\r\nAuthorization: key=" + KEY.encode() +
+    s.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: localhost\r\nAuthorization: key=" + KEY.encode() +
               b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
     try:
         for _ in range(40):
@@ -167,7 +167,7 @@ def invalid_utf8(base, port, tls_port, ca):
                                   content_type="application/x-www-form-urlencoded"))
     out["legacy_form"] = [status, body[:80]]
     s = connect(port)
-    s.sendall(b"GET /emulator/v1/projects/demo-pushmock/events?topic=\xff\xfe HTTP/1.1\r\nHost: x\r\nX-Bad: \xff\r\n\r\n")
+    s.sendall(b"GET /emulator/v1/projects/demo-pushmock/events?topic=\xff\xfe HTTP/1.1\r\nHost: localhost\r\nX-Bad: \xff\r\n\r\n")
     out["query_and_header"] = list(answer(s)[:2])
     return out
 

@@ -17,7 +17,8 @@ import http.client
 
 def load(port, pid, out):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    c.request("POST", "/emulator/v1/projects/demo-pushmock/devices", json.dumps({"platform": "android", "app": "com.example.store"}))
+    c.request("POST", "/emulator/v1/projects/demo-pushmock/devices", json.dumps({"platform": "android", "app": "com.example.store"}),
+              {"Content-Type": "application/json"})
     token = json.loads(c.getresponse().read())["token"]
     answered = []
     start = time.monotonic()

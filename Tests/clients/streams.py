@@ -18,7 +18,7 @@ out = {}
 
 def call(method, url, body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})})
     with urllib.request.urlopen(req, timeout=30) as r:
         return r.read()
 
@@ -32,7 +32,7 @@ def sse(path, headers=(), seconds=2.0):
     """Reads an SSE stream for `seconds`; returns (ids, event names, heartbeats, raw text)."""
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
     extra = "".join(f"{k}: {v}\r\n" for k, v in headers)
-    s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{extra}\r\n".encode())
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{extra}\r\n".encode())
     s.settimeout(0.2)
     raw = b""
     end = time.monotonic() + seconds
@@ -78,7 +78,7 @@ out["resumed_events"] = events
 # A client that never reads is cut off; another client and the API carry on meanwhile.
 slow = socket.create_connection(("127.0.0.1", port))
 slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-slow.sendall(b"GET /emulator/v1/projects/demo-pushmock/events:stream HTTP/1.1\r\nHost: x\r\n\r\n")
+slow.sendall(b"GET /emulator/v1/projects/demo-pushmock/events:stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
 time.sleep(0.3)
 metrics = call("GET", root + "/metrics").decode()
 out["stream_clients_while_open"] = [l for l in metrics.splitlines() if l.startswith("pushmock_stream_clients")]

@@ -61,7 +61,7 @@ def h2_unread(tls, paths):
 
 def http1_unread(tls, paths):
     sock = connect(tls, "http/1.1")
-    sock.sendall(b"".join(b"GET " + p.encode() + b" HTTP/1.1\r\nHost: x\r\n\r\n" for p in paths))
+    sock.sendall(b"".join(b"GET " + p.encode() + b" HTTP/1.1\r\nHost: localhost\r\n\r\n" for p in paths))
     return sock
 
 

@@ -36,6 +36,17 @@ public struct Configuration: Sendable, Equatable {
     public var tlsKey: String?
     /// Names and addresses the issued server certificate carries besides the built-in ones.
     public var tlsSANs: [String] = []
+    /// More host names the control API and dashboard answer to (`--allow-host`; `*` for any).
+    public var allowedHosts: [String] = []
+    /// A bearer token the control API requires (`--control-token`); none by default.
+    public var controlToken: String?
+
+    /// The names every issued server certificate carries: loopback and the hosts the official
+    /// SDKs and APNs clients hard-code. The control API and dashboard answer to them too.
+    public static let certificateNames = [
+        "localhost", "127.0.0.1", "::1", "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com",
+        "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
+    ]
     /// Where the local CA and the server certificate live (`Configuration.defaultCertDirectory`).
     public var certDirectory = "pushmock-certs"
     /// Where the durable state lives (`--data-dir`); nil keeps everything in memory.
@@ -197,6 +208,24 @@ extension Configuration {
             takesValue: true
         ) { c, v throws(ConfigurationError) in
             c.tlsSANs += v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        },
+        Option(
+            flag: "--allow-host",
+            help:
+                "a host name the control API and dashboard also answer to (they answer to loopback, the certificate's names and --host); `*` for any; repeatable, comma-separated in the variable",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.allowedHosts += v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.isEmpty
+            }
+        },
+        Option(
+            flag: "--control-token", help: "a bearer token the control API requires (the dashboard: open /#token=...)",
+            takesValue: true
+        ) {
+            c, v throws(ConfigurationError) in
+            guard !v.isEmpty else { throw ConfigurationError(description: "--control-token: empty") }
+            c.controlToken = v
         },
         Option(
             flag: "--cert-dir",

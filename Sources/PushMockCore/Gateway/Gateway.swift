@@ -35,6 +35,8 @@ public final class Gateway {
     /// Requests by route and status, and how long they took, for `/metrics`.
     private(set) var metrics = Metrics()
     private let router: Router<Endpoint>
+    /// Who may use the control API and dashboard.
+    private let exposure: Exposure
     /// The router's answer for the last method and path: a client sending to one route (a
     /// load test, a worker pushing to one project) skips the table walk.
     private var lastRoute: (method: String, path: String, match: Router<Endpoint>.Match)?
@@ -63,6 +65,7 @@ public final class Gateway {
             directory: directory, credentials: credentials, log: log, clock: clock,
             configuration: configuration)
         self.configuration = configuration
+        exposure = Exposure(configuration: configuration)
         self.clock = clock
         self.log = log
         self.changes = changes
@@ -130,6 +133,7 @@ public final class Gateway {
         case .found(let endpoint, let params, let route):
             index = route
             family = endpoint.family
+            if let refusal = exposure.refusal(request, endpoint.family) { return .response(refusal) }
             return endpoint.handle(self, request, params)
         case .methodNotAllowed(let endpoint):
             family = endpoint.family

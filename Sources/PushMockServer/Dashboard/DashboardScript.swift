@@ -26,8 +26,14 @@ enum DashboardScript {
         }
         const project = () => encodeURIComponent($("#project").value.trim() || "demo-pushmock");
         const base = () => `/emulator/v1/projects/${project()}`;
+        // With --control-token, open the dashboard as /#token=...: the token is kept for the tab.
+        const hashToken = new URLSearchParams(location.hash.slice(1)).get("token");
+        if (hashToken) sessionStorage.setItem("pushmock-token", hashToken);
+        const token = () => sessionStorage.getItem("pushmock-token");
         async function api(path, options) {
-          const r = await fetch(base() + path, options);
+          const headers = { "Content-Type": "application/json" };
+          if (token()) headers["Authorization"] = "Bearer " + token();
+          const r = await fetch(base() + path, { ...(options || {}), headers });
           const text = await r.text();
           const body = text ? JSON.parse(text) : {};
           if (!r.ok) throw new Error((body.error && body.error.message) || r.status);
@@ -245,7 +251,7 @@ enum DashboardScript {
 
         function connect() {
           if (state.source) state.source.close();
-          const source = new EventSource(base() + "/events:stream");
+          const source = new EventSource(base() + "/events:stream" + (token() ? "?access_token=" + encodeURIComponent(token()) : ""));
           state.source = source;
           source.onopen = () => { $("#live").textContent = "live"; $("#live").className = "live on"; };
           source.onerror = () => { $("#live").textContent = "reconnecting"; $("#live").className = "live off"; };

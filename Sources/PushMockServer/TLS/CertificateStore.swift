@@ -12,12 +12,8 @@ final class CertificateStore {
     let authorityPEM: String
     var authorityPath: String { directory + "/ca.pem" }
 
-    /// The names every issued server certificate carries: loopback and the hosts the official
-    /// SDKs and APNs clients hard-code.
-    static let builtInNames = [
-        "localhost", "127.0.0.1", "::1", "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com",
-        "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
-    ]
+    /// The names every issued server certificate carries (`Configuration.certificateNames`).
+    static let builtInNames = Configuration.certificateNames
 
     /// Loads the CA from `directory`, creating both when missing. A lock file keeps two
     /// pushmocks starting at once from each making a different CA.
