@@ -9,15 +9,17 @@ import PushMockCore
 ///
 /// I/O: when the socket is readable the connection reads what arrived (up to `readBatch`, its
 /// budget for one turn of the loop: the rest waits until every other connection has had its
-/// turn) into `input` and hands it to the session; what the session writes meanwhile collects in
-/// `output` and goes out in one write after. The write event is armed only while the socket
+/// turn) into `input` and hands it to the session. Over TLS, what the session writes meanwhile
+/// collects in `output` and goes out in one write after; on a plain socket an answer with
+/// nothing queued before it is written at once. The write event is armed only while the socket
 /// takes less than it is given, so a busy connection costs no `epoll_ctl`.
 ///
 /// Bounds, the same on every port and protocol (checked by the table's sweep each second):
 /// `deadline`, set for the TLS handshake, for each HTTP/1.1 request to arrive whole (from the
 /// connection's start or its last answer: slowloris and idle keep-alive), and for a lingering
-/// close; a peer that leaves output unread for `--timeout` is cut off; an HTTP/2 connection
-/// idle for its policy's time gets GOAWAY. Back-pressure: reading pauses while
+/// close; a peer that takes none of its output for `--timeout` (HTTP/2: of its answers, a
+/// closed window too) is cut off with a reset; an HTTP/2 connection idle for its policy's time
+/// gets GOAWAY. Back-pressure: reading pauses while
 /// `maxPendingOutput` waits to be sent or the session has not taken `inputLimit`.
 final class Connection {
     enum Stage {
