@@ -98,6 +98,15 @@ struct StoreTests {
         try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: corrupt + "/pushmock.db"))
         let (s3, o3) = try start(corrupt)
         #expect(s3 != 0 && o3.contains("is not a SQLite database"), "\(o3)")
+
+        // A 0-byte database is not an empty store: SQLite would take it as one and start on less
+        // than was there.
+        let emptied = freshDirectory("emptied")
+        defer { try? FileManager.default.removeItem(atPath: emptied) }
+        try FileManager.default.createDirectory(atPath: emptied, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: emptied + "/pushmock.db", contents: Data()))
+        let (s5, o5) = try start(emptied)
+        #expect(s5 != 0 && o5.contains("is empty (0 bytes)"), "\(o5)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: corrupt + "/pushmock.db")) == Data(repeating: 0x42, count: 8192))
 
         // Read-only: a read-only bind mount in a private mount namespace (root ignores mode bits).

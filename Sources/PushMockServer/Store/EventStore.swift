@@ -73,6 +73,11 @@ final class EventStore: EventSink, @unchecked Sendable {
         // The lock is held until the process ends (the descriptor stays open).
         lockFD = fd
         path = directory + "/pushmock.db"
+        // SQLite takes a 0-byte file for a new database: a store truncated to nothing would
+        // start empty without a word.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+            throw ServerError("\(path) is empty (0 bytes), not the store pushmock wrote; move it away to start afresh")
+        }
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
             let handle
