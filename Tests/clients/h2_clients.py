@@ -41,7 +41,8 @@ def http_client(ca, http2=True, **kw):
     return httpx.Client(http2=http2, verify=ca, **kw)
 
 
-def tls(port, ca, alpn=("h2",), cert=None, host="localhost"):
+def connect(port, ca, alpn=("h2",), cert=None, host="localhost"):
+    """A connection to PORT: TLS (with ALPN), or plain for h2c."""
     if H2C:
         return socket.create_connection(("127.0.0.1", port), timeout=5)
     ctx = ssl.create_default_context(cafile=ca)
@@ -98,7 +99,7 @@ def read_until_closed(sock, conn=None, limit=10.0):
 
 
 def client(port, ca, cert=None, host="localhost"):
-    sock = tls(port, ca, cert=cert, host=host)
+    sock = connect(port, ca, cert=cert, host=host)
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
     conn.initiate_connection()
     sock.sendall(conn.data_to_send())
@@ -123,7 +124,7 @@ def case_plain_http_on_tls_port(port, ca):
 
 
 def case_bad_preface(port, ca):
-    sock = tls(port, ca)
+    sock = connect(port, ca)
     sock.sendall(b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n" + b"\x00" * 64)
     return read_until_closed(sock)
 
@@ -315,7 +316,7 @@ def goaway(port, ca):
 def many_at_once(port, ca, path, count):
     """A connection with HTTP/2's largest windows (the server may send all it can) that asks
     for `path` `count` times at once."""
-    sock = tls(port, ca)
+    sock = connect(port, ca)
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
     conn.local_settings = h2.settings.Settings(client=True, initial_values={
         h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 2**31 - 1})

@@ -12,9 +12,6 @@ final class CertificateStore {
     let authorityPEM: String
     var authorityPath: String { directory + "/ca.pem" }
 
-    /// The names every issued server certificate carries (`Configuration.certificateNames`).
-    static let builtInNames = Configuration.certificateNames
-
     /// Loads the CA from `directory`, creating both when missing. A lock file keeps two
     /// pushmocks starting at once from each making a different CA.
     init(directory: String) throws(ServerError) {
@@ -57,7 +54,7 @@ final class CertificateStore {
     /// `server.pem` and `server-key.pem` for other tools (the benchmark's nghttpd).
     func issueServerCertificate(extraNames: [String]) throws(ServerError) -> (Certificate, PrivateKey) {
         let key = try PrivateKey.generateP256()
-        let names = (Self.builtInNames + extraNames).map { Self.isIPAddress($0) ? "IP:" + $0 : "DNS:" + $0 }
+        let names = (Configuration.certificateNames + extraNames).map { Self.isIPAddress($0) ? "IP:" + $0 : "DNS:" + $0 }
         let builder = X509Builder(
             subject: [("O", "pushmock"), ("CN", "localhost")],
             days: 365,

@@ -16,7 +16,7 @@ final class ConnectionTable {
     /// Loop thread only.
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var sweep: LoopEvent?
-    private(set) var draining = false
+    private var draining = false
 
     init(base: EventBase, dispatcher: RequestDispatcher, configuration: Configuration) throws(ServerError) {
         self.base = base
