@@ -45,7 +45,9 @@ public final class Server {
             shutdown: shutdownFlag)
         if let directory = configuration.dataDirectory {
             // Resume from the saved control-plane state and the newest events.
-            let store = try EventStore(directory: directory)
+            let store = try EventStore(
+                directory: directory, reserveBytes: configuration.diskReserveBytes,
+                warn: { line in _ = line.withCString { write(2, $0, strlen($0)) + write(2, "\n", 1) } })
             let state = store.loadState()
             let events = store.loadEvents(limit: configuration.maxEvents)
             services.durableLog = DurableLog(

@@ -124,26 +124,30 @@ struct StoreTests {
 }
 
 extension StoreTests {
-    @Test(
-        "a full disk: new sends get the services' 503 with Retry-After, reads go on, what was stored stays intact, and SIGTERM exits non-zero saying what was lost"
-    )
-    func fullDisk() throws {
+    /// Runs full_disk.sh in a mount namespace; returns the client's findings and pushmock's end.
+    private func fullDisk(_ mode: String) throws -> (client: [String: Any], exit: Int, said: String, out: String) {
         let unshare = ["--mount"] + (getuid() == 0 ? [] : ["--map-root-user"])
         let (status, out) = try runCommand(
             "/usr/bin/unshare",
             unshare + [
                 "sh", Self.clients + "/full_disk.sh", ServerProcess.binary.path,
-                ServerProcess.certDirectory, RealClientTests.python,
+                ServerProcess.certDirectory, RealClientTests.python, mode,
             ])
         #expect(status == 0, "\(out)")
         let lines = out.split(separator: "\n").filter { $0.hasPrefix("{") }
-        let r =
+        let client =
             lines.count >= 2
             ? (try? JSONSerialization.jsonObject(with: Data(lines[lines.count - 2].utf8))) as? [String: Any] ?? [:] : [:]
-        // SIGTERM with sends still unwritten: a non-zero exit that says what was lost.
-        let exit = lastJSON(out)
-        #expect((exit["exit"] as? Int ?? 0) != 0, "\(out)")
-        let said = exit["said"] as? String ?? ""
+        let end = lastJSON(out)
+        return (client, end["exit"] as? Int ?? -1, end["said"] as? String ?? "", out)
+    }
+
+    @Test(
+        "a full disk with no reserve: new sends get the services' 503 with Retry-After, reads go on, what was stored stays intact, and SIGTERM exits non-zero saying what was lost"
+    )
+    func fullDiskNoReserve() throws {
+        let (r, exit, said, out) = try fullDisk("no-reserve")
+        #expect(exit != 0, "\(out)")
         #expect(said.contains("acknowledged events") && said.contains("could not be written"), "\(out)")
         #expect((r["accepted"] as? Int ?? 0) > 10, "\(out)")
         let legacy = r["legacy"] as? [Any]
@@ -152,6 +156,24 @@ extension StoreTests {
         #expect((r["reads"] as? [Any])?[0] as? Int == 200 && r["health"] as? Int == 200)
         #expect(r["integrity"] as? String == "ok")
         #expect((r["stored"] as? Int ?? 0) > 0)
+    }
+
+    @Test(
+        "a full disk with --sync always and a reserve: every answered send is on disk, a 503 leaves no trace, SIGTERM loses nothing, and sends resume once space is freed"
+    )
+    func fullDiskReserve() throws {
+        let (r, exit, said, out) = try fullDisk("reserve")
+        #expect(exit == 0, "\(out)")
+        #expect(said.contains("reserve was freed") && said.contains("room again"), "\(out)")
+        let accepted = r["accepted"] as? Int ?? 0
+        #expect(accepted > 10, "\(out)")
+        #expect((r["legacy"] as? [Any])?[0] as? Int == 503, "\(out)")
+        #expect(r["events_added_by_503"] as? Int == 0, "\(out)")
+        #expect((r["v1"] as? [Any])?[0] as? Int == 503, "\(out)")
+        #expect(r["after_space_freed"] as? Int == 200, "\(out)")
+        #expect(r["stored"] as? Int == accepted, "\(out)")
+        #expect(r["stored_events"] as? Int == r["answered_events"] as? Int, "\(out)")
+        #expect(r["integrity"] as? String == "ok")
     }
 }
 

@@ -53,6 +53,9 @@ public struct Configuration: Sendable, Equatable {
     public var dataDirectory: String?
     /// `--sync always`: answer a send only once its events are on disk.
     public var syncAlways = false
+    /// Disk space kept back under `--data-dir` (`--disk-reserve-mb`): when the disk fills, it is
+    /// freed so what was acknowledged can still be written, and new sends are refused.
+    public var diskReserveBytes = 16 << 20
     /// A JSON fixture loaded at start (`--seed`).
     public var seedFile: String?
     /// The APNs environment of requests to a host that is not one of Apple's.
@@ -255,6 +258,14 @@ extension Configuration {
                 throw ConfigurationError(description: "--sync: '\(v)' is not batch or always")
             }
             c.syncAlways = v == "always"
+        },
+        Option(
+            flag: "--disk-reserve-mb",
+            help:
+                "MiB of disk kept back under --data-dir so sends already answered are written when the disk fills; 0 = none (default 16)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.diskReserveBytes = try int(v, "--disk-reserve-mb", 0...65_536) << 20
         },
         Option(
             flag: "--seed",

@@ -39,9 +39,12 @@ final class EventStore: EventSink, @unchecked Sendable {
     private var queue: [Row] = []
     /// The newest control-plane snapshot not yet written (`Gateway.snapshot()`).
     private var pendingState: [UInt8]?
-    /// Set while commits fail (a full disk); the failed batch waits at the head of the queue
-    /// and is retried every `commitInterval` until a commit succeeds.
+    /// Set while commits fail (a full disk with no reserve left); the failed batch waits at the
+    /// head of the queue and is retried every `commitInterval` until a commit succeeds.
     private var failure: String?
+    /// Set from the moment the disk reserve is not held (freed for a commit, or not there at
+    /// start) until it is again: new sends are refused meanwhile.
+    private var reserveMissing = false
     /// The highest seq on disk.
     private var committedSeq: Int64 = 0
     private var stopping = false
@@ -50,12 +53,20 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// thread from `start()` until it ends; closed by it.
     private let db: OpaquePointer
     private let lockFD: Int32
+    /// Made at start, then the writer thread's.
+    private var reserve: DiskReserve
+    /// When the writer last tried to hold the reserve again.
+    private var reserveTried = Date.distantPast
+    /// Reports what the operator must know (a full disk, space back); called on any thread.
+    private let warn: @Sendable (String) -> Void
     /// The highest seq the store held when it opened: new events are numbered after it.
     let lastStoredSeq: Int64
 
     /// Opens (or creates) `directory/pushmock.db`, holding `directory/pushmock.lock` for as long
-    /// as the process lives: a second pushmock on the same directory is refused.
-    init(directory: String) throws(ServerError) {
+    /// as the process lives: a second pushmock on the same directory is refused. Sets aside
+    /// `reserveBytes` of disk (`DiskReserve`).
+    init(directory: String, reserveBytes: Int, warn: @escaping @Sendable (String) -> Void) throws(ServerError) {
+        self.warn = warn
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch { throw ServerError("--data-dir \(directory): cannot create it: \(error.localizedDescription)") }
@@ -94,6 +105,13 @@ final class EventStore: EventSink, @unchecked Sendable {
             throw error
         }
         committedSeq = lastStoredSeq
+        reserve = DiskReserve(directory: directory, bytes: reserveBytes)
+        if !reserve.held {
+            reserveMissing = true
+            warn(
+                "pushmock: cannot set aside \(reserveBytes >> 20) MiB in \(directory) (--disk-reserve-mb): the disk is full; sends are answered 503 until there is room"
+            )
+        }
     }
 
     /// Starts the writer thread; from here on only it touches the database. Call after
@@ -227,7 +245,7 @@ final class EventStore: EventSink, @unchecked Sendable {
     var isFailing: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return failure != nil
+        return failure != nil || reserveMissing
     }
 
     /// Shutdown: commits what is queued and closes the database. Returns what could not be
@@ -253,7 +271,9 @@ final class EventStore: EventSink, @unchecked Sendable {
         var insert: OpaquePointer?
         let sql = "INSERT OR REPLACE INTO data VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         if sqlite3_prepare_v2(db, sql, -1, &insert, nil) != SQLITE_OK {
-            setFailure("cannot prepare the insert: \(Self.message(db))")
+            condition.lock()
+            failure = "cannot prepare the insert: \(Self.message(db))"
+            condition.unlock()
         }
         while true {
             condition.lock()
@@ -264,17 +284,29 @@ final class EventStore: EventSink, @unchecked Sendable {
             pendingState = nil
             let done = stopping
             condition.unlock()
-            if !batch.isEmpty || state != nil, let insert, !commit(batch, state, insert) {
+            if !batch.isEmpty || state != nil, let insert, let why = commit(batch, state, insert) {
                 // Keep the batch: nothing is dropped while the disk is full.
                 condition.lock()
                 queue.insert(contentsOf: batch, at: 0)
                 if pendingState == nil { pendingState = state }
+                if reserve.release() {
+                    // Refuse new sends from now on, and write what was answered in the space freed.
+                    reserveMissing = true
+                    condition.unlock()
+                    warn(
+                        "pushmock: the disk holding \(path) is full (\(why)); its reserve was freed to write the events already answered, and new sends are answered 503 until space is freed"
+                    )
+                    continue
+                }
+                failure = why
+                condition.broadcast()
                 if !done { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.commitInterval)) }
                 condition.unlock()
                 if done { break }
                 continue
             }
             if done { break }
+            holdReserveAgain()
         }
         sqlite3_finalize(insert)
         sqlite3_close(db)
@@ -284,45 +316,42 @@ final class EventStore: EventSink, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Commits a batch; false (and `failure` set) when it could not.
-    private func commit(_ batch: [Row], _ state: [UInt8]?, _ stmt: OpaquePointer) -> Bool {
-        guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else {
-            setFailure(Self.message(db))
-            return false
-        }
-        if let state, !saveState(state) {
-            let why = Self.message(db)
-            sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            setFailure(why)
-            return false
-        }
-        for row in batch {
+    /// Commits a batch; returns why it could not (the transaction rolled back), or nil.
+    private func commit(_ batch: [Row], _ state: [UInt8]?, _ stmt: OpaquePointer) -> String? {
+        guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else { return Self.message(db) }
+        var written = state.map(writeState) ?? true
+        for row in batch where written {
             Self.bind(stmt, row)
-            let rc = sqlite3_step(stmt)
+            written = sqlite3_step(stmt) == SQLITE_DONE
             sqlite3_reset(stmt)
-            guard rc == SQLITE_DONE else {
-                let why = Self.message(db)
-                sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-                setFailure(why)
-                return false
-            }
         }
-        guard sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK else {
+        guard written, sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK else {
             let why = Self.message(db)
             sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            setFailure(why)
-            return false
+            return why
         }
         condition.lock()
         failure = nil
         if let last = batch.last { committedSeq = last.seq }
         condition.broadcast()
         condition.unlock()
-        return true
+        return nil
+    }
+
+    /// After a full disk, once a second: when the reserve can be held again (space was
+    /// freed), sends are accepted again.
+    private func holdReserveAgain() {
+        guard !reserve.held, Date().timeIntervalSince(reserveTried) >= 1 else { return }
+        reserveTried = Date()
+        guard reserve.restore() else { return }
+        condition.lock()
+        reserveMissing = false
+        condition.unlock()
+        warn("pushmock: there is room again for \(path); sends are accepted")
     }
 
     /// Writes the snapshot inside the open transaction.
-    private func saveState(_ json: [UInt8]) -> Bool {
+    private func writeState(_ json: [UInt8]) -> Bool {
         var stmt: OpaquePointer?
         guard sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO state VALUES ('gateway', ?)", -1, &stmt, nil) == SQLITE_OK,
             let stmt
@@ -330,13 +359,6 @@ final class EventStore: EventSink, @unchecked Sendable {
         defer { sqlite3_finalize(stmt) }
         json.withUnsafeBytes { _ = sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), Self.transient) }
         return sqlite3_step(stmt) == SQLITE_DONE
-    }
-
-    private func setFailure(_ why: String) {
-        condition.lock()
-        failure = why
-        condition.broadcast()
-        condition.unlock()
     }
 
     // MARK: SQLite helpers
