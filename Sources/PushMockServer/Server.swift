@@ -33,6 +33,11 @@ public final class Server {
     /// Raised when shutdown begins; the gateway's APNs answers 503 Shutdown from then on.
     private let shutdownFlag = ShutdownFlag()
 
+    /// One line on standard error, for what the operator must know while serving goes on.
+    static let warn: @Sendable (String) -> Void = { line in
+        _ = (line + "\n").withCString { write(2, $0, strlen($0)) }
+    }
+
     /// How long shutdown waits for open connections to finish.
     static let shutdownGrace = 2.0
 
@@ -45,11 +50,9 @@ public final class Server {
             shutdown: shutdownFlag)
         if let directory = configuration.dataDirectory {
             // Resume from the saved control-plane state and the newest events.
-            let store = try EventStore(
-                directory: directory, reserveBytes: configuration.diskReserveBytes,
-                warn: { line in _ = line.withCString { write(2, $0, strlen($0)) + write(2, "\n", 1) } })
-            let state = store.loadState()
-            let events = store.loadEvents(limit: configuration.maxEvents)
+            let store = try EventStore(directory: directory, reserveBytes: configuration.diskReserveBytes, warn: Self.warn)
+            let state = try store.loadState()
+            let events = try store.loadEvents(limit: configuration.maxEvents)
             services.durableLog = DurableLog(
                 path: store.path, savedState: state, events: events,
                 lastStoredSeq: store.lastStoredSeq, sink: store,
@@ -61,6 +64,12 @@ public final class Server {
         }
         do { gateway = try Gateway(configuration: configuration, services: services) } catch {
             throw ServerError(error.description)
+        }
+        if let durable = services.durableLog, gateway.unrestored.count > 0 {
+            let u = gateway.unrestored
+            Self.warn(
+                "pushmock: WARNING: \(u.count) of the \(durable.events.count) newest events in \(durable.path) could not be put back into the log: \(u.unknownKind) name no event pushmock logs (damaged rows), \(u.unknownProject) belong to a project the saved state lacks; the rows stay in the file"
+            )
         }
         // The writer starts once the state is resumed, as the first new events can come.
         store?.start()

@@ -11,10 +11,19 @@ extension Gateway {
     /// Puts stored events back into the log, oldest first, after the state was restored.
     /// Each send becomes a message again, without its request body (which is not stored):
     /// its options and target come from the columns, so the log's rows read as before.
+    /// Rows that cannot be put back (a damaged row, a project the saved state lacks) are
+    /// counted in `unrestored` for the server to report.
     private func restore(_ events: [StoredEvent]) {
         var messages: [String: Message] = [:]
         for s in events {
-            guard let kind = EventKind(rawValue: s.kind), let project = directory.project(s.projectID) else { continue }
+            guard let kind = EventKind(rawValue: s.kind) else {
+                unrestored.unknownKind += 1
+                continue
+            }
+            guard let project = directory.project(s.projectID) else {
+                unrestored.unknownProject += 1
+                continue
+            }
             var message: Message?
             if let id = s.messageID {
                 let key = project.id + "\u{0}" + id
@@ -48,4 +57,14 @@ extension Gateway {
         content.options.isNotification = type == .displayNotification
         return content.options
     }
+}
+
+/// Stored events left out of the log at start, by why; the rows stay in the store.
+public struct Unrestored: Equatable, Sendable {
+    /// The `event` column names no event pushmock logs: the row is damaged.
+    public var unknownKind = 0
+    /// The project is not in the saved state (damaged, or created less than a second before
+    /// pushmock was killed, so its state was never saved).
+    public var unknownProject = 0
+    public var count: Int { unknownKind + unknownProject }
 }

@@ -40,6 +40,8 @@ public final class Gateway {
     /// The router's answer for the last method and path: a client sending to one route (a
     /// load test, a worker pushing to one project) skips the table walk.
     private var lastRoute: (method: String, path: String, match: Router<Endpoint>.Match)?
+    /// Stored events the start could not put back into the log (`resume`).
+    public internal(set) var unrestored = Unrestored()
     var routeNames: [String] { router.names }
 
     /// Builds every part; with a durable log, resumes its saved state and newest events

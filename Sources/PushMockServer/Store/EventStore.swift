@@ -89,6 +89,7 @@ final class EventStore: EventSink, @unchecked Sendable {
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
             throw ServerError("\(path) is empty (0 bytes), not the store pushmock wrote; move it away to start afresh")
         }
+        try Self.keepDamagedLog(path + "-wal", warn: warn)
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
             let handle
@@ -120,6 +121,22 @@ final class EventStore: EventSink, @unchecked Sendable {
         let thread = Thread { [self] in writerLoop() }
         thread.name = "pushmock-store"
         thread.start()
+    }
+
+    /// A write-ahead log SQLite would recover only in part (`WALCheck`): says so loudly, with
+    /// counts, and keeps a copy of it as it was, since recovery overwrites it. Refuses to start
+    /// if the copy cannot be made.
+    private static func keepDamagedLog(_ wal: String, warn: (String) -> Void) throws(ServerError) {
+        guard let damage = WALCheck.damage(in: wal) else { return }
+        let copy = wal + ".damaged-\(Int(Date().timeIntervalSince1970))"
+        do { try FileManager.default.copyItem(atPath: wal, toPath: copy) } catch {
+            throw ServerError(
+                "\(wal) is damaged and a copy could not be kept (\(error.localizedDescription)); move it away to start")
+        }
+        let place = damage.frame == 0 ? "its header" : "frame \(damage.frame) (byte \(damage.offset))"
+        warn(
+            "pushmock: WARNING: \(wal) is damaged at \(place): SQLite's recovery keeps what comes before and drops the \(damage.framesAfter) frames written after it (\(damage.commitsAfter) committed transactions); the log as it was is kept in \(copy)"
+        )
     }
 
     /// Checks the file is a pushmock store (or empty), then sets it up: WAL, full sync, the table.
@@ -197,30 +214,44 @@ final class EventStore: EventSink, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The snapshot saved last, read at start (before the writer runs).
-    func loadState() -> [UInt8]? {
+    /// The snapshot saved last, read at start (before the writer runs); nil when none was saved.
+    func loadState() throws(ServerError) -> [UInt8]? {
         var stmt: OpaquePointer?
         guard sqlite3_prepare_v2(db, "SELECT json FROM state WHERE name = 'gateway'", -1, &stmt, nil) == SQLITE_OK, let stmt
-        else { return nil }
+        else { throw unreadable("the saved state") }
         defer { sqlite3_finalize(stmt) }
-        guard sqlite3_step(stmt) == SQLITE_ROW, let p = sqlite3_column_blob(stmt, 0) else { return nil }
-        return Array(UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(stmt, 0))))
+        switch sqlite3_step(stmt) {
+        case SQLITE_DONE: return nil
+        case SQLITE_ROW:
+            guard let p = sqlite3_column_blob(stmt, 0) else { return nil }
+            return Array(UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(stmt, 0))))
+        default: throw unreadable("the saved state")
+        }
+    }
+
+    /// A read at start that failed part-way: the file is damaged where the quick check did not look.
+    private func unreadable(_ what: String, after rows: Int? = nil) -> ServerError {
+        let read = rows.map { " after \($0) of them" } ?? ""
+        return ServerError(
+            "\(path): reading \(what) failed\(read) (\(Self.message(db))); the file is damaged: move it away or choose another --data-dir"
+        )
     }
 
     /// The newest `limit` events, oldest first, read at start (before the writer runs).
-    func loadEvents(limit: Int) -> [StoredEvent] {
+    func loadEvents(limit: Int) throws(ServerError) -> [StoredEvent] {
         let sql = """
             SELECT seq, time_us, event, project_id, api, message_id, message_type, device_id, token, reason, collapse_key,
                    priority, ttl, topic, bulk_id, analytics_label FROM (SELECT * FROM data ORDER BY seq DESC LIMIT ?) ORDER BY seq
             """
         var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { return [] }
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { throw unreadable("the events") }
         defer { sqlite3_finalize(stmt) }
         sqlite3_bind_int64(stmt, 1, Int64(limit))
         func text(_ i: Int32) -> String? { sqlite3_column_text(stmt, i).map { String(cString: $0) } }
         func int(_ i: Int32) -> Int64? { sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, i) }
         var out: [StoredEvent] = []
-        while sqlite3_step(stmt) == SQLITE_ROW {
+        var rc = sqlite3_step(stmt)
+        while rc == SQLITE_ROW {
             var e = StoredEvent(
                 seq: sqlite3_column_int64(stmt, 0), time: sqlite3_column_int64(stmt, 1), kind: text(2) ?? "",
                 projectID: text(3) ?? "")
@@ -237,7 +268,9 @@ final class EventStore: EventSink, @unchecked Sendable {
             e.bulkID = int(14)
             e.label = text(15)
             out.append(e)
+            rc = sqlite3_step(stmt)
         }
+        guard rc == SQLITE_DONE else { throw unreadable("the events", after: out.count) }
         return out
     }
 
