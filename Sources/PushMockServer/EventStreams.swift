@@ -9,14 +9,16 @@ protocol StreamResponder: AnyObject {
     func end()
     /// The client went away.
     var isGone: Bool { get }
-    /// Bytes written but not yet taken by the client.
+    /// Bytes of this answer written but not yet taken by the client.
     var pendingBytes: Int { get }
+    /// Bytes of every answer on its connection not yet taken (on HTTP/2, all its streams').
+    var connectionPendingBytes: Int { get }
     /// Drops the client (too slow to keep up).
     func cutOff()
 }
 
-/// Open event streams (SSE and NDJSON exports), fed on a timer so bursts of events reach a
-/// client a few times a second, not once per event. A live client whose unread output passes
+/// Open event streams (SSE and NDJSON exports) and answers made in parts (long lists), fed
+/// on a timer so bursts of events reach a client a few times a second, not once per event. A live client whose unread output passes
 /// `maxPending` is cut off; an export only writes while its client keeps up (and the front door's
 /// `--timeout` drops one that stops reading). Nothing here ever waits for a client.
 final class EventStreams {
@@ -27,15 +29,27 @@ final class EventStreams {
     /// An export keeps writing while less than this is unread.
     static let exportLowWater = 256 * 1024
 
+    /// What a client is sent: events (live, or an export or long list), or a paged answer.
+    private enum Feed {
+        case events(EventStream)
+        case pages(PagedAnswer)
+    }
+
     private final class Client {
         let responder: any StreamResponder
-        var stream: EventStream
+        var feed: Feed
         var lastWrite: UInt64
 
-        init(_ responder: any StreamResponder, _ stream: EventStream) {
+        init(_ responder: any StreamResponder, _ feed: Feed) {
             self.responder = responder
-            self.stream = stream
+            self.feed = feed
             lastWrite = MonotonicClock.nanos()
+        }
+
+        /// A live stream follows the log; anything else ends, and is written only while its
+        /// client keeps up.
+        var live: Bool {
+            if case .events(let s) = feed { s.live } else { false }
         }
     }
 
@@ -55,9 +69,13 @@ final class EventStreams {
         timer?.add(seconds: Self.tickSeconds)
     }
 
-    func open(_ responder: any StreamResponder, _ stream: EventStream) {
-        responder.begin(stream.head)
-        let client = Client(responder, stream)
+    func open(_ responder: any StreamResponder, _ stream: EventStream) { open(responder, stream.head, .events(stream)) }
+
+    func open(_ responder: any StreamResponder, _ answer: PagedAnswer) { open(responder, answer.head, .pages(answer)) }
+
+    private func open(_ responder: any StreamResponder, _ head: Response, _ feed: Feed) {
+        responder.begin(head)
+        let client = Client(responder, feed)
         clients[ObjectIdentifier(client)] = client
         pump(client)
         gateway.readers.streamClients = clients.count
@@ -72,15 +90,17 @@ final class EventStreams {
 
     private func pump(_ c: Client) {
         if c.responder.isGone { return remove(c, end: true) }
-        if c.stream.live, c.responder.pendingBytes > Self.maxPending {
+        let live = c.live
+        if live, c.responder.pendingBytes > Self.maxPending {
             c.responder.cutOff()
             return remove(c, end: false)
         }
-        // An export writes only while its client keeps up.
-        if !c.stream.live, c.responder.pendingBytes >= Self.exportLowWater { return }
+        // An export or a long answer is written only while its connection keeps up: on HTTP/2
+        // a hundred of them on one connection then hold one part, not one each.
+        if !live, c.responder.connectionPendingBytes >= Self.exportLowWater { return }
         var rounds = 0
         repeat {
-            let (bytes, finished) = next(&c.stream)
+            let (bytes, finished) = next(c)
             if !bytes.isEmpty {
                 c.responder.send(bytes)
                 c.lastWrite = MonotonicClock.nanos()
@@ -88,10 +108,21 @@ final class EventStreams {
             if finished { return remove(c, end: true) }
             if bytes.isEmpty { break }
             rounds += 1
-        } while !c.stream.live && rounds < 16 && c.responder.pendingBytes < Self.exportLowWater
-        if c.stream.live, MonotonicClock.nanos() - c.lastWrite > UInt64(c.stream.heartbeatSeconds * 1e9) {
+        } while !live && rounds < 16 && c.responder.connectionPendingBytes < Self.exportLowWater
+        if case .events(let s) = c.feed, live, MonotonicClock.nanos() - c.lastWrite > UInt64(s.heartbeatSeconds * 1e9) {
             c.responder.send(Array(": heartbeat\n\n".utf8))
             c.lastWrite = MonotonicClock.nanos()
+        }
+    }
+
+    /// The next bytes for a client.
+    private func next(_ c: Client) -> (bytes: [UInt8], finished: Bool) {
+        switch c.feed {
+        case .pages(let answer): return answer.next()
+        case .events(var stream):
+            let part = next(&stream)
+            c.feed = .events(stream)
+            return part
         }
     }
 

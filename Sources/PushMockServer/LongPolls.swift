@@ -16,8 +16,9 @@ func carry(
 ) {
     switch reply {
     case .response(let response): responder.respond(response)
-    case .waitForEvents(let wait): polls.park(responder, wait)
+    case .waitForEvents(let wait): polls.park(responder, wait, stream: stream())
     case .stream(let events): streams.open(stream(), events)
+    case .paged(let answer): streams.open(stream(), answer)
     case .delayed(let response, let seconds): polls.answer(responder, response, after: seconds)
     case .drop(let mode): responder.drop(mode)
     }
@@ -29,7 +30,8 @@ func carry(
 /// sent when their timer fires. All are answered at once at shutdown.
 final class LongPolls {
     fileprivate enum Pending {
-        case events(EventWait)
+        /// A long-poll, and the same request as a stream (for a long list).
+        case events(EventWait, any StreamResponder)
         case fixed(Response)
     }
 
@@ -49,19 +51,22 @@ final class LongPolls {
 
     private let base: EventBase
     private let gateway: Gateway
+    /// Where a long-poll's long list is streamed.
+    private let streams: EventStreams
     /// Loop thread only.
     private var parked: [ObjectIdentifier: Parked] = [:]
     private var lastSeenSeq: Int64 = 0
 
-    init(base: EventBase, gateway: Gateway) {
+    init(base: EventBase, gateway: Gateway, streams: EventStreams) {
         self.base = base
         self.gateway = gateway
+        self.streams = streams
     }
 
     var count: Int { parked.count }
 
-    func park(_ request: any Responder, _ wait: EventWait) {
-        hold(Parked(owner: self, request: request, pending: .events(wait)), seconds: wait.seconds)
+    func park(_ request: any Responder, _ wait: EventWait, stream: any StreamResponder) {
+        hold(Parked(owner: self, request: request, pending: .events(wait, stream)), seconds: wait.seconds)
     }
 
     /// Sends `response` after `seconds` (chaos latency).
@@ -75,19 +80,19 @@ final class LongPolls {
             let timer = try? LoopEvent(
                 base: base, fd: -1, what: 0, callback: longPollExpired,
                 argument: Unmanaged.passUnretained(p).toOpaque())
-        else {
-            p.request.respond(response(for: p))
-            return
-        }
+        else { return send(p) }
         p.timer = timer
         parked[ObjectIdentifier(p)] = p
         timer.add(seconds: seconds)
     }
 
-    private func response(for p: Parked) -> Response {
+    /// Answers a request taken off the parked list: a long-poll's events (a long list
+    /// streamed) or the delayed response.
+    private func send(_ p: Parked) {
         switch p.pending {
-        case .events(let wait): gateway.readers.finish(wait)
-        case .fixed(let response): response
+        case .events(let wait, let stream):
+            carry(gateway.readers.finish(wait), to: p.request, stream: stream, polls: self, streams: streams)
+        case .fixed(let response): p.request.respond(response)
         }
     }
 
@@ -102,9 +107,9 @@ final class LongPolls {
     /// Answers every parked request whose condition now holds.
     func recheck() {
         for p in parked.values {
-            guard case .events(var wait) = p.pending else { continue }
+            guard case .events(var wait, let stream) = p.pending else { continue }
             let ready = gateway.readers.isReady(&wait)
-            p.pending = .events(wait)
+            p.pending = .events(wait, stream)
             if ready { answer(p) }
         }
     }
@@ -117,7 +122,7 @@ final class LongPolls {
     fileprivate func answer(_ p: Parked) {
         guard parked.removeValue(forKey: ObjectIdentifier(p)) != nil else { return }
         p.timer?.remove()
-        p.request.respond(response(for: p))
+        send(p)
         p.timer = nil
     }
 }

@@ -80,8 +80,8 @@ public final class Server {
             do { try gateway.seed(Array(data), file: file) } catch { throw ServerError(error.description) }
         }
         base = try EventBase()
-        polls = LongPolls(base: base, gateway: gateway)
         streams = try EventStreams(base: base, gateway: gateway)
+        polls = LongPolls(base: base, gateway: gateway, streams: streams)
         let dispatcher = RequestDispatcher(
             gateway: gateway, polls: polls, streams: streams, maxBodyBytes: configuration.maxBodyBytes)
         connections = try ConnectionTable(base: base, dispatcher: dispatcher, configuration: configuration)
@@ -171,8 +171,10 @@ public final class Server {
         guard drainTimer == nil else { return }
         shutdownFlag.raise()
         connections.stopAccepting()
-        polls.answerAll()
+        // Streams end before long-polls are answered: a long-poll's long list then goes on
+        // being written through the grace period.
         streams.endAll()
+        polls.answerAll()
         for ev in signals { ev.remove() }
         expiryTimer?.remove()
         drainDeadline = Clock.wallNow() + Timestamp(Self.shutdownGrace * 1_000_000)

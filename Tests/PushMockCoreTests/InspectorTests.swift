@@ -74,6 +74,49 @@ struct InspectorTests {
             ])
     }
 
+    @Test(
+        "a topic send's detail lists its first 1,000 events and devices with the totals; long lists of sends and long-polls with long lists are answered in parts"
+    )
+    func longAnswers() throws {
+        let h = try Harness { $0.deviceRateLimit = 0 }
+        let created = h.call(
+            "POST", "/emulator/v1/projects/demo-pushmock/devices:batchCreate",
+            body: #"{"platform":"android","app":"com.example.many","count":1500,"topics":["many"]}"#)
+        #expect(created.status == 201, "\(created.bodyText)")
+        let sent = json(h.send(#"{"to":"/topics/many","data":{"k":"v"}}"#))
+        let id = String(describing: sent["message_id"] ?? "")
+        let m = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages/" + id))
+        #expect((m["devices"] as? [Any])?.count == 1000 && m["devices_total"] as? Int == 1500, "\(m["devices_total"] ?? "")")
+        let events = h.call("GET", "/emulator/v1/projects/demo-pushmock/events?count=true&message_id=" + id)
+        #expect((m["events"] as? [Any])?.count == 1000 && m["events_total"] as? Int == json(events)["count"] as? Int)
+        #expect((m["counts"] as? [String: Int])?["MESSAGE_ACCEPTED"] == 1501)
+
+        let one = try h.device("android")["token"] as! String
+        for _ in 0..<1100 { _ = h.send(#"{"to":"\#(one)","data":{"k":"v"}}"#) }
+        let list = h.gateway.handle(Request(method: "GET", target: "/emulator/v1/projects/demo-pushmock/messages?limit=5000"))
+        guard case .paged(let pages) = list else {
+            Issue.record("a list of 1,101 sends was rendered whole")
+            return
+        }
+        let all = json(pages.whole())
+        #expect((all["messages"] as? [Any])?.count == 1101 && all["total"] as? Int == 1101)
+
+        // A long-poll whose list is long: parked, then answered as a stream.
+        let poll = h.gateway.handle(
+            Request(
+                method: "GET", target: "/emulator/v1/projects/demo-pushmock/events?limit=5000&min=5000&wait=1&event=MESSAGE_OPEN")
+        )
+        guard case .waitForEvents(let wait) = poll else {
+            Issue.record("the long-poll was not parked")
+            return
+        }
+        guard case .stream(let stream) = h.gateway.readers.finish(wait) else {
+            Issue.record("a long-poll's list of up to 5,000 events was rendered whole")
+            return
+        }
+        #expect(stream.format == .jsonList)
+    }
+
     @Test("topics list their subscribers")
     func topics() throws {
         let h = try Harness()

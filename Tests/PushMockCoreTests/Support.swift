@@ -28,9 +28,15 @@ final class Harness {
         if let contentType, body != nil { h.append(("Content-Type", contentType)) }
         var request = Request(method: method, target: target, headers: h, body: Array((body ?? "").utf8))
         request.connection = connection
-        switch gateway.handle(request) {
+        return answer(gateway.handle(request))
+    }
+
+    /// A reply as the client would read it in full.
+    func answer(_ reply: Reply) -> Response {
+        switch reply {
         case .response(let r): return r
-        case .waitForEvents(let w): return gateway.readers.finish(w)
+        case .waitForEvents(let w): return answer(gateway.readers.finish(w))
+        case .paged(let answer): return answer.whole()
         case .stream(var s):
             // An export or a long list, read to its end; a live stream gives its head.
             var r = s.head

@@ -67,7 +67,7 @@ struct HardeningTests {
 @Suite("Hardening: answers a client does not read", .serialized, .timeLimit(.minutes(3)))
 struct UnreadAnswersTests {
     @Test(
-        "HTTP/2 exports and long lists on a closed window, and pipelined long lists never read: memory stays bounded, the reader is cut off at --timeout, others are served"
+        "HTTP/2 exports, long lists, long-polls and lists of sends on a closed window, and pipelined long lists and long-polls never read: memory stays bounded, the reader is cut off at --timeout, others are served"
     )
     func unreadAnswers() throws {
         let server = try ServerProcess(["--timeout", "3", "--device-rate-limit", "0"])
@@ -85,9 +85,10 @@ struct UnreadAnswersTests {
             }
         }
         #expect((cases["log"]?["events"] as? Int ?? 0) >= 100_000, "\(out)")
-        let attacks = [
-            "h2_exports_tls", "h2_lists_tls", "http1_pipelined_tls", "h2_exports_h2c", "h2_lists_h2c", "http1_pipelined_plain",
-        ]
+        #expect((cases["log"]?["messages"] as? Int ?? 0) >= 3_000, "\(out)")
+        let attacks =
+            ["tls", "h2c"].flatMap { ["h2_exports_\($0)", "h2_lists_\($0)", "h2_long_polls_\($0)"] }
+            + ["http1_pipelined_tls", "http1_pipelined_plain", "h2_messages_tls", "http1_long_polls_plain"]
         for name in attacks {
             let c = cases[name] ?? [:]
             #expect((c["growth_mib"] as? Double ?? .infinity) < 64, "\(name): \(c)")

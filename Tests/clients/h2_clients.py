@@ -225,6 +225,55 @@ def case_hpack_bomb(port, ca, http_port, seconds=3.0):
     return seen
 
 
+def case_log_scans(port, ca, http_port, streams=100):
+    """A hundred requests that each read the whole log (a count no event matches), sent at once
+    on one connection: the server leaves what exceeds one turn's time for the next turn, so a
+    client on another connection is answered between them rather than after them all."""
+    import threading
+    control = f"http://127.0.0.1:{http_port}/emulator/v1/projects/demo-pushmock"
+    with httpx.Client(timeout=60) as c:
+        c.post(control + "/devices:batchCreate",
+               json={"platform": "android", "app": "com.example.scan", "count": 20000, "topics": ["scan"]})
+        for _ in range(2):
+            c.post(f"http://127.0.0.1:{http_port}/fcm/send", headers={"Authorization": "key=pushmock-dev-server-key"},
+                   json={"to": "/topics/scan", "data": {"k": "v"}})
+    stop, answered = threading.Event(), []
+
+    def watch():
+        s = socket.create_connection(("127.0.0.1", http_port), timeout=30)
+        while not stop.is_set():
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            got = b""
+            while not got.endswith(b'"ok"}'):
+                got += s.recv(4096)
+            answered.append(time.monotonic())
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    time.sleep(0.2)
+    sock, conn = client(port, ca)
+    for _ in range(streams):
+        conn.send_headers(conn.get_next_available_stream_id(),
+                          headers("/emulator/v1/projects/demo-pushmock/events?count=true&token=none"), end_stream=True)
+    sock.sendall(conn.data_to_send())
+    ended = []
+    sock.settimeout(30)
+    while len(ended) < streams:
+        data = sock.recv(65536)
+        if not data:
+            break
+        for event in conn.receive_data(data):
+            if isinstance(event, h2.events.StreamEnded):
+                ended.append(time.monotonic())
+        sock.sendall(conn.data_to_send())
+    stop.set()
+    watcher.join()
+    sock.close()
+    between = sum(1 for t in answered if ended and ended[0] < t < ended[-1])
+    return {"answered": len(ended), "others_between": between}
+
+
 def flood(port, ca, frame):
     """Sends a frame 300,000 times and never reads the ACKs: the server stops reading from us,
     then cuts us off after its --timeout (the tests run it with 2 seconds)."""
@@ -253,7 +302,8 @@ def abuse(port, ca, http_port):
              ("bad_preface", case_bad_preface), ("oversized_headers", case_oversized_headers),
              ("too_many_streams", case_too_many_streams), ("rapid_reset", case_rapid_reset),
              ("continuation_flood", case_continuation_flood), ("settings_flood", case_settings_flood),
-             ("ping_flood", case_ping_flood), ("hpack_bomb", lambda p, c: case_hpack_bomb(p, c, http_port))]
+             ("ping_flood", case_ping_flood), ("hpack_bomb", lambda p, c: case_hpack_bomb(p, c, http_port)),
+             ("log_scans", lambda p, c: case_log_scans(p, c, http_port))]
     for name, fn in cases:
         if H2C and name == "plain_http_on_tls_port":
             continue  # HTTP/1.1 is welcome on the plain port

@@ -1,10 +1,11 @@
 """Clients that ask for large answers and never read them, driven by the Swift server tests.
 
 usage: unread_answers.py HTTP_PORT TLS_PORT CA PID TIMEOUT
-Fills the log with about 100,000 events, then runs each attack on one connection while a
-well-behaved client asks /healthz every 10 ms on another: HTTP/2 event exports and long event
-lists on streams whose flow-control window is 0 (over TLS and h2c), and 100 pipelined long
-event lists never read over HTTP/1.1 (plain and TLS). Prints one JSON line per attack: the
+Fills the log with about 140,000 events from two topic sends and 3,000 token sends, then runs
+each attack on one connection while a well-behaved client asks /healthz every 10 ms on another:
+HTTP/2 event exports, long event lists and long-polls answered with long lists (over TLS and
+h2c) and long lists of sends (TLS), on streams whose flow-control window is 0, and 100
+pipelined long event lists (plain and TLS) or long-polls (plain) never read over HTTP/1.1. Prints one JSON line per attack: the
 server's resident memory before and at its peak (KiB), whether the attacker was cut off and
 when, and the other client's answers and p99 latency.
 """
@@ -98,15 +99,28 @@ def main():
                json={"platform": "android", "app": "com.example.many", "count": 50000, "topics": ["many"]})
         for _ in range(2):
             c.post("/fcm/send", headers={"Authorization": f"key={KEY}"}, json={"to": "/topics/many", "data": {"k": "v"}})
+        token = c.post(PROJECT + "/devices", json={"platform": "ios", "app": "com.example.one"}).json()["token"]
+        for i in range(3000):
+            c.post("/fcm/send", headers={"Authorization": f"key={KEY}"},
+                   json={"to": token, "notification": {"title": f"send {i}", "body": "x" * 100}})
         events = c.get(PROJECT + "/events?count=true").json()["count"]
-    print(json.dumps({"case": "log", "events": events}), flush=True)
+        messages = c.get(PROJECT + "/messages?limit=1").json()["total"]
+    print(json.dumps({"case": "log", "events": events, "messages": messages}), flush=True)
     export = PROJECT + "/events:export"
     lists = PROJECT + "/events?limit=100000"
+    # A long-poll that waits its second out (fewer than `min` events match), then answers with
+    # the ~80,000 events after seq 60,000.
+    polls = PROJECT + "/events?since=60000&limit=100000&min=100000&wait=1"
+    sends = PROJECT + "/messages?limit=10000"
     for tls in (True, False):
         port = "tls" if tls else "h2c"
         attack(f"h2_exports_{port}", lambda: h2_unread(tls, [export] * 10))
         attack(f"h2_lists_{port}", lambda: h2_unread(tls, [lists] * 100))
+        attack(f"h2_long_polls_{port}", lambda: h2_unread(tls, [polls] * 100))
         attack(f"http1_pipelined_{'tls' if tls else 'plain'}", lambda: http1_unread(tls, [lists] * 100))
+    # The same on the other port would only repeat these.
+    attack("h2_messages_tls", lambda: h2_unread(True, [sends] * 100))
+    attack("http1_long_polls_plain", lambda: http1_unread(False, [polls] * 100))
 
 
 main()

@@ -122,7 +122,7 @@ public final class Gateway {
         let status: Int
         switch reply {
         case .response(let r), .delayed(let r, _): status = r.status
-        case .waitForEvents, .stream: status = 200
+        case .waitForEvents, .stream, .paged: status = 200
         case .drop: status = 0
         }
         metrics.record(route: index, status: status, seconds: Double(MonotonicClock.nanos() - start) / 1e9)

@@ -1,10 +1,11 @@
 /// What a handler asks the transport to do: answer now, hold the request until the event
-/// log has enough matching events or the wait runs out (long-poll), stream events, or (chaos)
-/// answer later or not at all.
+/// log has enough matching events or the wait runs out (long-poll), stream events, answer a
+/// long list in parts as the client reads them, or (chaos) answer later or not at all.
 public enum Reply {
     case response(Response)
     case waitForEvents(EventWait)
     case stream(EventStream)
+    case paged(PagedAnswer)
     /// Injected latency: answer after `seconds`, from a loop timer.
     case delayed(Response, seconds: Double)
     /// An injected dropped connection: no answer; the connection ends as `DropMode` says.
@@ -28,5 +29,27 @@ public struct EventWait {
         self.seconds = seconds
         self.countOnly = countOnly
         checkedThrough = query.since
+    }
+}
+
+/// A long answer made in parts as the client reads them, never rendered ahead: the
+/// transport calls `next` while the client keeps up, until it says the part was the last.
+public struct PagedAnswer {
+    public let head: Response
+    public let next: () -> (bytes: [UInt8], finished: Bool)
+
+    public init(head: Response, next: @escaping () -> (bytes: [UInt8], finished: Bool)) {
+        self.head = head
+        self.next = next
+    }
+
+    /// All parts at once, as one response (for an answer short enough to render whole).
+    public func whole() -> Response {
+        var r = head
+        while true {
+            let (bytes, finished) = next()
+            r.body += bytes
+            if finished { return r }
+        }
     }
 }

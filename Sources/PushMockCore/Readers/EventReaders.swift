@@ -60,13 +60,16 @@ public final class EventReaders {
             var wait = EventWait(query: q, minimum: minimum, seconds: seconds, countOnly: countOnly)
             if seconds > 0, !isReady(&wait) { return .waitForEvents(wait) }
         }
-        // A list that may be long is made as the client reads it, never rendered ahead.
-        if !countOnly, q.limit > Self.renderedLimit {
-            var stream = EventStream(format: .jsonList, query: q, live: false, until: log.lastSeq, heartbeatSeconds: 15)
-            stream.remaining = q.limit
-            return .stream(stream)
-        }
-        return .response(eventsResponse(q, countOnly: countOnly))
+        return answer(q, countOnly: countOnly)
+    }
+
+    /// The matching events (or their count): a list that may be long (`limit` over
+    /// `renderedLimit`) is made as the client reads it, never rendered ahead.
+    private func answer(_ q: EventQuery, countOnly: Bool) -> Reply {
+        guard !countOnly, q.limit > Self.renderedLimit else { return .response(eventsResponse(q, countOnly: countOnly)) }
+        var stream = EventStream(format: .jsonList, query: q, live: false, until: log.lastSeq, heartbeatSeconds: 15)
+        stream.remaining = q.limit
+        return .stream(stream)
     }
 
     /// The longest `limit` answered in one piece (the default); longer lists are streamed.
@@ -84,8 +87,8 @@ public final class EventReaders {
         return wait.matched >= wait.minimum
     }
 
-    /// The answer to a long-poll, ready or timed out.
-    public func finish(_ wait: EventWait) -> Response { eventsResponse(wait.query, countOnly: wait.countOnly) }
+    /// The answer to a long-poll, ready or timed out (a long list streamed, as without `wait`).
+    public func finish(_ wait: EventWait) -> Reply { answer(wait.query, countOnly: wait.countOnly) }
 
     /// The matching events, or with `countOnly` just how many match (`count=true`).
     func eventsResponse(_ q: EventQuery, countOnly: Bool) -> Response {

@@ -50,60 +50,70 @@ final class Inspector {
             }
             return true
         }
-        let counts = eventCounts(of: messages)
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("messages")
-        w.beginArray()
-        for m in messages { ControlJSON.writeMessage(m, detail: false, counts: counts[ObjectIdentifier(m)], to: &w) }
-        w.endArray()
-        w.member("total", p.messages.count)
-        w.member("evicted", p.messages.evicted)
-        w.endObject()
-        return .response(.json(200, w))
+        let list = pages(messages, total: p.messages.count, evicted: p.messages.evicted)
+        return limit > EventReaders.renderedLimit ? .paged(list) : .response(list.whole())
     }
 
-    /// `GET .../messages/{id}`: the send, its request as received, every event, and per
-    /// device what it received (the rendered APNs request or Android message) with its
-    /// timeline.
+    /// The list of sends, `{"messages":[…],"total":…,"evicted":…}`, 500 sends a part; each
+    /// part's outcome counts are read when it is made.
+    private func pages(_ messages: [Message], total: Int, evicted: Int) -> PagedAnswer {
+        var written = 0
+        return PagedAnswer(head: Response(status: 200, headers: Response.jsonHeaders)) { [self] in
+            // Top-level writes: the writer adds no commas between them.
+            var w = JSONWriter(capacity: 64 * 1024)
+            if written == 0 { w.raw("{\"messages\":[") }
+            let part = Array(messages[written..<min(written + 500, messages.count)])
+            let counts = eventCounts(of: part)
+            for m in part {
+                if written > 0 { w.raw(",") }
+                ControlJSON.writeMessage(m, detail: false, counts: counts[ObjectIdentifier(m)], to: &w)
+                written += 1
+            }
+            guard written == messages.count else { return (w.bytes, false) }
+            w.raw("],\"total\":\(total),\"evicted\":\(evicted)}")
+            return (w.bytes, true)
+        }
+    }
+
+    /// The most events and devices one send's detail lists (a legacy multicast reaches 1,000).
+    static let detailLimit = 1000
+
+    /// `GET .../messages/{id}`: the send, its request as received, its events, and per device
+    /// what it received (the rendered APNs request or Android message) with its timeline;
+    /// up to `detailLimit` events and devices, with the totals.
     func message(_ params: [String: String]) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         guard let m = p.messages.message(id: params["id"]!) else { throw Control.notFound("Message \(params["id"]!) not found.") }
-        var events: [Event] = []
-        log.visit { e in
-            if e.message === m { events.append(e) }
-            return true
-        }
+        let record = DeliveryRecord(of: m, in: log, limit: Self.detailLimit)
         var w = JSONWriter()
-        ControlJSON.writeMessage(m, detail: true, counts: eventCounts(of: [m])[ObjectIdentifier(m)], to: &w) { w in
-            Self.writeDeliveries(m, events, to: &w)
+        ControlJSON.writeMessage(m, detail: true, counts: record.counts, to: &w) { w in
+            Self.writeDeliveries(m, record, to: &w)
         }
         return .response(.json(200, w))
     }
 
-    /// Every event of a send, then each device's rendering and timeline.
-    static func writeDeliveries(_ m: Message, _ events: [Event], to w: inout JSONWriter) {
+    /// A send's events, then each device's rendering and timeline.
+    static func writeDeliveries(_ m: Message, _ record: DeliveryRecord, to w: inout JSONWriter) {
         w.key("events")
         w.beginArray()
-        for e in events { ControlJSON.writeEvent(e, to: &w) }
+        for e in record.events { ControlJSON.writeEvent(e, to: &w) }
         w.endArray()
+        w.member("events_total", record.eventsTotal)
         w.key("devices")
         w.beginArray()
-        var seen = Set<String>()
-        for e in events {
-            guard let d = e.device, let id = e.messageID, seen.insert(d.id).inserted else { continue }
+        for r in record.recipients {
+            let d = r.device
             w.beginObject()
             w.member("device_id", d.id)
             w.member("platform", d.platform.rawValue)
             w.member("app", d.app)
-            w.member("message_id", id)
-            let timeline = events.filter { $0.device === d }
-            w.member("fate", timeline.last.map { $0.kind.rawValue } ?? "")
-            w.member("reason", ifPresent: timeline.last(where: { $0.reason != nil })?.reason)
-            ControlJSON.writeRendering(m, id, d, to: &w)
+            w.member("message_id", r.messageID)
+            w.member("fate", r.timeline.last.map { $0.kind.rawValue } ?? "")
+            w.member("reason", ifPresent: r.timeline.last(where: { $0.reason != nil })?.reason)
+            ControlJSON.writeRendering(m, r.messageID, d, to: &w)
             w.key("timeline")
             w.beginArray()
-            for e in timeline {
+            for e in r.timeline {
                 w.beginObject()
                 w.member("seq", Int(e.seq))
                 w.member("time", e.time.rfc3339)
@@ -115,6 +125,7 @@ final class Inspector {
             w.endObject()
         }
         w.endArray()
+        w.member("devices_total", record.devicesTotal)
     }
 
     /// Event kinds per send. Reads the log newest first and stops at events older than the

@@ -71,8 +71,13 @@ final class HTTP1Session {
         let available = evbuffer_get_length(input)
         switch state {
         case .head:
-            // A pipelined request waits while earlier answers are unsent past the bound.
+            // A pipelined request waits while earlier answers are unsent past the bound, and
+            // for the next turn once this one's time is spent.
             guard available > 0, connection.pendingOutput < Connection.maxPendingOutput else { return false }
+            if connection.turnSpent {
+                connection.resumeInput()
+                return false
+            }
             let scanned = min(available, dispatcher.parser.maxHeadBytes)
             let bytes = UnsafeRawBufferPointer(start: evbuffer_pullup(input, scanned), count: scanned)
             switch dispatcher.parser.parse(bytes) {
@@ -262,6 +267,7 @@ final class HTTP1Exchange: Responder, StreamResponder {
     var isGone: Bool { !session.isCurrent(self) }
 
     var pendingBytes: Int { session.pendingOutput }
+    var connectionPendingBytes: Int { session.pendingOutput }
 
     func cutOff() {
         guard session.isCurrent(self) else { return }

@@ -42,7 +42,7 @@ final class HTTP2Session {
     private(set) var goingAway = false
     /// Answer bytes made and not yet taken by nghttp2, over every stream, and when that last
     /// moved (monotonic ns): a peer that takes none for `--timeout` is cut off.
-    private var unsentBody = 0
+    private(set) var unsentBody = 0
     private var lastBodyProgress: UInt64 = 0
     /// Whole requests waiting for `unsentBody` to fall below the bound, oldest first.
     private var waiting: [HTTP2Stream] = []
@@ -253,9 +253,10 @@ final class HTTP2Session {
         }
         guard frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, !stream.dispatched, !stream.waiting
         else { return 0 }
-        if unsentBody >= Connection.maxPendingOutput || !waiting.isEmpty {
+        if unsentBody >= Connection.maxPendingOutput || !waiting.isEmpty || connection.turnSpent {
             stream.waiting = true
             waiting.append(stream)
+            if connection.turnSpent { connection.resumeInput() }
             return 0
         }
         dispatch(stream)
@@ -279,13 +280,18 @@ final class HTTP2Session {
         raiseStreamsIfAuthenticated()
     }
 
-    /// Answers waiting requests while the unsent bodies are below the bound.
+    /// Answers waiting requests while the unsent bodies are below the bound and the turn's
+    /// time lasts; the rest go on in the next turn.
     private func resumeWaiting() {
         guard !resuming, !waiting.isEmpty else { return }
         resuming = true
         defer { resuming = false }
         var next = 0
         while next < waiting.count, unsentBody < Connection.maxPendingOutput, !abandoned {
+            if next > 0, connection.turnSpent {
+                connection.resumeInput()
+                break
+            }
             let stream = waiting[next]
             next += 1
             stream.waiting = false
@@ -293,6 +299,9 @@ final class HTTP2Session {
         }
         waiting.removeFirst(next)
     }
+
+    /// Whether whole requests wait to be answered (for room, or for the next turn).
+    var hasWaiting: Bool { !waiting.isEmpty }
 
     /// Whether answers wait on a peer that has taken none of them for `timeout` (its window
     /// closed, or its socket unread).

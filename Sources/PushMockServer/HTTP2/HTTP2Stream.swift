@@ -69,6 +69,7 @@ final class HTTP2Stream: Responder, StreamResponder {
 
     var isGone: Bool { closed }
     var pendingBytes: Int { responseBody.count - responseOffset }
+    var connectionPendingBytes: Int { live?.unsentBody ?? 0 }
     func cutOff() { live?.reset(self) }
 
     /// HTTP/1.1 connection-specific fields, which HTTP/2 forbids (compared without case, on
