@@ -18,9 +18,10 @@ protocol StreamResponder: AnyObject {
 }
 
 /// Open event streams (SSE and NDJSON exports) and answers made in parts (long lists), fed
-/// on a timer so bursts of events reach a client a few times a second, not once per event. A live client whose unread output passes
-/// `maxPending` is cut off; an export only writes while its client keeps up (and the front door's
-/// `--timeout` drops one that stops reading). Nothing here ever waits for a client.
+/// on a timer so bursts of events reach a client a few times a second, not once per event. A
+/// live client whose unread output passes `maxPending` is cut off; an export or a long list is
+/// written only while its connection keeps up (and the front door's `--timeout` drops one that
+/// stops reading). Nothing here ever waits for a client.
 final class EventStreams {
     static let tickSeconds = 0.1
     static let maxPending = 4 << 20

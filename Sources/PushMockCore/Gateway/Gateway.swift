@@ -42,6 +42,9 @@ public final class Gateway {
     private var lastRoute: (method: String, path: String, match: Router<Endpoint>.Match)?
     /// Stored events the start could not put back into the log (`resume`).
     public internal(set) var unrestored = Unrestored()
+    /// How long the last `handle` took (monotonic ns): the transport bounds a connection's
+    /// turn by it.
+    public private(set) var lastRequestNanos: UInt64 = 0
     var routeNames: [String] { router.names }
 
     /// Builds every part; with a durable log, resumes its saved state and newest events
@@ -125,7 +128,8 @@ public final class Gateway {
         case .waitForEvents, .stream, .paged: status = 200
         case .drop: status = 0
         }
-        metrics.record(route: index, status: status, seconds: Double(MonotonicClock.nanos() - start) / 1e9)
+        lastRequestNanos = MonotonicClock.nanos() &- start
+        metrics.record(route: index, status: status, seconds: Double(lastRequestNanos) / 1e9)
         return reply
     }
 

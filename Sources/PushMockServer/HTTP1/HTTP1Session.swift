@@ -158,7 +158,7 @@ final class HTTP1Session {
     /// Hands a whole request to the gateway; the common answer is written at once.
     private func dispatch(_ head: HTTP1Head, body: [UInt8]) {
         connection.deadline = 0
-        let reply = dispatcher.handle(request(head, body: body))
+        let reply = dispatcher.handle(request(head, body: body), on: connection)
         if case .response(let response) = reply {
             answer(response, to: head)
             dispatcher.noteChanges()

@@ -256,7 +256,8 @@ final class HTTP2Session {
         if unsentBody >= Connection.maxPendingOutput || !waiting.isEmpty || connection.turnSpent {
             stream.waiting = true
             waiting.append(stream)
-            if connection.turnSpent { connection.resumeInput() }
+            // Left for the next turn (the other causes resume when output drains).
+            connection.resumeInput()
             return 0
         }
         dispatch(stream)
@@ -276,7 +277,7 @@ final class HTTP2Session {
             respond(stream, dispatcher.framingError(.tooLarge, request))
             return
         }
-        dispatcher.carry(dispatcher.handle(request), to: stream, stream: stream)
+        dispatcher.carry(dispatcher.handle(request, on: connection), to: stream, stream: stream)
         raiseStreamsIfAuthenticated()
     }
 

@@ -34,9 +34,10 @@ final class Connection {
     /// The most read in one turn of the loop; the rest waits for the next turn, after the loop
     /// has polled every other socket (a peer sending without pause cannot starve the others).
     static let readBatch = 64 * 1024
-    /// The time one turn may spend on requests: once it is spent, further requests already
-    /// read wait for the next turn (a hundred log scans sent at once cannot hold the loop).
-    static let turnBudgetNanos: UInt64 = 2_000_000
+    /// The gateway time one turn may spend on a connection's requests: once it is spent,
+    /// further requests already read wait for the next turn (a hundred log scans sent at once
+    /// cannot hold the loop).
+    static let turnBudgetNanos: UInt64 = 5_000_000
     /// The most given to one write (TLS makes records of up to 16 KiB of it).
     static let writeBatch = 64 * 1024
     /// Reading pauses while this much output waits to be sent.
@@ -81,8 +82,8 @@ final class Connection {
     private var lastWritten: UInt64
     /// When bytes last arrived.
     private var lastRead: UInt64
-    /// When this connection's current turn began (monotonic ns).
-    private var turnStarted: UInt64 = 0
+    /// The gateway's time for this connection's requests in the current turn (ns).
+    private var turnNanos: UInt64 = 0
 
     init(table: ConnectionTable, base: EventBase, channel: ByteChannel, dispatcher: RequestDispatcher, timeoutNanos: UInt64)
         throws(ServerError)
@@ -157,7 +158,7 @@ final class Connection {
         case .handshake: return handshake()
         default: break
         }
-        turnStarted = MonotonicClock.nanos()
+        turnNanos = 0
         let ended = reading ? readSome() : false
         if closing {
             lingered += evbuffer_get_length(input)
@@ -245,9 +246,13 @@ final class Connection {
         if channel.hasPending { resumeInput() }
     }
 
-    /// Whether this turn's time for requests is spent: the session then leaves the requests
-    /// it has read for the next turn (`resumeInput`). The first request of a turn always runs.
-    var turnSpent: Bool { MonotonicClock.nanos() &- turnStarted > Self.turnBudgetNanos }
+    /// Counts a request's time in the gateway against this turn (`RequestDispatcher`).
+    func spend(_ nanos: UInt64) { turnNanos &+= nanos }
+
+    /// Whether this turn's time for requests is spent (the first request of a turn always
+    /// runs): the session then leaves the requests it has read for the next turn
+    /// (`resumeInput`).
+    var turnSpent: Bool { turnNanos > Self.turnBudgetNanos }
 
     /// Whole requests read and left for a later turn (HTTP/2 streams waiting to be answered).
     private var hasDeferredRequests: Bool {

@@ -21,7 +21,12 @@ final class RequestDispatcher {
         self.maxBodyBytes = maxBodyBytes
     }
 
-    func handle(_ request: Request) -> Reply { gateway.handle(request) }
+    /// The gateway's reply; its time counts against the connection's turn.
+    func handle(_ request: Request, on connection: Connection) -> Reply {
+        let reply = gateway.handle(request)
+        connection.spend(gateway.lastRequestNanos)
+        return reply
+    }
 
     /// The gateway's answer to a request that could not be read whole.
     func framingError(_ error: FramingError, _ request: Request?) -> Response { gateway.framingError(error, request) }
