@@ -4,6 +4,8 @@ or with --h2c on the plain port (HTTP/2 with prior knowledge; PORT is then the p
 usage: h2_clients.py httpx PORT CA HTTP_PORT   httpx http2=True: FCM v1 and APNs; prints JSON
        h2_clients.py abuse PORT CA HTTP_PORT [--h2c]
                                                every abuse case; prints one JSON line per case
+       h2_clients.py scans PORT CA HTTP_PORT [--h2c]
+                                               a hundred log scans on one connection; prints JSON
        h2_clients.py goaway PORT CA            prints "ready", then waits for the server's GOAWAY
        h2_clients.py backpressure PORT CA HTTP_PORT TIMEOUT [--h2c]
                                                large answers to a reader and a non-reader; prints JSON
@@ -242,11 +244,12 @@ def case_log_scans(port, ca, http_port, streams=100):
     def watch():
         s = socket.create_connection(("127.0.0.1", http_port), timeout=30)
         while not stop.is_set():
+            start = time.monotonic()
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
             got = b""
             while not got.endswith(b'"ok"}'):
                 got += s.recv(4096)
-            answered.append(time.monotonic())
+            answered.append((time.monotonic(), round((time.monotonic() - start) * 1000, 2)))
             time.sleep(0.005)
 
     watcher = threading.Thread(target=watch)
@@ -270,8 +273,9 @@ def case_log_scans(port, ca, http_port, streams=100):
     stop.set()
     watcher.join()
     sock.close()
-    between = sum(1 for t in answered if ended and ended[0] < t < ended[-1])
-    return {"answered": len(ended), "others_between": between}
+    during = sorted(ms for t, ms in answered if ended and ended[0] < t < ended[-1])
+    return {"answered": len(ended), "seconds": round(ended[-1] - ended[0], 2) if ended else None,
+            "others_between": len(during), "p99_ms": during[int(len(during) * 0.99)] if during else None}
 
 
 def flood(port, ca, frame):
@@ -565,6 +569,8 @@ if __name__ == "__main__":
     mode, port, ca = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     if mode == "abuse":
         abuse(port, ca, int(sys.argv[4]))
+    elif mode == "scans":
+        print(json.dumps(case_log_scans(port, ca, int(sys.argv[4]))))
     elif mode == "httpx":
         with_httpx(port, ca, int(sys.argv[4]))
     elif mode == "goaway":
