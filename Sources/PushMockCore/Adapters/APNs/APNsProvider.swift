@@ -88,7 +88,11 @@ final class APNsProvider {
         }
         guard device.apnsEnvironment == environment else { throw APNsFailure(.badDeviceToken, device: device) }
         let now = clock.now()
-        if device.idle(at: now) > DeviceModel.tokenExpiresAfter { throw APNsFailure(.expiredToken, device: device) }
+        // Every 410 says when the token stopped being valid: here, when its idle time ran out.
+        if device.idle(at: now) > DeviceModel.tokenExpiresAfter {
+            let expired = now - device.idle(at: now) + DeviceModel.tokenExpiresAfter
+            throw APNsFailure(.expiredToken, timestamp: expired, device: device)
+        }
         guard device.app == headers.bundleID else { throw APNsFailure(.deviceTokenNotForTopic, device: device) }
         let project: Project
         do throws(APNsFailure) { project = try authenticate(request, headers, environment: environment) } catch {
