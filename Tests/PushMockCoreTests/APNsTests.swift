@@ -293,7 +293,9 @@ struct APNsTests {
         #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds, iatAsString: true)) == "ok")
     }
 
-    @Test("uninstalled and reinstalled apps answer 410 Unregistered with when the token stopped; idle tokens 410 ExpiredToken with when they expired")
+    @Test(
+        "uninstalled and reinstalled apps answer 410 Unregistered with when the token stopped; idle tokens 410 ExpiredToken with when they expired"
+    )
     func goneTokens() throws {
         let h = try Harness()
         let a = try h.device("ios")

@@ -195,7 +195,7 @@ struct V1Tests {
         #expect(m["priority"] as? String == "high")
     }
 
-    @Test("bearer auth: missing, unknown, and another project's token")
+    @Test("bearer auth: missing, unknown, and another project's token; the access_token query parameter")
     func auth() throws {
         let h = try Harness()
         let missing = v1(h, #"{"message":{"topic":"t"}}"#)
@@ -216,6 +216,14 @@ struct V1Tests {
                 "POST", "/v1/projects/\(number)/messages:send", body: #"{"message":{"topic":"t"}}"#,
                 headers: [("Authorization", "Bearer ya29.mine")]
             ).status == 200)
+        // The standard `access_token` query parameter carries the token too.
+        let query = h.call(
+            "POST", "/v1/projects/demo-pushmock/messages:send?access_token=ya29.mine", body: #"{"message":{"topic":"t"}}"#)
+        #expect(query.status == 200, "\(query.bodyText)")
+        let badQuery = h.call(
+            "POST", "/v1/projects/demo-pushmock/messages:send?access_token=nope", body: #"{"message":{"topic":"t"}}"#)
+        #expect(badQuery.status == 401)
+        #expect(badQuery.headers.contains { $0.name == "WWW-Authenticate" && $0.value.contains("invalid_token") })
         try h.advance(61)
         #expect(v1(h, #"{"message":{"topic":"t"}}"#, auth: "Bearer ya29.mine").status == 401)
     }

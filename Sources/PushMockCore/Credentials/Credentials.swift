@@ -64,15 +64,22 @@ final class Credentials {
     var apnsVersion: Int { apnsKeysVersion &+ directory.version }
 
     /// Why a bearer credential does not let the request act on `projectID`, in Google's
-    /// error shape; nil when it does (or `--accept-any-token`).
+    /// error shape; nil when it does (or `--accept-any-token`). The token comes in the
+    /// `Authorization` header or, as on every Google API, the `access_token` query parameter
+    /// (docs/fcm-v1.md, "Authentication").
     func bearerFailure(_ request: Request, projectID: String) -> Response? {
         if configuration.acceptAnyToken { return nil }
-        guard let header = request.header("authorization") else {
+        let presented: AccessToken?
+        if let header = request.header("authorization") {
+            presented = accessToken(authorization: header)
+        } else if let query = request.queryValue("access_token") {
+            presented = accessTokens[query]
+        } else {
             return Self.unauthenticated(
                 "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
                 invalidToken: false)
         }
-        guard let token = accessToken(authorization: header), token.expires > clock.now() else {
+        guard let token = presented, token.expires > clock.now() else {
             return Self.unauthenticated(
                 "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
                 invalidToken: true)
