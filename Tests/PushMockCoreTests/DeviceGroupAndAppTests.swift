@@ -10,6 +10,33 @@ struct DeviceGroupAndAppTests {
         h.call("POST", "/fcm/notification", body: body, headers: auth)
     }
 
+    @Test(
+        "device groups with an OAuth token: Authorization: Bearer with access_token_auth: true and project_id, as FCM's docs give"
+    )
+    func groupsWithOAuth() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
+        h.gateway.credentials.add(
+            accessToken: "ya29.groups", AccessToken(projectID: "demo-pushmock", email: "x", expires: Harness.start + 60_000_000))
+        let body = #"{"operation":"create","notification_key_name":"oauth","registration_ids":["\#(t)"]}"#
+        let number = String(h.project.number)
+        func call(_ headers: [(name: String, value: String)]) -> Response {
+            h.call("POST", "/fcm/notification", body: body, headers: headers)
+        }
+        let bearer = [(name: "Authorization", value: "Bearer ya29.groups"), (name: "access_token_auth", value: "true")]
+        // Without access_token_auth a bearer token is not taken, as for the Instance ID API.
+        #expect(call([bearer[0], (name: "project_id", value: number)]).status == 401)
+        #expect(call(bearer + [(name: "project_id", value: "123456")]).status == 401)
+        #expect(
+            call([(name: "Authorization", value: "Bearer nope"), bearer[1], (name: "project_id", value: number)]).status == 401)
+        let created = call(bearer + [(name: "project_id", value: number)])
+        #expect(created.status == 200 && json(created)["notification_key"] as? String != nil, "\(created.bodyText)")
+        let lookup = h.call(
+            "GET", "/fcm/notification?notification_key_name=oauth", headers: bearer + [(name: "project_id", value: number)])
+        #expect(
+            lookup.status == 200 && json(lookup)["notification_key"] as? String == json(created)["notification_key"] as? String)
+    }
+
     @Test("device-group requests with bad operations, names, keys or tokens get 400 with a reason")
     func groupErrors() throws {
         let h = try Harness()

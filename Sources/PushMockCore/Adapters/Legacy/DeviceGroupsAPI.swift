@@ -14,8 +14,18 @@ final class DeviceGroupsAPI {
         .response(.json(status, "{\"error\":\(JSONWriter.quoted(text))}"))
     }
 
+    /// The sender: a server key's project, or an OAuth token's, which the `project_id` header
+    /// (the sender id or the project id, §A.9) must name when it is given. With a server key
+    /// the key decides, whatever `project_id` says (clients send their real sender id).
+    private func project(_ request: Request) -> Project? {
+        if let project = auth.project(request) { return project }
+        guard let project = auth.projectAcceptingBearer(request) else { return nil }
+        if let named = request.header("project_id"), named != project.id, named != String(project.number) { return nil }
+        return project
+    }
+
     func manage(_ request: Request) -> Reply {
-        guard let project = auth.project(request) else { return auth.unauthorized(request) }
+        guard let project = project(request) else { return auth.unauthorized(request) }
         guard let obj = (try? JSONParser.parse(request.body))?.objectValue else {
             return Self.error(400, "InvalidJson")
         }
@@ -56,7 +66,7 @@ final class DeviceGroupsAPI {
 
     /// `GET /fcm/notification?notification_key_name=…`.
     func lookup(_ request: Request) -> Reply {
-        guard let project = auth.project(request) else { return auth.unauthorized(request) }
+        guard let project = project(request) else { return auth.unauthorized(request) }
         guard let name = request.queryValue("notification_key_name"), let group = project.groupsByName[name] else {
             return Self.error(400, "notification_key not found")
         }

@@ -20,7 +20,7 @@ final class InstanceIDAPI {
 
     /// `POST /iid/v1:batchAdd` and `:batchRemove`: one result per token, `{}` on success.
     func batch(_ request: Request, add: Bool) -> Reply {
-        guard let project = auth.instanceIDProject(request) else { return auth.unauthorized(request) }
+        guard let project = auth.projectAcceptingBearer(request) else { return auth.unauthorized(request) }
         return chaos.run(.topics, project, answering: .legacy) { batch(request, add: add, project) }
     }
 
@@ -51,7 +51,7 @@ final class InstanceIDAPI {
 
     /// `POST /iid/v1/{token}/rel/topics/{topic}`: subscribes one token.
     func relate(_ request: Request, _ params: [String: String]) -> Reply {
-        guard let project = auth.instanceIDProject(request) else { return auth.unauthorized(request) }
+        guard let project = auth.projectAcceptingBearer(request) else { return auth.unauthorized(request) }
         return chaos.run(.topics, project, answering: .legacy) { relate(params, project) }
     }
 
@@ -80,7 +80,7 @@ final class InstanceIDAPI {
 
     /// `GET /iid/info/{token}?details=true`.
     func info(_ request: Request, _ params: [String: String]) -> Reply {
-        guard let project = auth.instanceIDProject(request) else { return auth.unauthorized(request) }
+        guard let project = auth.projectAcceptingBearer(request) else { return auth.unauthorized(request) }
         let token = params["token"]!
         guard let device = project.devices.withToken(token) else {
             if Identifiers.looksLikeRegistrationToken(token) {

@@ -1,5 +1,6 @@
 /// `Authorization: key=<server key>` for `/fcm/send`, `/fcm/notification` and the Instance
-/// ID API, and FCM's 401 page when it does not name a project. Loop thread only.
+/// ID API (the last two take an OAuth bearer token too), and FCM's 401 page when it does not
+/// name a project. Loop thread only.
 final class LegacyAuth {
     private let directory: ProjectDirectory
     private let credentials: Credentials
@@ -24,9 +25,10 @@ final class LegacyAuth {
         return configuration.acceptAnyKey ? directory.defaultProject : nil
     }
 
-    /// The Instance ID API also takes an OAuth bearer token with `access_token_auth: true`
-    /// (what firebase-admin's legacy topic calls send).
-    func instanceIDProject(_ request: Request) -> Project? {
+    /// The Instance ID API and device-group management also take an OAuth bearer token with
+    /// `access_token_auth: true` (what firebase-admin's legacy topic calls send, and what
+    /// FCM's device-group docs give as the current way, §A.9): the token's project.
+    func projectAcceptingBearer(_ request: Request) -> Project? {
         if let p = project(request) { return p }
         guard request.header("access_token_auth") == "true", let header = request.header("authorization"),
             Authorization.bearerToken(header) != nil
