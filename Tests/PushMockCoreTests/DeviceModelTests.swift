@@ -168,7 +168,8 @@ struct DeviceModelTests {
         #expect(try h.story("d1").last == "DELIVERED")
         #expect(try h.events("&device=d1&event=MESSAGE_DELIVERED").last?["delay_ms"] as? Int == 5000)
         let perf =
-            ((json(h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData"))[
+            ((json(
+                h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData", headers: h.bearer()))[
                 "androidDeliveryData"]
             as? [[String: Any]])?.first?["data"] as? [String: Any])?["deliveryPerformancePercents"] as? [String: Double]
         #expect(perf == ["deliveredNoDelay": 50, "delayedDeviceDoze": 50])

@@ -84,7 +84,8 @@ struct ReportsTests {
     @Test("deliveryData answers in the Data API's shape for the Android app, by package name or app id")
     func deliveryData() throws {
         let h = try scenario()
-        let r = json(h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData"))
+        let r = json(
+            h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData", headers: h.bearer()))
         let entries = try #require(r["androidDeliveryData"] as? [[String: Any]])
         #expect(entries.count == 1)
         let entry = entries[0]
@@ -100,11 +101,39 @@ struct ReportsTests {
         let performance = try #require(data["deliveryPerformancePercents"] as? [String: Double])
         #expect(abs((performance["deliveredNoDelay"] ?? 0) - 200.0 / 3) < 0.001)
         #expect(abs((performance["delayedDeviceOffline"] ?? 0) - 100.0 / 3) < 0.001)
-        let byID = json(h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/\(appID)/deliveryData"))
+        let byID = json(h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/\(appID)/deliveryData", headers: h.bearer()))
         #expect((byID["androidDeliveryData"] as? [Any])?.count == 1)
-        let missing = h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.nope/deliveryData")
+        let missing = h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.nope/deliveryData", headers: h.bearer())
         #expect(missing.status == 404 && (json(missing)["error"] as? [String: Any])?["status"] as? String == "NOT_FOUND")
         #expect(
-            h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData?pageSize=-1").status == 400)
+            h.call(
+                "GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData?pageSize=-1", headers: h.bearer()
+            ).status == 400)
+    }
+
+    @Test("the Data API needs an access token with the cloud-platform scope, as the real API does")
+    func deliveryDataAuth() throws {
+        let h = try scenario()
+        let path = "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData"
+        let missing = h.call("GET", path)
+        #expect(missing.status == 401 && (json(missing)["error"] as? [String: Any])?["status"] as? String == "UNAUTHENTICATED")
+        h.gateway.credentials.add(
+            accessToken: "ya29.messaging",
+            AccessToken(
+                projectID: "demo-pushmock", email: "x", expires: Harness.start + 60_000_000, scopes: [AccessToken.messagingScope])
+        )
+        let narrow = h.call("GET", path, headers: [("Authorization", "Bearer ya29.messaging")])
+        let error = json(narrow)["error"] as? [String: Any]
+        #expect(narrow.status == 403 && error?["status"] as? String == "PERMISSION_DENIED")
+        #expect(error?["message"] as? String == "Request had insufficient authentication scopes.")
+        #expect(((error?["details"] as? [[String: Any]])?.first?["reason"]) as? String == "ACCESS_TOKEN_SCOPE_INSUFFICIENT")
+        #expect(narrow.headers.contains { $0.name == "WWW-Authenticate" && $0.value.contains("insufficient_scope") })
+        h.gateway.credentials.add(
+            accessToken: "ya29.other", AccessToken(projectID: "other", email: "x", expires: Harness.start + 60_000_000))
+        #expect(h.call("GET", path, headers: [("Authorization", "Bearer ya29.other")]).status == 403)
+        _ = h.bearer()
+        #expect(h.call("GET", path + "?access_token=ya29.harness").status == 200)
+        let any = try Harness { $0.acceptAnyToken = true }
+        #expect(any.call("GET", path).status == 404) // no such app in an empty project, but past the credentials
     }
 }

@@ -51,6 +51,14 @@ final class Harness {
         }
     }
 
+    /// An `Authorization` header with an access token of the default project (both scopes).
+    func bearer() -> [(name: String, value: String)] {
+        gateway.credentials.add(
+            accessToken: "ya29.harness", AccessToken(projectID: project.id, email: "harness", expires: Self.start + 3_600_000_000)
+        )
+        return [("Authorization", "Bearer ya29.harness")]
+    }
+
     /// POST /fcm/send with the default key.
     func send(_ body: String, contentType: String? = "application/json", key: String? = Configuration.defaultServerKey)
         -> Response

@@ -36,12 +36,12 @@ final class Credentials {
     }
 
     /// Hands out an access token for a service account, valid for an hour.
-    func issueAccessToken(_ token: String, for account: ServiceAccount) {
+    func issueAccessToken(_ token: String, for account: ServiceAccount, scopes: Set<String>) {
         add(
             accessToken: token,
             AccessToken(
                 projectID: account.projectID, email: account.email,
-                expires: clock.now() + Self.accessTokenLifetime))
+                expires: clock.now() + Self.accessTokenLifetime, scopes: scopes))
     }
 
     func add(accessToken text: String, _ token: AccessToken) {
@@ -66,8 +66,9 @@ final class Credentials {
     /// Why a bearer credential does not let the request act on `projectID`, in Google's
     /// error shape; nil when it does (or `--accept-any-token`). The token comes in the
     /// `Authorization` header or, as on every Google API, the `access_token` query parameter
-    /// (docs/fcm-v1.md, "Authentication").
-    func bearerFailure(_ request: Request, projectID: String) -> Response? {
+    /// (docs/fcm-v1.md, "Authentication"). An API that needs one scope (the Data API:
+    /// `cloud-platform`) names it in `scope`, with its service for the error's details.
+    func bearerFailure(_ request: Request, projectID: String, scope: (name: String, service: String)? = nil) -> Response? {
         if configuration.acceptAnyToken { return nil }
         let presented: AccessToken?
         if let header = request.header("authorization") {
@@ -84,11 +85,47 @@ final class Credentials {
                 "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
                 invalidToken: true)
         }
+        if let scope, !token.scopes.contains(scope.name) { return Self.insufficientScope(scope.name, service: scope.service) }
         guard let project = directory.apiProject(projectID), project.id == token.projectID else {
-            return Self.permissionDenied(projectID)
+            return scope == nil ? Self.permissionDenied(projectID) : Self.callerDenied
         }
         return nil
     }
+
+    /// A token without the scope the API needs: Google's 403 with `ACCESS_TOKEN_SCOPE_INSUFFICIENT`.
+    static func insufficientScope(_ scope: String, service: String) -> Response {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("error")
+        w.beginObject()
+        w.member("code", 403)
+        w.member("message", "Request had insufficient authentication scopes.")
+        w.member("status", "PERMISSION_DENIED")
+        w.key("details")
+        w.beginArray()
+        w.beginObject()
+        w.member("@type", "type.googleapis.com/google.rpc.ErrorInfo")
+        w.member("reason", "ACCESS_TOKEN_SCOPE_INSUFFICIENT")
+        w.member("domain", "googleapis.com")
+        w.key("metadata")
+        w.beginObject()
+        w.member("service", service)
+        w.endObject()
+        w.endObject()
+        w.endArray()
+        w.endObject()
+        w.endObject()
+        var r = Response.json(403, w)
+        r.headers.append(
+            (
+                "WWW-Authenticate",
+                "Bearer realm=\"https://accounts.google.com/\", error=\"insufficient_scope\", scope=\"\(scope)\""
+            ))
+        return r
+    }
+
+    /// Another project's token on an API without a documented permission text.
+    static let callerDenied = Response.googleError(403, "PERMISSION_DENIED", "The caller does not have permission")
 
     /// The project a Google API path names once its bearer passed: an existing one, or with
     /// `--accept-any-token` any valid id (created on first use, as the control API does).

@@ -8,9 +8,23 @@ public struct ServiceAccount: Sendable {
     public let publicKeyPEM: String
 }
 
-/// An OAuth 2 access token handed out by `POST /token`.
+/// An OAuth 2 access token handed out by `POST /token`, with the scopes it was asked for.
 public struct AccessToken: Sendable {
+    public static let messagingScope = "https://www.googleapis.com/auth/firebase.messaging"
+    public static let cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
+
     public let projectID: String
     public let email: String
     public let expires: Timestamp
+    public let scopes: Set<String>
+
+    public init(
+        projectID: String, email: String, expires: Timestamp,
+        scopes: Set<String> = [AccessToken.messagingScope, AccessToken.cloudPlatformScope]
+    ) {
+        self.projectID = projectID
+        self.email = email
+        self.expires = expires
+        self.scopes = scopes
+    }
 }

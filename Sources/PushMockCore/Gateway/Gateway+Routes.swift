@@ -57,10 +57,14 @@ extension Gateway {
         r.add(.google, "DELETE", "/v1/projects/{project}/registrations/{token}/topicSubscriptions/{topic}") { g, req, p in
             g.topicSubscriptions.unsubscribe(req, p)
         }
-        // FCM Data API (docs/reference/reporting.md §G.3)
+        // FCM Data API (docs/reference/reporting.md §G.3): an OAuth token with the cloud-platform scope
         r.control("GET", "/v1beta1/projects/{project}/androidApps/{app}/deliveryData", family: .google) {
             g, req, p throws(ControlError) in
-            try g.readers.deliveryData(req, p)
+            let scope = (AccessToken.cloudPlatformScope, "fcmdata.googleapis.com")
+            if let failure = g.credentials.bearerFailure(req, projectID: p["project"]!, scope: scope) {
+                return .response(failure)
+            }
+            return try g.readers.deliveryData(req, p)
         }
 
         // APNs provider API (docs/reference/apns.md), over HTTP/2

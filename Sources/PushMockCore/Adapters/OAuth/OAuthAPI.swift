@@ -3,9 +3,7 @@
 /// assertion in, an access token for Google's APIs out.
 final class OAuthAPI {
     static let jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
-    static let messagingScopes: Set<String> = [
-        "https://www.googleapis.com/auth/firebase.messaging", "https://www.googleapis.com/auth/cloud-platform",
-    ]
+    static let messagingScopes: Set<String> = [AccessToken.messagingScope, AccessToken.cloudPlatformScope]
 
     private let credentials: Credentials
     private let clock: Clock
@@ -64,7 +62,7 @@ final class OAuthAPI {
             return Self.oauthError("invalid_scope", "Invalid OAuth scope or ID token audience provided.")
         }
         let token = "ya29.c." + random.base64URL(160)
-        credentials.issueAccessToken(token, for: account)
+        credentials.issueAccessToken(token, for: account, scopes: scopes)
         return .response(.json(200, "{\"access_token\":\"\(token)\",\"expires_in\":3599,\"token_type\":\"Bearer\"}"))
     }
 }
