@@ -86,6 +86,28 @@ struct RenderingTests {
         #expect(data["notification"] == nil)
     }
 
+    @Test(
+        "a data key named collapse_key never reaches the Android app: FCM puts its own value there, and getData() leaves it out")
+    func dataKeysNamedLikeFCMs() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let t = try h.device("android", app: "com.shop")["token"] as! String
+        _ = h.send(#"{"to":"\#(t)","collapse_key":"sale","data":{"collapse_key":"mine","k":"v"}}"#)
+        let legacy = try #require(h.inbox("d1").last?["android"] as? [String: Any])
+        #expect(legacy["collapse_key"] as? String == "sale")
+        #expect(legacy["data"] as? [String: String] == ["k": "v"])
+        _ = h.send(#"{"to":"\#(t)","data":{"collapse_key":"mine"}}"#)
+        let noKey = try #require(h.inbox("d1").last?["android"] as? [String: Any])
+        #expect(noKey["collapse_key"] as? String == "do_not_collapse" && noKey["data"] as? [String: String] == [:])
+        let v1 = h.call(
+            "POST", "/v1/projects/demo-pushmock/messages:send",
+            body: #"{"message":{"token":"\#(t)","data":{"collapse_key":"mine","k":"v"},"android":{"collapse_key":"sale"}}}"#,
+            headers: [("Authorization", "Bearer any")])
+        #expect(v1.status == 200, "\(v1.bodyText)")
+        let viaV1 = try #require(h.inbox("d1").last?["android"] as? [String: Any])
+        #expect(viaV1["collapse_key"] as? String == "sale")
+        #expect(viaV1["data"] as? [String: String] == ["k": "v"])
+    }
+
     @Test("delivery events carry the payload the device saw")
     func eventPayload() throws {
         let h = try Harness()

@@ -14,6 +14,14 @@ public struct AndroidRendering {
 
     init(message: String) { self.message = message }
 
+    /// Whether a data key reaches the app in `RemoteMessage.getData()`. The SDK leaves out the
+    /// keys that are FCM's own in the message's bundle: `from`, `message_type`, `collapse_key`
+    /// (where FCM puts its own value, so a sender's `collapse_key` data key never arrives) and
+    /// anything under `google.` or `gcm.` (docs/fcm-legacy.md, "Data keys named like FCM's").
+    static func isAppDataKey(_ key: String) -> Bool {
+        !(key == "from" || key == "message_type" || key == "collapse_key" || key.hasPrefix("google.") || key.hasPrefix("gcm."))
+    }
+
     /// The RemoteMessage for this device, from a legacy or an HTTP v1 send.
     public static func render(message: Message, messageID: String, device: Device) -> AndroidRendering {
         if let v1 = message.content.v1 { return V1Rendering.android(v1, message: message, messageID: messageID, device: device) }
@@ -36,7 +44,7 @@ public struct AndroidRendering {
         w.beginObject()
         if let data = content.data {
             // A Bundle holds strings: legacy non-string values arrive as their JSON text.
-            for (k, v) in data.entries { w.member(k, v.stringValue ?? JSONWriter.quotedJSON(v)) }
+            for (k, v) in data.entries where Self.isAppDataKey(k) { w.member(k, v.stringValue ?? JSONWriter.quotedJSON(v)) }
         }
         w.endObject()
         if let n = content.notification {

@@ -62,6 +62,7 @@ enum V1Rendering {
         w.member("sent_time", Int(message.receivedAt / 1000))
         var data = m["data"]?.objectValue ?? JSONObject()
         if let overrides = V1Request.value(m, "android", "data")?.objectValue { data = overrides }
+        data.entries.removeAll { !AndroidRendering.isAppDataKey($0.key) }
         w.member("data", .object(data))
         let common = m["notification"]?.objectValue
         let specific = V1Request.value(m, "android", "notification")?.objectValue
