@@ -53,6 +53,9 @@ public struct Configuration: Sendable, Equatable {
     public var dataDirectory: String?
     /// `--sync always`: answer a send only once its events are on disk.
     public var syncAlways = false
+    /// `--legacy-api shutdown`: the legacy send and device-group endpoints answer as Google's
+    /// shut-down service does (404), and each call is logged.
+    public var legacyAPIShutDown = false
     /// Disk space kept back under `--data-dir` (`--disk-reserve-mb`): when the disk fills, it is
     /// freed so what was acknowledged can still be written, and new sends are refused.
     public var diskReserveBytes = 16 << 20
@@ -275,6 +278,17 @@ extension Configuration {
         ) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--seed: empty path") }
             c.seedFile = v
+        },
+        Option(
+            flag: "--legacy-api",
+            help:
+                "available (FCM's legacy API as it answered before its shutdown) or shutdown (404, as Google answers since; each call logged) (default available)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            guard v == "available" || v == "shutdown" else {
+                throw ConfigurationError(description: "--legacy-api: '\(v)' is not available or shutdown")
+            }
+            c.legacyAPIShutDown = v == "shutdown"
         },
         Option(
             flag: "--apns-environment",

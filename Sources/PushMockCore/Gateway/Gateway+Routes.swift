@@ -38,10 +38,16 @@ extension Gateway {
         r.add(.site, "GET", "/ui/{file}") { g, req, _ in g.asset(req) }
 
         // FCM legacy HTTP (docs/reference/fcm-legacy.md)
-        r.add(.legacy, "POST", "/fcm/send") { g, req, _ in g.legacy.send(req) }
-        r.add(.legacy, "POST", "/gcm/send") { g, req, _ in g.legacy.send(req) }
-        r.add(.legacy, "POST", "/fcm/notification") { g, req, _ in g.groups.manage(req) }
-        r.add(.legacy, "GET", "/fcm/notification") { g, req, _ in g.groups.lookup(req) }
+        // (`--legacy-api shutdown` answers them 404, as Google does since the shutdown)
+        r.add(.legacy, "POST", "/fcm/send") { g, req, _ in g.legacyShutDown(req) ?? g.legacy.send(req) }
+        r.add(.legacy, "POST", "/gcm/send") { g, req, _ in g.legacyShutDown(req) ?? g.legacy.send(req) }
+        r.add(.legacy, "POST", "/fcm/notification") { g, req, _ in g.legacyShutDown(req) ?? g.groups.manage(req) }
+        r.add(.legacy, "GET", "/fcm/notification") { g, req, _ in g.legacyShutDown(req) ?? g.groups.lookup(req) }
+        // The multipart batch endpoint (removed in 2024): only ever a 404, logged under the switch.
+        for method in ["POST", "GET"] {
+            r.add(.google, method, "/batch") { g, req, _ in g.legacyShutDown(req) ?? .response(GoogleFrontEnd.notFound(req.path))
+            }
+        }
 
         // Instance ID topic management (docs/reference/topics.md)
         r.add(.legacy, "POST", "/iid/v1:batchAdd") { g, req, _ in g.instanceID.batch(req, add: true) }

@@ -15,6 +15,7 @@ public final class Gateway {
     let delivery: Delivery
     let chaos: Chaos
 
+    let legacyAuth: LegacyAuth
     let legacy: LegacyAPI
     let groups: DeviceGroupsAPI
     let instanceID: InstanceIDAPI
@@ -66,7 +67,7 @@ public final class Gateway {
         let delivery = Delivery(log: log, clock: clock, configuration: configuration, directory: directory, random: random)
         let chaos = Chaos(log: log, clock: clock, seed: configuration.chaosSeed)
         let quotas = Quotas(configuration: configuration, clock: clock)
-        let legacyAuth = LegacyAuth(
+        legacyAuth = LegacyAuth(
             directory: directory, credentials: credentials, log: log, clock: clock,
             configuration: configuration)
         self.configuration = configuration

@@ -23,6 +23,8 @@ public enum EventKind: String, Sendable, CaseIterable {
     case payloadTooLarge = "PAYLOAD_TOO_LARGE"
     case authenticationError = "AUTHENTICATION_ERROR"
     case invalidTTL = "INVALID_TTL"
+    /// A call to a legacy endpoint under `--legacy-api shutdown`, answered 404.
+    case legacyAPICall = "LEGACY_API_CALL"
 
     /// The case's position in `allCases`: a case without a payload is stored as its
     /// declaration index (checked by a test). Counters index arrays with it, and hashing uses
