@@ -55,4 +55,17 @@ struct DashboardTests {
         let shots = (try? FileManager.default.contentsOfDirectory(atPath: Self.screenshots)) ?? []
         #expect(shots.filter { $0.hasSuffix(".png") }.count == 8)
     }
+
+    @Test("in Chromium: with --legacy-api shutdown, the Reports view lists who still calls the legacy API, newest first")
+    func legacyCallers() throws {
+        let server = try ServerProcess(["--legacy-api", "shutdown"])
+        let (status, out) = try runCommand(RealClientTests.python, [Self.clients + "/dashboard_legacy.py", String(server.port)])
+        #expect(status == 0, "\(out)")
+        let r = lastJSON(out)
+        #expect(r["statuses"] as? [Int] == [404, 404], "\(out)")
+        #expect(
+            r["rows"] as? [String] == [
+                "POST /fcm/notification (User-Agent: groups-job/2.0)", "POST /fcm/send (User-Agent: old-server/1.0)",
+            ], "\(out)")
+    }
 }

@@ -53,6 +53,10 @@ enum DashboardPage {
             <div class="charts"><figure><figcaption>Per day</figcaption><svg id="chart-days" role="img" aria-label="Metrics per day"></svg></figure>
               <figure><figcaption>Dropped, by reason</figcaption><svg id="chart-drops" role="img" aria-label="Dropped by reason"></svg></figure></div>
             <table id="report-days" class="list" aria-label="Report per day"></table>
+            <section id="legacy-calls" hidden>
+              <h3>Legacy API calls refused (--legacy-api shutdown)</h3>
+              <table class="list" aria-label="Legacy API calls"><thead><tr><th>Time</th><th>Call</th></tr></thead><tbody></tbody></table>
+            </section>
           </section>
           <section id="view-devices" class="view" hidden>
             <div class="split">

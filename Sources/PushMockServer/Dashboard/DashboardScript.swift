@@ -160,6 +160,10 @@ enum DashboardScript {
           const line = (label, d) => el("tr", {}, [label, d.sends, d.received, d.impressions, d.opens, d.outcomes.delivered,
             d.outcomes.pending, Object.entries(d.dropped_by_reason).map(([r, n]) => `${r}: ${n}`).join(", ") || "0"].map((c) => el("td", {}, c)));
           $("#report-days").replaceChildren(el("thead", {}, head), el("tbody", {}, data.days.map((d) => line(d.date, d)), line("Total", t)));
+          // Who still calls the legacy API (logged only under --legacy-api shutdown), newest first.
+          const legacy = (await api("/events?event=LEGACY_API_CALL&limit=1000")).events.slice(-20).reverse();
+          $("#legacy-calls").hidden = legacy.length === 0;
+          $("#legacy-calls tbody").replaceChildren(...legacy.map((e) => el("tr", {}, el("td", {}, time(e.event_timestamp)), el("td", {}, e.reason || ""))));
         }
 
         const COLORS = ["#1a66d2", "#1e7d34", "#9a6700", "#8e24aa", "#b3261e"];
