@@ -14,6 +14,41 @@ struct DeviceModelTests {
         try h.device("ios", extra: state)["token"] as! String
     }
 
+    @Test(
+        "Android collapsible messages: a burst of 20, then they wait (collapsing by key) and arrive one every 3 minutes; others are not throttled"
+    )
+    func collapsibleThrottling() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
+        for i in 0..<25 { h.push(t, #""collapse_key":"score","data":{"n":"\#(i)"}"#) }
+        let story = try h.story("d1")
+        #expect(story.filter { $0 == "DELIVERED" }.count == 20)
+        #expect(story.filter { $0 == "STORED(message_throttled)" }.count == 5)
+        #expect(story.filter { $0 == "COLLAPSED(replaced_by_newer)" }.count == 4)
+        // Messages that do not collapse are never throttled.
+        h.push(t, #""data":{"plain":"1"}"#)
+        #expect(try h.story("d1").suffix(2) == ["ACCEPTED", "DELIVERED"])
+        // The allowance refills one every 3 minutes: the newest "score" arrives then, late.
+        try h.advance(179)
+        #expect(try h.eventNames("&device=d1&event=MESSAGE_DELIVERED").count == 21)
+        try h.advance(1)
+        let delivered = try h.events("&device=d1&event=MESSAGE_DELIVERED")
+        #expect(delivered.count == 22 && delivered.last?["delay_ms"] as? Int == 180_000)
+        let data =
+            (json(
+                h.call("GET", "/v1beta1/projects/demo-pushmock/androidApps/com.example.app/deliveryData", headers: h.bearer()))[
+                "androidDeliveryData"] as? [[String: Any]])?.first?["data"] as? [String: Any]
+        #expect((data?["deliveryPerformancePercents"] as? [String: Double])?["delayedMessageThrottled"] != nil, "\(data ?? [:])")
+    }
+
+    @Test("--device-rate-limit 0 turns collapsible throttling off too")
+    func collapsibleThrottlingOff() throws {
+        let h = try Harness { $0.deviceRateLimit = 0 }
+        let t = try h.device("android")["token"] as! String
+        for i in 0..<25 { h.push(t, #""collapse_key":"score","data":{"n":"\#(i)"}"#) }
+        #expect(try h.eventNames("&device=d1&event=MESSAGE_DELIVERED").count == 25)
+    }
+
     @Test("iOS alert in the foreground is presented with the app's options")
     func iosForeground() throws {
         let h = try Harness()

@@ -15,7 +15,8 @@ public struct Configuration: Sendable, Equatable {
     public var backgroundBudget = 3
     /// HTTP v1 messages per minute per project (FCM's default quota).
     public var quotaPerMinute = 600_000
-    /// Messages per minute one Android device takes (FCM: 240, and 5,000 an hour); 0 = off.
+    /// Messages per minute one Android device takes (FCM: 240, and 5,000 an hour); 0 = off,
+    /// and with it the throttling of collapsible messages (20, then one per 3 minutes).
     public var deviceRateLimit = 240
     public var maxEvents = 1_000_000
     /// Seconds an event is kept (`--max-age`); nil keeps events until `maxEvents` pushes them out.
@@ -150,7 +151,7 @@ extension Configuration {
         Option(
             flag: "--device-rate-limit",
             help:
-                "messages per minute an Android device takes before DeviceMessageRateExceeded / QUOTA_EXCEEDED (default 240, with 5000 an hour; 0 turns both off)",
+                "messages per minute an Android device takes before DeviceMessageRateExceeded / QUOTA_EXCEEDED (default 240, with 5000 an hour; 0 turns both off, and the throttling of collapsible messages)",
             takesValue: true
         ) { c, v throws(ConfigurationError) in
             c.deviceRateLimit = try int(v, "--device-rate-limit", 0...1_000_000)

@@ -127,6 +127,8 @@ extension Delivery {
                 device.held = nil
                 record(.messageExpired, held, device, project, reason: "ttl")
             }
+            // Throttled collapsible messages arrive as the allowance refills.
+            if device.state.online, !device.pending.isEmpty { flush(device, project: project) }
             forgetIfIdle(device)
         }
     }

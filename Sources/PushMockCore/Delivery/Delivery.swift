@@ -88,17 +88,29 @@ final class Delivery {
     }
 
     /// Why the service keeps a message instead of delivering it now: the device is offline,
-    /// or an Android device dozes (Low Power Mode) and the message has normal priority (docs/reference/delivery-rules.md §F.2).
+    /// an Android device dozes (Low Power Mode) and the message has normal priority
+    /// (docs/reference/delivery-rules.md §F.2), or the app has used up its collapsible
+    /// messages for now (`DeviceModel.collapsibleBurst`).
     func mustWait(_ item: Pending, _ device: Device) -> String? {
         if !device.state.online { return "device_offline" }
-        if device.platform == .android, device.state.lowPowerMode, item.message.options.priority == .normal {
-            return "device_doze"
+        guard device.platform == .android else { return nil }
+        if device.state.lowPowerMode, item.message.options.priority == .normal { return "device_doze" }
+        if isCollapsible(item, on: device), DeviceModel.collapsibleAllowance(device, at: clock.now()) == 0 {
+            return "message_throttled"
         }
         return nil
     }
 
+    /// A collapsible message to an Android app, while per-device limits are on
+    /// (`--device-rate-limit 0` turns them off, this throttle included).
+    private func isCollapsible(_ item: Pending, on device: Device) -> Bool {
+        configuration.deviceRateLimit > 0 && device.platform == .android
+            && DeviceModel.collapseKey(item.message.options, app: device.app) != nil
+    }
+
     /// A message reaches an online device: the device model decides its fate.
     func arrive(_ item: Pending, at device: Device, project: Project, now: Timestamp) {
+        if isCollapsible(item, on: device) { device.collapsibleAllowance -= 1 }
         let options = item.message.options
         let budgeted = device.platform == .ios && !options.isNotification && device.state.appState != .foreground
         let budgetLeft = !budgeted || backgroundBudgetLeft(device, now: now)

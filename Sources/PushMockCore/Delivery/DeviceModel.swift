@@ -49,6 +49,26 @@ enum DeviceModel {
     /// Tokens idle longer than this are expired (§F.2).
     static let tokenExpiresAfter: Timestamp = 270 * 86_400 * 1_000_000
 
+    /// FCM throttles collapsible messages per app on each Android device: a burst of 20,
+    /// refilled one every 3 minutes (§B.9). A throttled message waits, collapsing as stored
+    /// messages do, and arrives as the allowance refills (the Data API's
+    /// `delayedMessageThrottled`).
+    static let collapsibleBurst = 20
+    static let collapsibleRefill: Timestamp = 180 * 1_000_000
+
+    /// The collapsible messages the device's app may receive at `now`, after refilling.
+    static func collapsibleAllowance(_ device: Device, at now: Timestamp) -> Int {
+        if device.collapsibleRefilled == 0 { device.collapsibleRefilled = now }
+        let refills = Int((now - device.collapsibleRefilled) / collapsibleRefill)
+        if refills > 0 {
+            device.collapsibleAllowance = min(collapsibleBurst, device.collapsibleAllowance + refills)
+            device.collapsibleRefilled =
+                device.collapsibleAllowance == collapsibleBurst
+                ? now : device.collapsibleRefilled + Timestamp(refills) * collapsibleRefill
+        }
+        return device.collapsibleAllowance
+    }
+
     /// The collapse key a stored message replaces others by, or nil when it is not
     /// collapsible. Notification messages always collapse (by package name); data messages
     /// only with a collapse key. iOS keeps one message per app in any case.

@@ -16,6 +16,10 @@ public final class Device {
     public internal(set) var held: Pending?
     /// iOS: when recent background pushes were handed to the app, for the hourly budget.
     var backgroundDeliveries: [Timestamp] = []
+    /// Android: collapsible messages the app may receive now (FCM's burst of 20, refilled one
+    /// every 3 minutes), and when it was last refilled (`DeviceModel.collapsibleAllowance`).
+    var collapsibleAllowance = DeviceModel.collapsibleBurst
+    var collapsibleRefilled: Timestamp = 0
     var rate = DeviceRate()
     /// Errors the next sends to this device answer, in order (`:scriptErrors`).
     var scriptedErrors: [LegacyError] = []

@@ -30,7 +30,7 @@ extension EventReaders {
             let label: String
         }
         struct Counts {
-            var accepted = 0, notifications = 0, noDelay = 0, offline = 0, doze = 0
+            var accepted = 0, notifications = 0, noDelay = 0, offline = 0, doze = 0, throttled = 0
             var outcomes: [Outcomes.Category: Int] = [:]
         }
         var groups: [Key: Counts] = [:]
@@ -48,6 +48,8 @@ extension EventReaders {
                     c.noDelay += 1
                 } else if pair.storedReason == "device_doze" {
                     c.doze += 1
+                } else if pair.storedReason == "message_throttled" {
+                    c.throttled += 1
                 } else {
                     c.offline += 1
                 }
@@ -90,9 +92,10 @@ extension EventReaders {
             w.endObject()
             w.key("deliveryPerformancePercents")
             w.beginObject()
-            let delivered = c.noDelay + c.offline + c.doze
+            let delivered = c.noDelay + c.offline + c.doze + c.throttled
             for (name, n) in [
                 ("deliveredNoDelay", c.noDelay), ("delayedDeviceOffline", c.offline), ("delayedDeviceDoze", c.doze),
+                ("delayedMessageThrottled", c.throttled),
             ] where n > 0 {
                 w.key(name)
                 w.raw(Self.percentText(n, of: delivered))
