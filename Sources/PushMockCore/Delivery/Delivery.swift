@@ -95,7 +95,7 @@ final class Delivery {
         if !device.state.online { return "device_offline" }
         guard device.platform == .android else { return nil }
         if device.state.lowPowerMode, item.message.options.priority == .normal { return "device_doze" }
-        if isCollapsible(item, on: device), DeviceModel.collapsibleAllowance(device, at: clock.now()) == 0 {
+        if isCollapsible(item, on: device), DeviceModel.refillCollapsibleAllowance(device, at: clock.now()) == 0 {
             return "message_throttled"
         }
         return nil

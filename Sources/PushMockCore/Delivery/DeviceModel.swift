@@ -56,8 +56,9 @@ enum DeviceModel {
     static let collapsibleBurst = 20
     static let collapsibleRefill: Timestamp = 180 * 1_000_000
 
-    /// The collapsible messages the device's app may receive at `now`, after refilling.
-    static func collapsibleAllowance(_ device: Device, at now: Timestamp) -> Int {
+    /// Refills the device's allowance of collapsible messages for the time passed; returns
+    /// how many its app may receive at `now`.
+    static func refillCollapsibleAllowance(_ device: Device, at now: Timestamp) -> Int {
         if device.collapsibleRefilled == 0 { device.collapsibleRefilled = now }
         let refills = Int((now - device.collapsibleRefilled) / collapsibleRefill)
         if refills > 0 {

@@ -17,7 +17,7 @@ public final class Device {
     /// iOS: when recent background pushes were handed to the app, for the hourly budget.
     var backgroundDeliveries: [Timestamp] = []
     /// Android: collapsible messages the app may receive now (FCM's burst of 20, refilled one
-    /// every 3 minutes), and when it was last refilled (`DeviceModel.collapsibleAllowance`).
+    /// every 3 minutes), and when it was last refilled (`DeviceModel.refillCollapsibleAllowance`).
     var collapsibleAllowance = DeviceModel.collapsibleBurst
     var collapsibleRefilled: Timestamp = 0
     var rate = DeviceRate()
