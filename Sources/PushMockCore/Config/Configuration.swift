@@ -258,10 +258,7 @@ extension Configuration {
                 "batch (events on disk within 50 ms of the answer) or always (before the answer); with --data-dir (default batch)",
             takesValue: true
         ) { c, v throws(ConfigurationError) in
-            guard v == "batch" || v == "always" else {
-                throw ConfigurationError(description: "--sync: '\(v)' is not batch or always")
-            }
-            c.syncAlways = v == "always"
+            c.syncAlways = try second(of: ("batch", "always"), v, "--sync")
         },
         Option(
             flag: "--disk-reserve-mb",
@@ -286,10 +283,7 @@ extension Configuration {
                 "available (FCM's legacy API as it answered before its shutdown) or shutdown (404, as Google answers since; each call logged) (default available)",
             takesValue: true
         ) { c, v throws(ConfigurationError) in
-            guard v == "available" || v == "shutdown" else {
-                throw ConfigurationError(description: "--legacy-api: '\(v)' is not available or shutdown")
-            }
-            c.legacyAPIShutDown = v == "shutdown"
+            c.legacyAPIShutDown = try second(of: ("available", "shutdown"), v, "--legacy-api")
         },
         Option(
             flag: "--apns-environment",
@@ -374,6 +368,14 @@ extension Configuration {
             s += "  \(flag.padding(toLength: 24, withPad: " ", startingAt: 0)) \(o.variable)\n      \(o.help)\n"
         }
         return s
+    }
+
+    /// For a flag that takes one of two words: whether `v` is the second.
+    static func second(of words: (String, String), _ v: String, _ flag: String) throws(ConfigurationError) -> Bool {
+        guard v == words.0 || v == words.1 else {
+            throw ConfigurationError(description: "\(flag): '\(v)' is not \(words.0) or \(words.1)")
+        }
+        return v == words.1
     }
 
     static func int(_ v: String, _ flag: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
