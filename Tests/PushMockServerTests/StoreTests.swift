@@ -320,3 +320,40 @@ extension StoreTests {
         #expect(rows.contains("7) 2"), "\(rows)")
     }
 }
+
+extension StoreTests {
+    @Test("a project's cleared messages and its reset remove its events from the store too: they do not come back at a restart")
+    func removalsAreDurable() throws {
+        let dir = freshDirectory("removals")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let flags = ["--data-dir", dir, "--tls-port", "off", "--device-rate-limit", "0"]
+        var server = try ServerProcess(flags)
+        let token = try server.device("android")["token"] as! String
+        func send() throws {
+            let r = try HTTPConnection(port: server.port).request(
+                "POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"k":"v"}}"#,
+                headers: ["Authorization": "key=pushmock-dev-server-key"])
+            #expect(r.status == 200)
+        }
+        func count() throws -> Int {
+            try HTTPConnection(port: server.port).request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true")
+                .json["count"] as? Int ?? -1
+        }
+        func call(_ method: String, _ path: String) throws -> Int {
+            try HTTPConnection(port: server.port).request(method, "/emulator/v1/projects/demo-pushmock" + path).status
+        }
+        try send()
+        let perSend = try count()
+        #expect(perSend > 0)
+        #expect(try call("DELETE", "/messages") == 200)
+        try send()
+        #expect(try count() == perSend)
+        #expect(server.stop() == 0)
+        server = try ServerProcess(flags)
+        #expect(try count() == perSend, "only the send after the clear: \(server.log)")
+        #expect(try call("DELETE", "") == 200)
+        #expect(server.stop() == 0)
+        server = try ServerProcess(flags)
+        #expect(try count() == 0, "\(server.log)")
+    }
+}

@@ -4,6 +4,8 @@
 /// Where every appended event also goes (the durable store); called on the loop thread.
 public protocol EventSink: AnyObject {
     func record(_ event: Event)
+    /// A project's events through `seq` were removed (a reset, or its messages cleared).
+    func removeAll(projectID: String, through seq: Int64)
 }
 
 public final class EventLog {
@@ -146,7 +148,9 @@ public final class EventLog {
     }
 
     /// Drops every event of one project (a project reset), keeping the rest in order.
+    /// Removes a project's events, here and in the sink: they do not come back at a restart.
     public func removeAll(projectID: String) {
+        sink?.removeAll(projectID: projectID, through: lastSeq)
         var kept: [Event] = []
         visit { e in
             if e.projectID != projectID { kept.append(e) }

@@ -39,6 +39,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     private var queue: [Row] = []
     /// The newest control-plane snapshot not yet written (`Gateway.snapshot()`).
     private var pendingState: [UInt8]?
+    /// Projects whose events through a seq were removed, deleted after the queue's rows.
+    private var removals: [(projectID: String, through: Int64)] = []
     /// Set while commits fail (a full disk with no reserve left); the failed batch waits at the
     /// head of the queue and is retried every `commitInterval` until a commit succeeds.
     private var failure: String?
@@ -197,6 +199,12 @@ final class EventStore: EventSink, @unchecked Sendable {
         condition.unlock()
     }
 
+    func removeAll(projectID: String, through seq: Int64) {
+        condition.lock()
+        removals.append((projectID, seq))
+        condition.unlock()
+    }
+
     /// `--sync always`: wakes the writer and waits until everything up to `seq` is on disk.
     /// Returns false when it cannot be (the disk is full).
     func waitUntilStored(_ seq: Int64) -> Bool {
@@ -290,10 +298,11 @@ final class EventStore: EventSink, @unchecked Sendable {
         stopping = true
         condition.broadcast()
         while !stopped { condition.wait() }
-        guard !queue.isEmpty || pendingState != nil else { return nil }
+        guard !queue.isEmpty || pendingState != nil || !removals.isEmpty else { return nil }
         let what = [
             queue.isEmpty ? nil : "\(queue.count) acknowledged events",
             pendingState == nil ? nil : "the latest control-plane state",
+            removals.isEmpty ? nil : "the removal of \(removals.count) projects' events",
         ].compactMap { $0 }.joined(separator: " and ")
         return "\(what) could not be written to \(path) and are lost: \(failure ?? "the database could not be written")"
     }
@@ -315,13 +324,18 @@ final class EventStore: EventSink, @unchecked Sendable {
             queue.removeAll(keepingCapacity: true)
             let state = pendingState
             pendingState = nil
+            let removed = removals
+            removals.removeAll()
             let done = stopping
             condition.unlock()
-            if !batch.isEmpty || state != nil, let insert, let why = commit(batch, state, insert) {
+            if !batch.isEmpty || state != nil || !removed.isEmpty, let insert,
+                let why = commit(batch, state, removed, insert)
+            {
                 // Keep the batch: nothing is dropped while the disk is full.
                 condition.lock()
                 queue.insert(contentsOf: batch, at: 0)
                 if pendingState == nil { pendingState = state }
+                removals.insert(contentsOf: removed, at: 0)
                 if reserve.release() {
                     // Refuse new sends from now on, and write what was answered in the space freed.
                     reserveMissing = true
@@ -349,8 +363,11 @@ final class EventStore: EventSink, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Commits a batch; returns why it could not (the transaction rolled back), or nil.
-    private func commit(_ batch: [Row], _ state: [UInt8]?, _ stmt: OpaquePointer) -> String? {
+    /// Commits a batch, then the removals (after the rows, which they may name); returns why
+    /// it could not (the transaction rolled back), or nil.
+    private func commit(
+        _ batch: [Row], _ state: [UInt8]?, _ removed: [(projectID: String, through: Int64)], _ stmt: OpaquePointer
+    ) -> String? {
         guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else { return Self.message(db) }
         var written = state.map(writeState) ?? true
         for row in batch where written {
@@ -358,6 +375,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             written = sqlite3_step(stmt) == SQLITE_DONE
             sqlite3_reset(stmt)
         }
+        for r in removed where written { written = delete(r.projectID, through: r.through) }
         guard written, sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK else {
             let why = Self.message(db)
             sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
@@ -381,6 +399,18 @@ final class EventStore: EventSink, @unchecked Sendable {
         reserveMissing = false
         condition.unlock()
         warn("pushmock: there is room again for \(path); sends are accepted")
+    }
+
+    /// Deletes a project's rows through a seq inside the open transaction.
+    private func delete(_ projectID: String, through seq: Int64) -> Bool {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, "DELETE FROM data WHERE project_id = ? AND seq <= ?", -1, &stmt, nil) == SQLITE_OK,
+            let stmt
+        else { return false }
+        defer { sqlite3_finalize(stmt) }
+        sqlite3_bind_text(stmt, 1, projectID, -1, Self.transient)
+        sqlite3_bind_int64(stmt, 2, seq)
+        return sqlite3_step(stmt) == SQLITE_DONE
     }
 
     /// Writes the snapshot inside the open transaction.
