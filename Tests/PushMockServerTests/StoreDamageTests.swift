@@ -27,7 +27,7 @@ extension StoreTests {
     func damagedRow() throws {
         let dir = freshDirectory("row")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let flags = ["--data-dir", dir, "--tls-port", "off", "--device-rate-limit", "0"]
+        let flags = storeFlags(dir)
         var server = try ServerProcess(flags)
         try sendSeparately(server, sends: 3)
         let before = try eventCount(server)
@@ -43,7 +43,6 @@ extension StoreTests {
         try Data(bytes).write(to: db)
 
         server = try ServerProcess(flags)
-        usleep(200_000)
         #expect(server.log.contains("WARNING: 1 of the \(before) newest events"), "\(server.log)")
         #expect(server.log.contains("1 name no event pushmock logs (damaged rows)"), "\(server.log)")
         #expect(try eventCount(server) == before - 1)
@@ -55,7 +54,7 @@ extension StoreTests {
     func damagedWriteAheadLog() throws {
         let dir = freshDirectory("wal")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let flags = ["--data-dir", dir, "--tls-port", "off", "--device-rate-limit", "0"]
+        let flags = storeFlags(dir)
         var server = try ServerProcess(flags)
         try sendSeparately(server, sends: 5)
         kill(server.process.processIdentifier, SIGKILL)

@@ -18,6 +18,9 @@ struct StoreTests {
         server.process.waitUntilExit()
     }
 
+    /// A pushmock on `dir`, plain port only, with no per-device limits.
+    func storeFlags(_ dir: String) -> [String] { ["--data-dir", dir, "--tls-port", "off", "--device-rate-limit", "0"] }
+
     func freshDirectory(_ name: String) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-store-\(name)-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
@@ -326,7 +329,7 @@ extension StoreTests {
     func removalsAreDurable() throws {
         let dir = freshDirectory("removals")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let flags = ["--data-dir", dir, "--tls-port", "off", "--device-rate-limit", "0"]
+        let flags = storeFlags(dir)
         var server = try ServerProcess(flags)
         let token = try server.device("android")["token"] as! String
         func send() throws {

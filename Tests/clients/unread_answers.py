@@ -22,12 +22,11 @@ import h2.events
 import h2.settings
 import httpx
 
-from h2_clients import watch_latency
+from h2_clients import TCP_CLOSE, TCP_CLOSE_WAIT, watch_latency
 
 http_port, tls_port, ca, pid, timeout = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
 PROJECT = "/emulator/v1/projects/demo-pushmock"
 KEY = "pushmock-dev-server-key"
-TCP_CLOSE, TCP_CLOSE_WAIT = 7, 8  # Linux's tcp_states.h
 
 
 def rss_kib():

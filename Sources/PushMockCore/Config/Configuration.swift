@@ -214,7 +214,7 @@ extension Configuration {
                 "an extra DNS name or IP address for the issued server certificate; repeatable, comma-separated in the variable",
             takesValue: true
         ) { c, v throws(ConfigurationError) in
-            c.tlsSANs += v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            c.tlsSANs += names(v)
         },
         Option(
             flag: "--allow-host",
@@ -222,9 +222,7 @@ extension Configuration {
                 "a host name the control API and dashboard also answer to (they answer to loopback, the certificate's names and --host); `*` for any; repeatable, comma-separated in the variable",
             takesValue: true
         ) { c, v throws(ConfigurationError) in
-            c.allowedHosts += v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter {
-                !$0.isEmpty
-            }
+            c.allowedHosts += names(v)
         },
         Option(
             flag: "--control-token", help: "a bearer token the control API requires (the dashboard: open /#token=...)",
@@ -368,6 +366,11 @@ extension Configuration {
             s += "  \(flag.padding(toLength: 24, withPad: " ", startingAt: 0)) \(o.variable)\n      \(o.help)\n"
         }
         return s
+    }
+
+    /// A repeatable flag's names: comma-separated (as in its variable), trimmed, none empty.
+    static func names(_ v: String) -> [String] {
+        v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// For a flag that takes one of two words: whether `v` is the second.

@@ -94,28 +94,18 @@ final class Credentials {
 
     /// A token without the scope the API needs: Google's 403 with `ACCESS_TOKEN_SCOPE_INSUFFICIENT`.
     static func insufficientScope(_ scope: String, service: String) -> Response {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("error")
-        w.beginObject()
-        w.member("code", 403)
-        w.member("message", "Request had insufficient authentication scopes.")
-        w.member("status", "PERMISSION_DENIED")
-        w.key("details")
-        w.beginArray()
-        w.beginObject()
-        w.member("@type", "type.googleapis.com/google.rpc.ErrorInfo")
-        w.member("reason", "ACCESS_TOKEN_SCOPE_INSUFFICIENT")
-        w.member("domain", "googleapis.com")
-        w.key("metadata")
-        w.beginObject()
-        w.member("service", service)
-        w.endObject()
-        w.endObject()
-        w.endArray()
-        w.endObject()
-        w.endObject()
-        var r = Response.json(403, w)
+        var info = JSONWriter()
+        info.beginObject()
+        info.member("@type", "type.googleapis.com/google.rpc.ErrorInfo")
+        info.member("reason", "ACCESS_TOKEN_SCOPE_INSUFFICIENT")
+        info.member("domain", "googleapis.com")
+        info.key("metadata")
+        info.beginObject()
+        info.member("service", service)
+        info.endObject()
+        info.endObject()
+        var r = Response.googleError(
+            403, "PERMISSION_DENIED", "Request had insufficient authentication scopes.", details: [info.text])
         r.headers.append(
             (
                 "WWW-Authenticate",

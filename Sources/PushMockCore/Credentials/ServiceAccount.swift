@@ -12,6 +12,8 @@ public struct ServiceAccount: Sendable {
 public struct AccessToken: Sendable {
     public static let messagingScope = "https://www.googleapis.com/auth/firebase.messaging"
     public static let cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
+    /// The scopes that let a token send messages (either will do).
+    public static let messagingScopes: Set<String> = [messagingScope, cloudPlatformScope]
 
     public let projectID: String
     public let email: String
@@ -20,7 +22,7 @@ public struct AccessToken: Sendable {
 
     public init(
         projectID: String, email: String, expires: Timestamp,
-        scopes: Set<String> = [AccessToken.messagingScope, AccessToken.cloudPlatformScope]
+        scopes: Set<String> = AccessToken.messagingScopes
     ) {
         self.projectID = projectID
         self.email = email

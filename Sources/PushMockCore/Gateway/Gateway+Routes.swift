@@ -7,7 +7,8 @@ extension Gateway {
     }
 
     /// The table as it is built: `add` for a handler that answers every outcome itself,
-    /// `control` for a control-API handler that may fail with a `ControlError`.
+    /// `control` for a control-API handler that may fail with a `ControlError`, `shutDown` for
+    /// an endpoint Google has shut down.
     struct Table {
         private(set) var router = Router<Endpoint>()
 
@@ -26,6 +27,15 @@ extension Gateway {
                 do throws(ControlError) { return try handle(g, req, p) } catch { return .response(error.response) }
             }
         }
+
+        /// An endpoint of the legacy API Google shut down: `handle` answers as it did before,
+        /// and under `--legacy-api shutdown` it answers as it does now (`LegacyShutdown.swift`).
+        mutating func shutDown(
+            _ family: APIFamily, _ method: String, _ pattern: String,
+            _ handle: @escaping (Gateway, Request, [String: String]) -> Reply
+        ) {
+            add(family, method, pattern) { g, req, p in g.legacyShutDown(req) ?? handle(g, req, p) }
+        }
     }
 
     static func routes() -> Router<Endpoint> {
@@ -37,16 +47,14 @@ extension Gateway {
         r.add(.site, "GET", "/") { g, req, _ in g.asset(req) }
         r.add(.site, "GET", "/ui/{file}") { g, req, _ in g.asset(req) }
 
-        // FCM legacy HTTP (docs/reference/fcm-legacy.md)
-        // (`--legacy-api shutdown` answers them 404, as Google does since the shutdown)
-        r.add(.legacy, "POST", "/fcm/send") { g, req, _ in g.legacyShutDown(req) ?? g.legacy.send(req) }
-        r.add(.legacy, "POST", "/gcm/send") { g, req, _ in g.legacyShutDown(req) ?? g.legacy.send(req) }
-        r.add(.legacy, "POST", "/fcm/notification") { g, req, _ in g.legacyShutDown(req) ?? g.groups.manage(req) }
-        r.add(.legacy, "GET", "/fcm/notification") { g, req, _ in g.legacyShutDown(req) ?? g.groups.lookup(req) }
-        // The multipart batch endpoint (removed in 2024): only ever a 404, logged under the switch.
+        // FCM legacy HTTP (docs/reference/fcm-legacy.md), shut down by Google in 2024
+        r.shutDown(.legacy, "POST", "/fcm/send") { g, req, _ in g.legacy.send(req) }
+        r.shutDown(.legacy, "POST", "/gcm/send") { g, req, _ in g.legacy.send(req) }
+        r.shutDown(.legacy, "POST", "/fcm/notification") { g, req, _ in g.groups.manage(req) }
+        r.shutDown(.legacy, "GET", "/fcm/notification") { g, req, _ in g.groups.lookup(req) }
+        // The multipart batch endpoint, removed in 2024: only ever Google's 404.
         for method in ["POST", "GET"] {
-            r.add(.google, method, "/batch") { g, req, _ in g.legacyShutDown(req) ?? .response(GoogleFrontEnd.notFound(req.path))
-            }
+            r.shutDown(.google, method, "/batch") { _, req, _ in .response(GoogleFrontEnd.notFound(req.path)) }
         }
 
         // Instance ID topic management (docs/reference/topics.md)

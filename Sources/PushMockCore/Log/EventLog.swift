@@ -147,8 +147,8 @@ public final class EventLog {
         for k in lo..<count where !body(event(at: k)) { return }
     }
 
-    /// Drops every event of one project (a project reset), keeping the rest in order.
-    /// Removes a project's events, here and in the sink: they do not come back at a restart.
+    /// Drops every event of one project (a reset, or its messages cleared), keeping the rest
+    /// in order, here and in the sink: they do not come back at a restart.
     public func removeAll(projectID: String) {
         sink?.removeAll(projectID: projectID, through: lastSeq)
         var kept: [Event] = []

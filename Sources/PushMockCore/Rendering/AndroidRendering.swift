@@ -19,7 +19,7 @@ public struct AndroidRendering {
     /// (where FCM puts its own value, so a sender's `collapse_key` data key never arrives) and
     /// anything under `google.` or `gcm.` (docs/fcm-legacy.md, "Data keys named like FCM's").
     static func isAppDataKey(_ key: String) -> Bool {
-        !(key == "from" || key == "message_type" || key == "collapse_key" || key.hasPrefix("google.") || key.hasPrefix("gcm."))
+        key != "collapse_key" && !V1Request.isReserved(key)
     }
 
     /// The RemoteMessage for this device, from a legacy or an HTTP v1 send.

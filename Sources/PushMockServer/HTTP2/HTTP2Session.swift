@@ -256,7 +256,7 @@ final class HTTP2Session {
         if unsentBody >= Connection.maxPendingOutput || !waiting.isEmpty || connection.turnSpent {
             stream.waiting = true
             waiting.append(stream)
-            // Left for the next turn (the other causes resume when output drains).
+            // Taken up in a later turn, once there is room and time (`resumeWaiting`).
             connection.resumeInput()
             return 0
         }

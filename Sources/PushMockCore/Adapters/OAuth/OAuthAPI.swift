@@ -3,7 +3,6 @@
 /// assertion in, an access token for Google's APIs out.
 final class OAuthAPI {
     static let jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
-    static let messagingScopes: Set<String> = [AccessToken.messagingScope, AccessToken.cloudPlatformScope]
 
     private let credentials: Credentials
     private let clock: Clock
@@ -58,7 +57,7 @@ final class OAuthAPI {
             )
         }
         let scopes = Set((jwt.claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init))
-        guard !scopes.isDisjoint(with: Self.messagingScopes) else {
+        guard !scopes.isDisjoint(with: AccessToken.messagingScopes) else {
             return Self.oauthError("invalid_scope", "Invalid OAuth scope or ID token audience provided.")
         }
         let token = "ya29.c." + random.base64URL(160)
