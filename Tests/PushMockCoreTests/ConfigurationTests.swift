@@ -43,6 +43,13 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) {
             try Configuration.load(arguments: [], environment: ["PUSHMOCK_STRICT_APPS": "maybe"])
         }
+        #expect(throws: ConfigurationError(description: "--disk-reserve-mb: '-1' is not a whole number in 0...65536")) {
+            try Configuration.load(arguments: ["--disk-reserve-mb", "-1"], environment: [:])
+        }
+        #expect(throws: ConfigurationError(description: "--sync: 'sometimes' is not batch or always")) {
+            try Configuration.load(arguments: ["--sync", "sometimes"], environment: [:])
+        }
+        #expect(try Configuration.load(arguments: ["--disk-reserve-mb", "0"], environment: [:]).diskReserveBytes == 0)
     }
 
     @Test("--help lists every flag with its variable")
