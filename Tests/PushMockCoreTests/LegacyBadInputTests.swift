@@ -100,6 +100,14 @@ struct LegacyBadInputTests {
     func extraFields() throws {
         let h = try Harness()
         #expect(json(h.send(#"{"to":"/topics/a","data":{"a":"b"},"delay_while_idle":true,"whatever":1}"#))["message_id"] != nil)
+        // A misspelled option and PyFCM's 2017-2019 `android` block (docs/fcm-legacy.md,
+        // "Unknown names"): accepted, and neither changes the message.
+        let token = try h.device("android")["token"] as! String
+        let id = h.push(token, #""data":{"a":"b"},"time_to_lve":60,"android":{"priority":"high"}"#)
+        #expect(!id.hasPrefix("error"))
+        let accepted = try h.events("&event=MESSAGE_ACCEPTED").last
+        #expect(accepted?["ttl"] as? Int == PushContent.maxTTL)
+        #expect(accepted?["priority"] as? Int == 5)
     }
 
     @Test("only POST is allowed; other methods get Google's 405 page")
