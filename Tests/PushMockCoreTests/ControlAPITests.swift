@@ -26,9 +26,9 @@ struct ControlAPITests {
     @Test(
         "bad device bodies get Google's error shape",
         arguments: [
-            (#"{"app":"a"}"#, "Missing required field 'platform' (ios or android)."),
-            (#"{"platform":"web","app":"a"}"#, "Invalid value at 'platform': \"web\" is not ios or android."),
-            (#"{"platform":"ios"}"#, "Missing required field 'app' (a bundle id or package name)."),
+            (#"{"app":"a"}"#, "Missing required field 'platform' (ios, android or web)."),
+            (#"{"platform":"windows","app":"a"}"#, "Invalid value at 'platform': \"windows\" is not ios, android or web."),
+            (#"{"platform":"ios"}"#, "Missing required field 'app' (a bundle id, package name or web origin)."),
             (
                 #"{"platform":"ios","app":"a","color":"red"}"#,
                 "Invalid JSON payload received. Unknown name \"color\": Cannot find field."

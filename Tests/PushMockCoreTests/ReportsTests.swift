@@ -78,7 +78,7 @@ struct ReportsTests {
         let later = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?from=\(tomorrow)"))["days"] as? [Any]
         #expect(later?.isEmpty == true)
         #expect(h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?from=yesterday").status == 400)
-        #expect(h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?platform=web").status == 400)
+        #expect(h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?platform=windows").status == 400)
     }
 
     @Test("deliveryData answers in the Data API's shape for the Android app, by package name or app id")

@@ -51,9 +51,10 @@ struct DashboardTests {
         #expect(r["silent_dropped"] as? Bool == true)
         #expect((r["topics"] as? String)?.contains("news 1") == true)
         #expect(r["went_offline"] as? Bool == true)
+        #expect(r["web_payload"] as? Bool == true, "\(out)")
         #expect(r["console_errors"] as? [String] == [])
         let shots = (try? FileManager.default.contentsOfDirectory(atPath: Self.screenshots)) ?? []
-        #expect(shots.filter { $0.hasSuffix(".png") }.count == 8)
+        #expect(shots.filter { $0.hasSuffix(".png") }.count == 9)
     }
 
     @Test("in Chromium: with --legacy-api shutdown, the Reports view lists who still calls the legacy API, newest first")

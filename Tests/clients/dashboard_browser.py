@@ -131,6 +131,18 @@ try:
     wait.until(lambda d: "Go online" in text("#device"))
     out["went_offline"] = call("GET", control + f"/devices/{android['id']}")["online"] is False
     shot("device-offline")
+
+    # A browser: the message view shows the Web push payload its service worker got.
+    browser = call("POST", control + "/devices", {"platform": "web", "app": "https://app.example.com"})
+    click(By.CSS_SELECTOR, ".tab[data-view=messages]")
+    send({"to": browser["token"], "notification": {"title": "Hello browser", "click_action": "https://app.example.com/x"}})
+    wait.until(lambda d: "Hello browser" in text("#messages tbody"))
+    click(By.XPATH, "//table[@id='messages']//tr[contains(., 'Hello browser')]")
+    wait.until(lambda d: "Web push payload" in text("#message"))
+    click(By.CSS_SELECTOR, "#message details summary")
+    payload = text("#message details pre")
+    out["web_payload"] = '"fcmOptions"' in payload and "https://app.example.com/x" in payload
+    shot("web-payload")
     out["console_errors"] = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 finally:
     driver.quit()

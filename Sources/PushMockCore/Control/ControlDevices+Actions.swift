@@ -28,7 +28,10 @@ extension ControlDevices {
         project.topics.unsubscribeAll(d)
         let fid = Identifiers.fid(random)
         project.devices.reassign(
-            d, token: d.state.autoInitEnabled ? Identifiers.registrationToken(fid: fid, random) : nil, fid: fid)
+            d,
+            token: d.state.autoInitEnabled && d.state.hasPushSubscription(on: d.platform)
+                ? Identifiers.registrationToken(fid: fid, random) : nil,
+            fid: fid)
         if d.platform == .ios { project.devices.reassignAPNs(d, token: Identifiers.apnsToken(random), at: clock.now()) }
         return .response(.json(200, ControlJSON.deviceJSON(d)))
     }
@@ -69,7 +72,9 @@ extension ControlDevices {
     }
 
     /// `POST .../devices/{id}/notifications/{message_id}:open`: the user taps a displayed or
-    /// presented notification (`didReceive`); the app comes to the foreground.
+    /// presented notification (`didReceive`); the app comes to the foreground. In a browser
+    /// the FCM service worker opens or focuses the page only when the notification links to
+    /// the app's own origin; otherwise the click just closes it.
     func openNotification(_ params: [String: String]) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
         let id = params["message_id"]!
@@ -81,13 +86,21 @@ extension ControlDevices {
         }
         guard !entry.opened else { throw Control.failedPrecondition("Notification \(id) was already opened.") }
         d.markOpened(at: index)
+        var opensApp = true
+        var reason = entry.shown == .presented ? "foreground" : "background"
+        if d.platform == .web {
+            let link = WebRendering.render(message: entry.message, messageID: id, device: d).link
+            opensApp = WebRendering.opensPage(link: link, origin: d.app)
+            reason = link.map { (opensApp ? "link:" : "other_origin:") + $0 } ?? "no_link"
+        }
         log.append(
             kind: .messageOpen, time: clock.now(), projectID: project.id, projectNumber: project.number,
-            message: entry.message, messageID: id, device: d,
-            reason: entry.shown == .presented ? "foreground" : "background")
-        var state = d.state
-        state.appState = .foreground
-        delivery.change(d, to: state, project: project)
+            message: entry.message, messageID: id, device: d, reason: reason)
+        if opensApp {
+            var state = d.state
+            state.appState = .foreground
+            delivery.change(d, to: state, project: project)
+        }
         return .response(.json(200, ControlJSON.deviceJSON(d)))
     }
 }

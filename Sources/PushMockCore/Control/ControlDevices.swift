@@ -76,13 +76,17 @@ final class ControlDevices {
         _ fields: [String: String], state: DeviceState = DeviceState(),
         in project: Project
     ) throws(ControlError) -> Device {
-        guard let p = fields["platform"] else { throw Control.invalid("Missing required field 'platform' (ios or android).") }
+        guard let p = fields["platform"] else {
+            throw Control.invalid("Missing required field 'platform' (\(Platform.spelled)).")
+        }
         guard let platform = Platform(rawValue: p) else {
-            throw Control.invalid("Invalid value at 'platform': \"\(p)\" is not ios or android.")
+            throw Control.invalid("Invalid value at 'platform': \"\(p)\" is not \(Platform.spelled).")
         }
         guard let appName = fields["app"], !appName.isEmpty else {
-            throw Control.invalid("Missing required field 'app' (a bundle id or package name).")
+            throw Control.invalid("Missing required field 'app' (a bundle id, package name or web origin).")
         }
+        if platform == .web { try App.checkWebOrigin(appName) }
+        try DeviceStateFields.check(state, for: platform)
         var environment: APNsEnvironment? = nil
         if platform == .ios {
             environment = try Self.apnsEnvironment(fields["apns_environment"] ?? APNsEnvironment.sandbox.rawValue)
@@ -109,13 +113,16 @@ final class ControlDevices {
         if fields["token"] != nil && !state.autoInitEnabled {
             throw Control.invalid("A device with 'auto_init_enabled': false has no token yet; do not give one.")
         }
+        if fields["token"] != nil && !state.hasPushSubscription(on: platform) {
+            throw Control.invalid("A web device without notification permission has no push subscription; do not give a token.")
+        }
         if directory.owner(ofToken: token) != nil || project.devices.withFID(fid) != nil {
             throw Control.conflict("A device with this token or fid already exists.")
         }
         let id = try deviceID(fields["id"], in: project)
         let device = Device(
             id: id, platform: platform, app: appName, projectID: project.id,
-            fid: fid, token: state.autoInitEnabled ? token : nil,
+            fid: fid, token: state.autoInitEnabled && state.hasPushSubscription(on: platform) ? token : nil,
             apnsToken: platform == .ios ? (fields["apns_token"] ?? Identifiers.apnsToken(random)) : nil,
             apnsEnvironment: environment, createdAt: clock.now())
         device.state = state
@@ -164,6 +171,7 @@ final class ControlDevices {
         // Everything is validated before anything changes.
         var state = d.state
         try DeviceStateFields.apply(obj, to: &state)
+        try DeviceStateFields.check(state, for: d.platform)
         var environment = d.apnsEnvironment
         if let e = try Control.string(obj, "apns_environment") {
             guard d.platform == .ios else { throw Control.invalid("'apns_environment' applies to iOS devices only.") }

@@ -87,7 +87,8 @@ enum ControlJSON {
         w.endObject()
     }
 
-    /// `"apns": {"headers": {...}, "payload": {...}}` for iOS, `"android": {...}` for Android.
+    /// `"apns": {"headers": {...}, "payload": {...}}` for iOS, `"android": {...}` for Android,
+    /// `"web": {"payload": {...}, "notification": {...}}` for a browser.
     static func writeRendering(_ message: Message, _ messageID: String, _ device: Device, to w: inout JSONWriter) {
         switch device.platform {
         case .ios:
@@ -104,6 +105,17 @@ enum ControlJSON {
         case .android:
             w.key("android")
             w.raw(AndroidRendering.render(message: message, messageID: messageID, device: device).message)
+        case .web:
+            let r = WebRendering.render(message: message, messageID: messageID, device: device)
+            w.key("web")
+            w.beginObject()
+            w.key("payload")
+            w.raw(r.payload)
+            if let n = r.notification {
+                w.key("notification")
+                w.raw(n)
+            }
+            w.endObject()
         }
     }
 

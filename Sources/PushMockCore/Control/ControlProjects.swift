@@ -46,9 +46,10 @@ final class ControlProjects {
         let p = try directory.named(params)
         let obj = try Control.body(request, allowed: ["platform", "app", "apns_environments"])
         guard let platform = obj["platform"]?.stringValue.flatMap(Platform.init) else {
-            throw Control.invalid("Field 'platform' must be ios or android.")
+            throw Control.invalid("Field 'platform' must be \(Platform.spelled).")
         }
         guard let name = obj["app"]?.stringValue, !name.isEmpty else { throw Control.invalid("Field 'app' is required.") }
+        if platform == .web { try App.checkWebOrigin(name) }
         var envs: Set<APNsEnvironment> = [.sandbox, .production]
         if let list = obj["apns_environments"] {
             guard let items = list.arrayValue, items.allSatisfy({ $0.stringValue.flatMap(APNsEnvironment.init) != nil }) else {

@@ -40,6 +40,21 @@ enum DeviceStateFields {
         }
     }
 
+    /// What a platform cannot be: a browser has no force-stop, provisional permission or Low
+    /// Power Mode for a web app (docs/device-model.md, "Web").
+    static func check(_ state: DeviceState, for platform: Platform) throws(ControlError) {
+        guard platform == .web else { return }
+        if state.appState == .terminated {
+            throw Control.invalid(
+                "A web app cannot be force-stopped: use app_state foreground (page visible), background or not_running, and online false for a closed browser."
+            )
+        }
+        if state.notifications == .provisional {
+            throw Control.invalid("Browsers have no provisional permission: use authorized, denied or not_determined.")
+        }
+        if state.lowPowerMode { throw Control.invalid("'low_power_mode' applies to phones, not web devices.") }
+    }
+
     static func bool(_ obj: JSONObject, _ name: String) throws(ControlError) -> Bool? {
         guard let v = obj[name], v != .null else { return nil }
         guard let b = v.boolValue else {

@@ -5,7 +5,6 @@ extension Delivery {
     /// The offline rules: TTL 0 is now-or-never; APNs keeps the newest message per app;
     /// FCM keeps up to 100, collapsing by key (at most 4 keys), and drops all beyond 100.
     func store(_ item: Pending, for device: Device, project: Project, because reason: String) {
-        let options = item.message.options
         if item.expires <= item.message.receivedAt {
             record(.messageDropped, item, device, project, reason: DropReason.ttlExpired.rawValue)
             return
@@ -14,21 +13,21 @@ extension Delivery {
         case .ios:
             for old in device.pending { record(.messageCollapsed, old, device, project, reason: "replaced_by_newer") }
             device.pending = [item]
-        case .android:
-            if let key = DeviceModel.collapseKey(options, app: device.app) {
+        case .android, .web:
+            if let key = DeviceModel.collapseKey(item.message, on: device) {
                 if let i = device.pending.firstIndex(where: {
-                    DeviceModel.collapseKey($0.message.options, app: device.app) == key
+                    DeviceModel.collapseKey($0.message, on: device) == key
                 }) {
                     record(.messageCollapsed, device.pending[i], device, project, reason: "replaced_by_newer")
                     device.pending.remove(at: i)
                 }
                 var keys: [String] = []
                 for p in device.pending {
-                    if let k = DeviceModel.collapseKey(p.message.options, app: device.app), !keys.contains(k) { keys.append(k) }
+                    if let k = DeviceModel.collapseKey(p.message, on: device), !keys.contains(k) { keys.append(k) }
                 }
                 if keys.count >= DeviceModel.maxCollapseKeys,
                     let i = device.pending.firstIndex(where: {
-                        DeviceModel.collapseKey($0.message.options, app: device.app) == keys[0]
+                        DeviceModel.collapseKey($0.message, on: device) == keys[0]
                     })
                 {
                     record(.messageDropped, device.pending[i], device, project, reason: DropReason.tooManyCollapseKeys.rawValue)
@@ -90,10 +89,11 @@ extension Delivery {
         forgetIfIdle(device)
     }
 
-    /// Uninstalling drops whatever was waiting for the device.
-    func dropWaiting(_ device: Device, project: Project) {
+    /// Uninstalling (or, on the Web, losing the push subscription) drops whatever was
+    /// waiting for the device.
+    func dropWaiting(_ device: Device, project: Project, reason: DropReason = .uninstalled) {
         for item in device.pending + (device.held.map { [$0] } ?? []) {
-            record(.messageDropped, item, device, project, reason: DropReason.uninstalled.rawValue)
+            record(.messageDropped, item, device, project, reason: reason.rawValue)
         }
         device.pending.removeAll()
         device.held = nil

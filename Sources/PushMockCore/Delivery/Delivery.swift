@@ -105,7 +105,7 @@ final class Delivery {
     /// (`--device-rate-limit 0` turns them off, this throttle included).
     private func isCollapsible(_ item: Pending, on device: Device) -> Bool {
         configuration.deviceRateLimit > 0 && device.platform == .android
-            && DeviceModel.collapseKey(item.message.options, app: device.app) != nil
+            && DeviceModel.collapseKey(item.message, on: device) != nil
     }
 
     /// A message reaches an online device: the device model decides its fate.
@@ -114,7 +114,7 @@ final class Delivery {
         let options = item.message.options
         let budgeted = device.platform == .ios && !options.isNotification && device.state.appState != .foreground
         let budgetLeft = !budgeted || backgroundBudgetLeft(device, now: now)
-        switch DeviceModel.arrival(options, on: device, budgetLeft: budgetLeft) {
+        switch DeviceModel.arrival(item.message, on: device, budgetLeft: budgetLeft) {
         case .shown(let how):
             if budgeted { device.backgroundDeliveries.append(now) }
             show(item, on: device, how, project: project, now: now)
@@ -144,7 +144,7 @@ final class Delivery {
             if device.platform == .android { record(.messageImpression, item, device, project, at: now) }
         case .quietly:
             record(.messageDisplayed, item, device, project, reason: "provisional", at: now)
-        case .app:
+        case .app, .page:
             break
         }
     }
@@ -252,7 +252,14 @@ final class Delivery {
         let now = clock.now()
         project.devices.update(d, state: state, apnsEnvironment: apnsEnvironment ?? d.apnsEnvironment)
         if old.online != state.online { d.lastSeen = now }
-        if state.autoInitEnabled, d.token == nil {
+        if d.token != nil, !state.hasPushSubscription(on: d.platform) {
+            // A browser drops the push subscription of an origin whose permission is
+            // withdrawn: its token and topic subscriptions are gone, and so is what waited.
+            dropWaiting(d, project: project, reason: .subscriptionRevoked)
+            project.topics.unsubscribeAll(d)
+            project.devices.reassign(d, token: nil)
+        }
+        if state.autoInitEnabled, d.token == nil, state.hasPushSubscription(on: d.platform) {
             project.devices.reassign(d, token: Identifiers.registrationToken(fid: d.fid, random))
         }
         if state.appState == .terminated, old.appState != .terminated {

@@ -10,9 +10,10 @@ enum DeviceModel {
         case dropped(DropReason)
     }
 
-    static func arrival(_ options: PushOptions, on device: Device, budgetLeft: Bool) -> Fate {
+    static func arrival(_ message: Message, on device: Device, budgetLeft: Bool) -> Fate {
         let s = device.state
-        switch (device.platform, options.isNotification) {
+        let options = message.options
+        switch (device.platform, message.isNotification(on: device.platform)) {
         case (.ios, true):
             switch s.notifications {
             case .denied: return .dropped(.notificationsDisabled)
@@ -37,6 +38,14 @@ enum DeviceModel {
             return .shown(.displayed)
         case (.android, false):
             return s.appState == .terminated ? .dropped(.appForceStopped) : .shown(.app)
+        case (.web, let isNotification):
+            // The FCM service worker: a visible page gets every message in `onMessage` and
+            // nothing is shown; otherwise it shows the notification (if any) and hands the
+            // message to `onBackgroundMessage`. A browser without permission has no
+            // subscription, so nothing reaches it.
+            if s.notifications != .authorized { return .dropped(.notificationsDisabled) }
+            if s.appState == .foreground { return .shown(.page) }
+            return .shown(isNotification ? .displayed : .app)
         }
     }
 
@@ -71,10 +80,13 @@ enum DeviceModel {
     }
 
     /// The collapse key a stored message replaces others by, or nil when it is not
-    /// collapsible. Notification messages always collapse (by package name); data messages
-    /// only with a collapse key. iOS keeps one message per app in any case.
-    static func collapseKey(_ options: PushOptions, app: String) -> String? {
-        options.isNotification ? app : options.collapseKey
+    /// collapsible. On Android notification messages always collapse (by package name);
+    /// data messages only with a collapse key. A browser's push service collapses only by
+    /// the Web Push `Topic` (the legacy `collapse_key`). iOS keeps one message per app in
+    /// any case.
+    static func collapseKey(_ message: Message, on device: Device) -> String? {
+        if device.platform == .web { return message.web.collapseKey }
+        return message.options.isNotification ? device.app : message.options.collapseKey
     }
 }
 
@@ -92,6 +104,8 @@ enum DropReason: String {
     case ttlExpired = "ttl_expired"
     case deviceInactive = "device_inactive"
     case uninstalled = "app_uninstalled"
+    /// Web: notification permission was withdrawn, so the browser dropped the subscription.
+    case subscriptionRevoked = "push_subscription_revoked"
 
     /// The FCM Data API category it counts towards, if any.
     var dataAPICategory: String? {

@@ -149,10 +149,26 @@ public final class Message {
         }
     }()
 
+    /// How a browser sees this send: whether it carries a notification, its TTL and its
+    /// collapse key (the Web Push `Topic`). Decoded with the content, once, on first use.
+    public private(set) lazy var web = WebOptions(content)
+
+    /// Whether the device is sent a notification (not only data). HTTP v1's `webpush.notification`
+    /// makes a notification for browsers alone.
+    public func isNotification(on platform: Platform) -> Bool {
+        platform == .web ? web.isNotification : options.isNotification
+    }
+
+    /// BigQuery's `message_type` for one recipient on a platform.
+    func messageType(on platform: Platform?) -> MessageType {
+        platform == .web ? (web.isNotification ? .displayNotification : .dataMessage) : options.messageType
+    }
+
     /// When the message stops being worth delivering to a platform: `apns-expiration` for
-    /// iOS when set (HTTP v1 defaults it to 30 days), else the TTL. A message that expires
-    /// when it was received is now-or-never.
+    /// iOS when set (HTTP v1 defaults it to 30 days), the Web Push `TTL` for browsers, else
+    /// the TTL. A message that expires when it was received is now-or-never.
     public func expiry(on platform: Platform) -> Timestamp {
+        if platform == .web { return receivedAt + Timestamp(web.ttl) * 1_000_000 }
         if platform == .ios {
             if let exp = options.apnsExpiration {
                 if exp == 0 { return receivedAt }
@@ -167,4 +183,34 @@ public final class Message {
 
     /// The request body as text (invalid UTF-8 shows as U+FFFD).
     public var requestBody: String { String(decoding: requestBytes, as: UTF8.self) }
+}
+
+/// A send's options as a browser's push service applies them (docs/device-model.md, "Web").
+/// Legacy options apply to every platform; HTTP v1 gives browsers their own in `webpush`:
+/// the `TTL` and `Topic` headers of the Web Push protocol (RFC 8030 §5.2, §5.4), and a
+/// `webpush.notification` that makes a notification for browsers alone.
+public struct WebOptions {
+    public let isNotification: Bool
+    /// Seconds the push service keeps the message for a browser that is not connected.
+    public let ttl: Int
+    /// A stored message replaces an older one with the same key.
+    public let collapseKey: String?
+
+    init(_ content: PushContent) {
+        guard let m = content.v1 else {
+            isNotification = content.options.isNotification
+            ttl = content.options.ttl
+            collapseKey = content.options.collapseKey
+            return
+        }
+        let webpush = m["webpush"]?.objectValue
+        isNotification = m["notification"] != nil || webpush?["notification"] != nil
+        let headers = webpush?["headers"]?.objectValue?.entries ?? []
+        func header(_ name: String) -> String? {
+            headers.last { $0.key.lowercased() == name.lowercased() }?.value.stringValue
+        }
+        // FCM's own default and ceiling, four weeks, where the header is absent or unreadable.
+        ttl = header("TTL").flatMap { Int($0) }.map { min(max($0, 0), PushContent.maxTTL) } ?? PushContent.maxTTL
+        collapseKey = header("Topic")
+    }
 }

@@ -93,14 +93,17 @@ public struct InboxEntry {
 
     public enum Shown: String, Sendable {
         case displayed, presented
-        /// Handed to the app only (foreground or background delivery).
+        /// Handed to the app only (foreground or background delivery; on the Web, the
+        /// service worker's `onBackgroundMessage`).
         case app
+        /// Web: the visible page's `onMessage` got it; the browser showed nothing.
+        case page
         /// Displayed without sound or banner (iOS provisional authorization).
         case quietly = "displayed_quietly"
     }
 
     /// Whether the user can tap it.
-    public var canOpen: Bool { shown != .app }
+    public var canOpen: Bool { shown != .app && shown != .page }
 }
 
 /// A message waiting for a device: stored by FCM or APNs while offline, or held on iOS.

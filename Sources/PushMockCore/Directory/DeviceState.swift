@@ -30,4 +30,11 @@ public struct DeviceState: Sendable, Equatable {
     public var autoInitEnabled = true
 
     public init() {}
+
+    /// Whether the app can hold a registration token in this state. A web app's token is
+    /// its push subscription, which exists only while notifications are allowed: Chrome
+    /// unsubscribes an origin whose permission is revoked (docs/device-model.md, "Web").
+    func hasPushSubscription(on platform: Platform) -> Bool {
+        platform != .web || notifications == .authorized
+    }
 }

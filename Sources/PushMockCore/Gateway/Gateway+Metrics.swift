@@ -46,7 +46,7 @@ extension Gateway {
         family("pushmock_topics", "gauge", "Topics with at least one subscriber, by project.")
         family("pushmock_topic_subscriptions", "gauge", "Device-topic subscriptions, by project.")
         for p in directory.all.sorted(by: { $0.id < $1.id }) {
-            for platform in [Platform.android, .ios] {
+            for platform in [Platform.android, .ios, .web] {
                 sample(
                     "pushmock_devices", [("project", p.id), ("platform", platform.rawValue)],
                     p.devices.inOrder.reduce(0) { $0 + ($1.platform == platform ? 1 : 0) })

@@ -72,7 +72,7 @@ public final class EventLog {
         if let reason { reasonCounts[ReasonKey(kind: kind, reason: reason), default: 0] += 1 }
         let event = Event(
             seq: lastSeq, time: time, kind: kind, projectID: projectID, projectNumber: projectNumber,
-            message: message, messageID: messageID, messageType: messageType ?? message?.options.messageType,
+            message: message, messageID: messageID, messageType: messageType ?? message?.messageType(on: device?.platform),
             device: device, token: token ?? device?.token, reason: reason, delay: delay)
         sink?.record(event)
         store(event)

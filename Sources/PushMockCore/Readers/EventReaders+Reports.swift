@@ -39,7 +39,7 @@ extension EventReaders {
         }
         if let p = request.queryValue("platform") {
             guard let platform = Platform(rawValue: p.lowercased()) else {
-                throw Control.invalid("'platform' must be ios or android.")
+                throw Control.invalid("'platform' must be \(Platform.spelled).")
             }
             f.platform = platform
         }
@@ -75,7 +75,8 @@ extension EventReaders {
             guard e.projectNumber == project.number, e.device != nil, filter.includes(e), console(e) else { return true }
             var add = ReportRow()
             switch e.kind {
-            case .messageAccepted where e.reason != "dry_run": add.sends = 1
+            // The console counts sends to Android and Apple apps only (G.1).
+            case .messageAccepted where e.reason != "dry_run" && e.device?.platform != .web: add.sends = 1
             case .messageDelivered where e.device?.platform == .android: add.received = 1
             case .messageImpression: add.impressions = 1
             case .messageOpen where e.reason == "background": add.opens = 1

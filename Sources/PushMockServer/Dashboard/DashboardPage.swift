@@ -44,7 +44,7 @@ enum DashboardPage {
             <form id="report-filters" class="filters" aria-label="Report filters">
               <label>From <input name="from" type="date"></label>
               <label>To <input name="to" type="date"></label>
-              <select name="platform" aria-label="Platform"><option value="">All platforms</option><option value="ios">iOS</option><option value="android">Android</option></select>
+              <select name="platform" aria-label="Platform"><option value="">All platforms</option><option value="ios">iOS</option><option value="android">Android</option><option value="web">Web</option></select>
               <input name="app" placeholder="App" aria-label="App">
               <input name="analytics_label" placeholder="Analytics label" aria-label="Analytics label">
               <a id="csv" class="button" href="#">Export CSV</a>

@@ -137,7 +137,7 @@ enum DashboardScript {
               el("p", {}, el("span", { class: "device-device" }, d.device_id), ` ${d.platform} ${d.app} — `, pill(d.fate), d.reason ? ` ${d.reason}` : "",
                 " ", el("button", { onclick: () => openDevice(d.device_id) }, "Open device")),
               el("table", { class: "list timeline" }, d.timeline.map((t) => el("tr", {}, el("td", {}, time(t.time)), el("td", {}, pill(t.event)), el("td", {}, t.reason || "")))),
-              el("details", {}, el("summary", {}, d.platform === "ios" ? "APNs request" : "Android message"), pre(d.apns || d.android)))),
+              el("details", {}, el("summary", {}, { ios: "APNs request", android: "Android message", web: "Web push payload" }[d.platform]), pre(d.apns || d.android || d.web)))),
           );
         }
 
@@ -236,7 +236,7 @@ enum DashboardScript {
             el("h3", {}, `Inbox (${inbox.notifications.length})`),
             el("table", { class: "list inbox" }, inbox.notifications.slice().reverse().map((n) => el("tr", {},
               el("td", {}, time(n.received_at)), el("td", {}, el("code", {}, n.message_id)), el("td", {}, n.shown + (n.opened ? ", opened" : "")),
-              el("td", {}, n.shown !== "app" && !n.opened ? el("button", { onclick: () => act("POST", `/devices/${id}/notifications/${encodeURIComponent(n.message_id)}:open`) }, "Open notification") : "")))),
+              el("td", {}, n.shown !== "app" && n.shown !== "page" && !n.opened ? el("button", { onclick: () => act("POST", `/devices/${id}/notifications/${encodeURIComponent(n.message_id)}:open`) }, "Open notification") : "")))),
             el("h3", {}, "Timeline"),
             el("table", { class: "list timeline" }, events.events.slice(-200).reverse().map((e) => el("tr", {},
               el("td", {}, time(e.event_timestamp)), el("td", {}, pill(e.event)), el("td", {}, e.reason || ""),

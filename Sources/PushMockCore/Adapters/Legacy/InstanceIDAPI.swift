@@ -93,7 +93,7 @@ final class InstanceIDAPI {
         w.member("application", device.app)
         w.member("authorizedEntity", String(project.number))
         w.member("applicationVersion", "1")
-        w.member("platform", device.platform == .ios ? "IOS" : "ANDROID")
+        w.member("platform", device.platform.instanceIDPlatform)
         if request.queryValue("details") == "true" {
             w.key("rel")
             w.beginObject()

@@ -1,0 +1,106 @@
+/// What a browser gets for one push (docs/rendering.md, "Web"): the message as the Firebase
+/// JS SDK hands it to the page's `onMessage` or the service worker's `onBackgroundMessage`
+/// (its `MessagePayload`), and the notification the service worker shows with it.
+public struct WebRendering {
+    /// The `MessagePayload`: `from`, `collapseKey`, `messageId`, `notification`, `data`,
+    /// `fcmOptions`.
+    public let payload: String
+    /// `{"title": ..., "options": {...}}` as passed to `showNotification`, for a notification
+    /// message; nil for data only.
+    public let notification: String?
+    /// Where a click on the notification leads: `fcmOptions.link`, else `click_action`.
+    public let link: String?
+
+    /// The message as FCM pushes it to the browser (the SDK's internal payload), then as the
+    /// SDK passes it on.
+    public static func render(message: Message, messageID: String, device: Device) -> WebRendering {
+        let content = message.content
+        var notification: JSONObject?
+        var data: JSONObject?
+        var fcmOptions: JSONObject?
+        if let m = content.v1 {
+            (notification, data, fcmOptions) = fromV1(m)
+        } else {
+            notification = content.notification.map { n in
+                JSONObject(n.entries.filter { webNotificationKeys.contains($0.key) })
+            }
+            data = content.data
+        }
+        let link = fcmOptions?["link"]?.stringValue ?? notification?["click_action"]?.stringValue
+        var w = JSONWriter(capacity: 384)
+        w.beginObject()
+        w.member("from", message.topic.map { Topic.prefix + $0 } ?? String(message.projectNumber))
+        w.member("collapseKey", message.web.collapseKey ?? "do_not_collapse")
+        w.member("messageId", messageID)
+        if let notification {
+            // The SDK copies these four, and only when they are not empty.
+            let shown = ["title", "body", "image", "icon"].compactMap { k in
+                notification[k]?.stringValue.flatMap { $0.isEmpty ? nil : (k, JSONValue.string($0)) }
+            }
+            w.member("notification", .object(JSONObject(shown)))
+        }
+        if let data {
+            // Push data is a JSON object of strings; legacy non-string values arrive as JSON text.
+            w.member(
+                "data",
+                .object(
+                    JSONObject(data.entries.map { ($0.key, .string($0.value.stringValue ?? JSONWriter.quotedJSON($0.value))) })))
+        }
+        if fcmOptions != nil || link != nil {
+            var options: [(key: String, value: JSONValue)] = []
+            if let link, !link.isEmpty { options.append(("link", .string(link))) }
+            if let label = fcmOptions?["analytics_label"]?.stringValue, !label.isEmpty {
+                options.append(("analyticsLabel", .string(label)))
+            }
+            w.member("fcmOptions", .object(JSONObject(options)))
+        }
+        w.endObject()
+        let shown = notification.map { n in
+            var s = JSONWriter(capacity: 256)
+            s.beginObject()
+            s.member("title", n["title"]?.stringValue ?? "")
+            s.member("options", .object(n))
+            s.endObject()
+            return s.text
+        }
+        return WebRendering(payload: w.text, notification: shown, link: link)
+    }
+
+    /// The legacy `notification` keys a browser uses (docs/reference/fcm-legacy.md §A.3).
+    static let webNotificationKeys: Set<String> = ["title", "body", "icon", "click_action"]
+
+    /// HTTP v1: `notification` overlaid with `webpush.notification` (any Notification API
+    /// option; its `title` and `body` win), `webpush.data` instead of `data` when present,
+    /// and `webpush.fcm_options`, whose link FCM also writes into `click_action`.
+    private static func fromV1(_ m: JSONObject) -> (JSONObject?, JSONObject?, JSONObject?) {
+        let webpush = m["webpush"]?.objectValue
+        var notification = m["notification"]?.objectValue
+        if let specific = webpush?["notification"]?.objectValue {
+            var merged = notification ?? JSONObject()
+            for (k, v) in specific.entries {
+                merged.entries.removeAll { $0.key == k }
+                merged.entries.append((k, v))
+            }
+            notification = merged
+        }
+        var fcmOptions = webpush?["fcm_options"]?.objectValue
+        if fcmOptions?["analytics_label"] == nil, let label = m["fcm_options"]?["analytics_label"] {
+            fcmOptions = JSONObject((fcmOptions?.entries ?? []) + [("analytics_label", label)])
+        }
+        if let link = fcmOptions?["link"], notification != nil, notification?["click_action"] == nil {
+            notification?.entries.append(("click_action", link))
+        }
+        let data = webpush?["data"]?.objectValue ?? m["data"]?.objectValue
+        return (notification, data, fcmOptions)
+    }
+
+    /// What the FCM service worker does when the user clicks the notification: it opens or
+    /// focuses a window only for a link on the app's own origin (a relative link is).
+    public static func opensPage(link: String?, origin: String) -> Bool {
+        guard let link, !link.isEmpty else { return false }
+        guard let scheme = link.range(of: "://") else { return true }
+        let host = link[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let appHost = origin.range(of: "://").map { origin[$0.upperBound...] } ?? Substring(origin)
+        return host.lowercased() == appHost.lowercased()
+    }
+}
