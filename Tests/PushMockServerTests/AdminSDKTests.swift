@@ -51,5 +51,17 @@ struct AdminSDKTests {
         #expect(retried["count"] as? Int == 2)
         let report = try c.request("GET", base + "/reports?analytics_label=sale").json["total"] as? [String: Any]
         #expect(report?["sends"] as? Int == 1)
+
+        // The SDK's WebpushConfig, as a browser got it: webpush's title over the common one,
+        // its data instead of none, its Topic as the collapse key, its link in fcmOptions.
+        let web = result?["web"] as? [String: Any]
+        let payload = web?["payload"] as? [String: Any]
+        #expect(payload?["notification"] as? [String: String] == ["title": "Web T", "body": "B", "icon": "/i.png"])
+        #expect(payload?["data"] as? [String: String] == ["w": "1"])
+        #expect(payload?["collapseKey"] as? String == "news")
+        #expect(payload?["fcmOptions"] as? [String: String] == ["link": "https://app.example.com/n/1"])
+        let options = (web?["notification"] as? [String: Any])?["options"] as? [String: Any]
+        #expect(options?["requireInteraction"] as? Bool == true)
+        #expect((options?["actions"] as? [[String: String]])?.first == ["action": "yes", "title": "Yes"])
     }
 }

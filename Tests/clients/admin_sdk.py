@@ -10,6 +10,7 @@ for http:// URLs is told the server speaks HTTP/2 (prior knowledge), as TLS's AL
 import asyncio
 import json
 import sys
+import urllib.request
 import warnings
 
 import firebase_admin
@@ -90,5 +91,22 @@ try:
     raise SystemExit("a high-priority data message to iOS must be rejected")
 except exceptions.InvalidArgumentError as e:
     out["ios_priority"] = str(e)
+
+# A browser: the SDK's WebpushConfig reaches the service worker merged as FCM merges it
+# (docs/rendering.md, "Web").
+control = f"{base}/emulator/v1/projects/{project}/devices"
+register = urllib.request.Request(control, data=json.dumps({"platform": "web", "app": "https://app.example.com"}).encode(),
+                                  headers={"Content-Type": "application/json"}, method="POST")
+browser = json.load(urllib.request.urlopen(register))
+messaging.send(messaging.Message(
+    token=browser["token"], notification=messaging.Notification(title="T", body="B"),
+    webpush=messaging.WebpushConfig(
+        headers={"TTL": "300", "Topic": "news"}, data={"w": "1"},
+        notification=messaging.WebpushNotification(
+            title="Web T", icon="/i.png", require_interaction=True,
+            actions=[messaging.WebpushNotificationAction("yes", "Yes")]),
+        fcm_options=messaging.WebpushFCMOptions(link="https://app.example.com/n/1"))))
+inbox = json.load(urllib.request.urlopen(f"{control}/{browser['id']}/notifications"))
+out["web"] = inbox["notifications"][-1]["web"]
 
 print(json.dumps(out))
