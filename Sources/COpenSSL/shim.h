@@ -11,3 +11,4 @@
 #include <openssl/ecdsa.h>
 #include <openssl/bn.h>
 #include <openssl/obj_mac.h>
+#include <openssl/hmac.h>

@@ -20,6 +20,10 @@ public final class Server {
     private let tls: TLSContext?
     /// The durable log, with `--data-dir`.
     private let store: EventStore?
+    /// Carries bridged events out, off the loop.
+    private let bridgeWorkers: BridgeWorkers
+    /// Logs finished bridge attempts, every 100 ms.
+    private var bridgeTimer: LoopEvent?
     private var signals: [LoopEvent] = []
     /// Expires stored messages on time, once a second.
     private var expiryTimer: LoopEvent?
@@ -45,9 +49,10 @@ public final class Server {
         self.configuration = configuration
         let certificates = try CertificateStore(directory: configuration.certDirectory)
         self.certificates = certificates
+        bridgeWorkers = BridgeWorkers(authorityPath: certificates.authorityPath)
         var services = ServerServices(
             keys: OpenSSLKeys(certificates: certificates), assets: Dashboard.assets,
-            shutdown: shutdownFlag)
+            shutdown: shutdownFlag, bridgeCarrier: bridgeWorkers)
         if let directory = configuration.dataDirectory {
             // Resume from the saved control-plane state and the newest events.
             let store = try EventStore(directory: directory, reserveBytes: configuration.diskReserveBytes, warn: Self.warn)
@@ -114,6 +119,8 @@ public final class Server {
         }
         expiryTimer = try LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: serverTick, argument: me)
         expiryTimer?.add(seconds: 1)
+        bridgeTimer = try LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: serverBridgeTick, argument: me)
+        bridgeTimer?.add(seconds: 0.1)
         signal(SIGPIPE, SIG_IGN)
         // A parent may have started us with these blocked (Foundation's Process does, from a
         // Dispatch thread); blocked, they would never reach the loop.
@@ -128,6 +135,10 @@ public final class Server {
             lines.append(
                 "pushmock: delivery log also in \(store.path) (table data, committed every \(Int(EventStore.commitInterval * 1000)) ms)"
             )
+        }
+        if let hook = gateway.webhookBridge, case .webhook(let h) = hook.target {
+            lines.append(
+                "pushmock: every delivery event also POSTed to \(h.url), signed with secret \(h.secret) (docs/bridges.md)")
         }
         lines += ["pushmock: HTTP/1.1 and h2c (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)"]
         if let tlsPort {
@@ -151,7 +162,7 @@ public final class Server {
 
     /// Ends the parts in a defined order: the listeners and their connections first (they
     /// hand requests to the gateway), then parked long-polls and event streams, then the
-    /// loop's own events, and last the durable log, which commits what is queued. The base
+    /// loop's own events and the bridges' workers, and last the durable log, which commits what is queued. The base
     /// goes when the last part holding it does.
     private func close() {
         guard !closed else { return }
@@ -162,6 +173,9 @@ public final class Server {
         signals.removeAll()
         expiryTimer = nil
         drainTimer = nil
+        bridgeWorkers.stop()
+        gateway.collectBridgeAttempts()
+        bridgeTimer = nil
         unwritten = store?.close()
     }
 
@@ -210,6 +224,11 @@ public final class Server {
 private func serverSignal(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     Unmanaged<Server>.fromOpaque(arg).takeUnretainedValue().shutdown()
+}
+
+private func serverBridgeTick(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<Server>.fromOpaque(arg).takeUnretainedValue().gateway.collectBridgeAttempts()
 }
 
 private func serverTick(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {

@@ -10,12 +10,15 @@ final class Harness {
     /// Raised for `shutdown` tests.
     let shutdown = ShutdownFlag()
 
-    init(keys: (any KeyService)? = nil, _ configure: (inout Configuration) -> Void = { _ in }) throws {
+    init(
+        keys: (any KeyService)? = nil, carrier: (any BridgeCarrier)? = nil,
+        _ configure: (inout Configuration) -> Void = { _ in }
+    ) throws {
         var c = Configuration()
         configure(&c)
         gateway = try Gateway(
             configuration: c, clock: Clock(mode: .manual, start: Self.start), seed: 7,
-            services: ServerServices(keys: keys, shutdown: shutdown))
+            services: ServerServices(keys: keys, shutdown: shutdown, bridgeCarrier: carrier))
     }
 
     var project: Project { gateway.directory.defaultProject }

@@ -52,9 +52,10 @@ struct DashboardTests {
         #expect((r["topics"] as? String)?.contains("news 1") == true)
         #expect(r["went_offline"] as? Bool == true)
         #expect(r["web_payload"] as? Bool == true, "\(out)")
+        #expect(r["bridge_attempts"] as? Bool == true, "\(out)")
         #expect(r["console_errors"] as? [String] == [])
         let shots = (try? FileManager.default.contentsOfDirectory(atPath: Self.screenshots)) ?? []
-        #expect(shots.filter { $0.hasSuffix(".png") }.count == 9)
+        #expect(shots.filter { $0.hasSuffix(".png") }.count == 10)
     }
 
     @Test("in Chromium: with --legacy-api shutdown, the Reports view lists who still calls the legacy API, newest first")

@@ -132,6 +132,13 @@ try:
     out["went_offline"] = call("GET", control + f"/devices/{android['id']}")["online"] is False
     shot("device-offline")
 
+    # A bridge on this device: the device view lists it and its attempts as they happen.
+    call("POST", control + "/bridges", {"device": android["id"], "command": {"argv": ["true"]}})
+    send({"to": android["token"], "data": {"while": "offline"}})
+    wait.until(lambda d: "Bridges (1)" in text("#device") and "attempt 1: exit 0" in text("#device .attempts"))
+    out["bridge_attempts"] = "command true" in text("#device .bridges") and "1 succeeded" in text("#device .bridges")
+    shot("device-bridge")
+
     # A browser: the message view shows the Web push payload its service worker got.
     browser = call("POST", control + "/devices", {"platform": "web", "app": "https://app.example.com"})
     click(By.CSS_SELECTOR, ".tab[data-view=messages]")

@@ -57,6 +57,10 @@ public struct Configuration: Sendable, Equatable {
     /// `--legacy-api shutdown`: the legacy send and device-group endpoints answer as Google's
     /// shut-down service does (404), and each call is logged.
     public var legacyAPIShutDown = false
+    /// `--webhook`: every project's deliveries are also POSTed here (docs/bridges.md).
+    public var webhookURL: String?
+    /// `--webhook-secret`: the key of its signatures; random (and printed) when not given.
+    public var webhookSecret: String?
     /// Disk space kept back under `--data-dir` (`--disk-reserve-mb`): when the disk fills, it is
     /// freed so what was acknowledged can still be written, and new sends are refused.
     public var diskReserveBytes = 16 << 20
@@ -282,6 +286,23 @@ extension Configuration {
             takesValue: true
         ) { c, v throws(ConfigurationError) in
             c.legacyAPIShutDown = try second(of: ("available", "shutdown"), v, "--legacy-api")
+        },
+        Option(
+            flag: "--webhook",
+            help:
+                "POST every device's delivery events of every project to this http:// or https:// URL, signed (docs/bridges.md)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            if let problem = Bridge.webhookURLProblem(v) { throw ConfigurationError(description: "--webhook: \(problem)") }
+            c.webhookURL = v
+        },
+        Option(
+            flag: "--webhook-secret",
+            help: "the HMAC-SHA256 key of --webhook's X-Pushmock-Signature header (default: random, printed at start)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            guard !v.isEmpty else { throw ConfigurationError(description: "--webhook-secret: empty") }
+            c.webhookSecret = v
         },
         Option(
             flag: "--apns-environment",

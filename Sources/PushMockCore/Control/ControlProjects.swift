@@ -3,12 +3,14 @@
 final class ControlProjects {
     private let directory: ProjectDirectory
     private let delivery: Delivery
+    private let bridges: Bridges
     private let log: EventLog
     private let clock: Clock
 
-    init(directory: ProjectDirectory, delivery: Delivery, log: EventLog, clock: Clock) {
+    init(directory: ProjectDirectory, delivery: Delivery, bridges: Bridges, log: EventLog, clock: Clock) {
         self.directory = directory
         self.delivery = delivery
+        self.bridges = bridges
         self.log = log
         self.clock = clock
     }
@@ -31,10 +33,11 @@ final class ControlProjects {
         return .response(.json(200, w))
     }
 
-    /// Back to the start state: no devices, topics, groups, apps, sends or events.
+    /// Back to the start state: no devices, topics, groups, apps, bridges, sends or events.
     func reset(_ params: [String: String]) throws(ControlError) -> Reply {
         let old = try directory.named(params)
         delivery.forgetWaiting(in: old)
+        bridges.removeAll(projectID: old.id)
         log.removeAll(projectID: old.id)
         directory.add(old.id, serverKeys: old.serverKeys)
         return .response(.json(200, "{}"))

@@ -110,6 +110,11 @@ extension Gateway {
         r.control("PUT", project + "/chaos") { g, req, p throws(ControlError) in try g.controlChaos.put(req, p) }
         r.control("DELETE", project + "/chaos") { g, _, p throws(ControlError) in try g.controlChaos.delete(p) }
 
+        r.control("GET", project + "/bridges") { g, _, p throws(ControlError) in try g.controlBridges.list(p) }
+        r.control("POST", project + "/bridges") { g, req, p throws(ControlError) in try g.controlBridges.create(req, p) }
+        r.control("GET", project + "/bridges/{bridge}") { g, _, p throws(ControlError) in try g.controlBridges.get(p) }
+        r.control("DELETE", project + "/bridges/{bridge}") { g, _, p throws(ControlError) in try g.controlBridges.delete(p) }
+
         let device = project + "/devices/{id}"
         r.control("POST", project + "/devices") { g, req, p throws(ControlError) in try g.controlDevices.create(req, p) }
         r.control("POST", project + "/devices:batchCreate") { g, req, p throws(ControlError) in

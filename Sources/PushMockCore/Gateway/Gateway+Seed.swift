@@ -27,7 +27,8 @@ extension Gateway {
         for (i, item) in declared.enumerated() {
             let at = "projects[\(i)]"
             guard let p = item.objectValue else { throw fail(at, "must be an object") }
-            try Self.onlyKeys(p, ["id", "server_keys", "apps", "apns_keys", "service_accounts", "devices"], at: at, fail)
+            try Self.onlyKeys(
+                p, ["id", "server_keys", "apps", "apns_keys", "service_accounts", "devices", "bridges"], at: at, fail)
             guard let id = p["id"]?.stringValue, Configuration.isProjectID(id) else {
                 throw fail(at + ".id", "must be a project id ([a-z0-9-], 1-63 characters)")
             }
@@ -68,6 +69,9 @@ extension Gateway {
                             + (topic.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? topic), nil,
                         at: path + ".topics[\(k)]", fail)
                 }
+            }
+            try each(p, "bridges", at: at, fail) { obj, path throws(SeedError) in
+                try call("POST", base + "/bridges", obj, at: path, fail)
             }
         }
     }

@@ -33,6 +33,14 @@ extension Gateway {
             w.beginArray()
             for d in p.devices.inOrder { ControlJSON.writeDevice(d, asFixture: true, to: &w) }
             w.endArray()
+            w.key("bridges")
+            w.beginArray()
+            for b in bridges.forSnapshot(p.id) {
+                w.beginObject()
+                b.write(to: &w)
+                w.endObject()
+            }
+            w.endArray()
             w.endObject()
         }
         w.endArray()

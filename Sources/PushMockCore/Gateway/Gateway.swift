@@ -27,7 +27,9 @@ public final class Gateway {
     let controlDevices: ControlDevices
     let controlCredentials: ControlCredentials
     let controlChaos: ControlChaos
+    let controlBridges: ControlBridges
     let inspector: Inspector
+    let bridges: Bridges
 
     /// The dashboard's files by path.
     private let assets: [String: Response]
@@ -67,6 +69,9 @@ public final class Gateway {
         let delivery = Delivery(log: log, clock: clock, configuration: configuration, directory: directory, random: random)
         let chaos = Chaos(log: log, clock: clock, seed: configuration.chaosSeed)
         let quotas = Quotas(configuration: configuration, clock: clock)
+        let bridges = Bridges(
+            log: log, clock: clock, directory: directory, changes: changes, carrier: services.bridgeCarrier,
+            configuration: configuration, random: random)
         legacyAuth = LegacyAuth(
             directory: directory, credentials: credentials, log: log, clock: clock,
             configuration: configuration)
@@ -94,7 +99,7 @@ public final class Gateway {
             quotas: quotas, log: log, clock: clock, random: random, configuration: configuration,
             shutdown: services.shutdown, storeFailing: storeFailing)
         oauth = OAuthAPI(credentials: credentials, clock: clock, random: random)
-        controlProjects = ControlProjects(directory: directory, delivery: delivery, log: log, clock: clock)
+        controlProjects = ControlProjects(directory: directory, delivery: delivery, bridges: bridges, log: log, clock: clock)
         controlDevices = ControlDevices(
             directory: directory, delivery: delivery, log: log, clock: clock, random: random,
             configuration: configuration)
@@ -102,12 +107,20 @@ public final class Gateway {
             directory: directory, credentials: credentials, random: random,
             configuration: configuration)
         controlChaos = ControlChaos(directory: directory, chaos: chaos)
+        controlBridges = ControlBridges(directory: directory, bridges: bridges, random: random)
+        self.bridges = bridges
         inspector = Inspector(directory: directory, log: log)
         assets = services.assets
         waitUntilStored = services.durableLog?.waitUntilStored
         router = Self.routes()
         if let durable = services.durableLog { try resume(durable) }
     }
+
+    /// Logs what the bridges' carrier finished; the server calls it every 100 ms.
+    public func collectBridgeAttempts() { bridges.collect() }
+
+    /// `--webhook`'s bridge, for the start-up banner.
+    public var webhookBridge: Bridge? { bridges.everyProject }
 
     /// Answers one request. Each request gets exactly one reply. Counted by route and status
     /// and timed for `/metrics`.

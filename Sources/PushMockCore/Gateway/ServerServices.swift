@@ -9,15 +9,18 @@ public struct ServerServices {
     public var durableLog: DurableLog?
     /// Set by the server when it starts shutting down (APNs then answers 503 Shutdown).
     public var shutdown: ShutdownFlag
+    /// Carries bridged events out (HTTP, processes); nil: bridges are kept but carry nothing.
+    public var bridgeCarrier: (any BridgeCarrier)?
 
     public init(
         keys: (any KeyService)? = nil, assets: [String: Response] = [:], durableLog: DurableLog? = nil,
-        shutdown: ShutdownFlag = ShutdownFlag()
+        shutdown: ShutdownFlag = ShutdownFlag(), bridgeCarrier: (any BridgeCarrier)? = nil
     ) {
         self.keys = keys
         self.assets = assets
         self.durableLog = durableLog
         self.shutdown = shutdown
+        self.bridgeCarrier = bridgeCarrier
     }
 }
 

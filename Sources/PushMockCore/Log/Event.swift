@@ -25,6 +25,10 @@ public enum EventKind: String, Sendable, CaseIterable {
     case invalidTTL = "INVALID_TTL"
     /// A call to a legacy endpoint under `--legacy-api shutdown`, answered 404.
     case legacyAPICall = "LEGACY_API_CALL"
+    /// What became of one attempt to carry an event through a delivery bridge.
+    case bridgeAttempt = "BRIDGE_ATTEMPT"
+    /// An event a bridge could not take: its queue was full.
+    case bridgeOverflow = "BRIDGE_OVERFLOW"
 
     /// The case's position in `allCases`: a case without a payload is stored as its
     /// declaration index (checked by a test). Counters index arrays with it, and hashing uses

@@ -22,6 +22,9 @@ public final class EventLog {
     public private(set) var lastSeq: Int64 = 0
     /// Receives each event as it is appended.
     public var sink: (any EventSink)?
+    /// Also sees each appended event, after it is stored: the delivery bridges, set only
+    /// while one exists.
+    var listener: ((Event) -> Void)?
     /// Every event ever appended, by kind, and those with a reason by kind and reason
     /// (evicted ones included), for `/metrics`.
     public private(set) var kindCounts = KindCounts()
@@ -75,6 +78,12 @@ public final class EventLog {
             message: message, messageID: messageID, messageType: messageType ?? message?.messageType(on: device?.platform),
             device: device, token: token ?? device?.token, reason: reason, delay: delay)
         sink?.record(event)
+        if let listener {
+            let seq = lastSeq
+            store(event)
+            listener(event)
+            return seq
+        }
         store(event)
         return lastSeq
     }

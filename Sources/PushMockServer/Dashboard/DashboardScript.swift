@@ -215,12 +215,17 @@ enum DashboardScript {
 
         async function renderDevice(id) {
           const box = $("#device");
-          let d, inbox, events;
+          let d, inbox, events, bridges;
           try {
-            [d, inbox, events] = await Promise.all([api("/devices/" + id), api(`/devices/${id}/notifications`),
-              api(`/events?device=${id}&limit=100000`)]);
+            [d, inbox, events, bridges] = await Promise.all([api("/devices/" + id), api(`/devices/${id}/notifications`),
+              api(`/events?device=${id}&limit=100000`), api("/bridges")]);
           } catch (e) { fill(box, el("p", { class: "hint" }, String(e.message))); return; }
-          if (!changed(box, [d, inbox, events])) return;
+          if (!changed(box, [d, inbox, events, bridges])) return;
+          // The bridges that forward this device's events (docs/bridges.md).
+          const mine = bridges.bridges.filter((b) => (b.device ? b.device === id : b.topic ? d.topics.includes(b.topic) : true) &&
+            (!b.simulator || d.platform === "ios"));
+          const where = (b) => b.webhook ? `webhook ${b.webhook.url}` : b.simulator ? `Simulator ${b.simulator.udid} ${b.simulator.bundle_id}` : `command ${b.command.argv.join(" ")}`;
+          const attempts = events.events.filter((e) => e.event === "BRIDGE_ATTEMPT" || e.event === "BRIDGE_OVERFLOW").slice(-20).reverse();
           const patch = (change) => act("PATCH", "/devices/" + id, change);
           fill(box,
             el("h2", {}, `${d.id} · ${d.platform} · ${d.app}`),
@@ -237,6 +242,13 @@ enum DashboardScript {
             el("table", { class: "list inbox" }, inbox.notifications.slice().reverse().map((n) => el("tr", {},
               el("td", {}, time(n.received_at)), el("td", {}, el("code", {}, n.message_id)), el("td", {}, n.shown + (n.opened ? ", opened" : "")),
               el("td", {}, n.shown !== "app" && n.shown !== "page" && !n.opened ? el("button", { onclick: () => act("POST", `/devices/${id}/notifications/${encodeURIComponent(n.message_id)}:open`) }, "Open notification") : "")))),
+            el("h3", {}, `Bridges (${mine.length})`),
+            mine.length ? el("table", { class: "list bridges" }, mine.map((b) => el("tr", {},
+              el("td", {}, el("code", {}, b.id)), el("td", {}, where(b)),
+              el("td", {}, `${b.stats.succeeded} succeeded, ${b.stats.failed} failed, ${b.stats.overflowed} overflowed`)))) :
+              el("p", { class: "hint" }, "No bridge forwards this device's events."),
+            attempts.length ? el("table", { class: "list attempts" }, attempts.map((e) => el("tr", {},
+              el("td", {}, time(e.event_timestamp)), el("td", {}, pill(e.event)), el("td", {}, e.reason || "")))) : null,
             el("h3", {}, "Timeline"),
             el("table", { class: "list timeline" }, events.events.slice(-200).reverse().map((e) => el("tr", {},
               el("td", {}, time(e.event_timestamp)), el("td", {}, pill(e.event)), el("td", {}, e.reason || ""),

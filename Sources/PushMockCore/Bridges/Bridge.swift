@@ -1,0 +1,115 @@
+/// A delivery bridge: where pushmock also sends what a device received, when the device's
+/// fate for a message is decided (docs/bridges.md). Configured per project through the
+/// control API or a fixture, or for every project with `--webhook`.
+public struct Bridge: Sendable {
+    /// Which devices' events it forwards.
+    public enum Scope: Sendable, Equatable {
+        case project
+        case device(String)
+        /// The devices subscribed to a topic when the event happens.
+        case topic(String)
+    }
+
+    public enum Target: Sendable {
+        case webhook(Webhook)
+        /// `xcrun simctl push <udid> <bundle id> <payload file>` for what an iPhone displays.
+        case simulator(udid: String, bundleID: String)
+        case command(Command)
+
+        public var name: String {
+            switch self {
+            case .webhook: "webhook"
+            case .simulator: "simulator"
+            case .command: "command"
+            }
+        }
+    }
+
+    public struct Webhook: Sendable {
+        public let url: String
+        /// The HMAC-SHA256 key of the `X-Pushmock-Signature` header.
+        public let secret: String
+        public let timeoutSeconds: Double
+        public let maxAttempts: Int
+    }
+
+    public struct Command: Sendable {
+        /// The program (looked up on `PATH`) and its arguments.
+        public let argv: [String]
+        public let timeoutSeconds: Double
+        /// How many may run at once.
+        public let concurrency: Int
+    }
+
+    public let id: String
+    /// Nil: every project (`--webhook`).
+    public let projectID: String?
+    public let scope: Scope
+    public let events: Set<EventKind>
+    public let target: Target
+    /// Deliveries waiting at most; more are counted and logged as `BRIDGE_OVERFLOW`.
+    public let queueLimit: Int
+
+    /// What a bridge forwards unless told otherwise: every fate of a message on a device.
+    public static let fateEvents: Set<EventKind> = [
+        .messageDelivered, .messageDisplayed, .messagePresented, .messageStored, .messageCollapsed,
+        .messageExpired, .messageDropped, .messageOpen,
+    ]
+    /// What a Simulator shows: the notifications an iPhone displayed or presented.
+    public static let shownEvents: Set<EventKind> = [.messageDisplayed, .messagePresented]
+
+    static let defaultQueueLimit = 1000
+
+    /// Unique in the process: `<project>/<id>`, `*/<id>` for `--webhook`'s.
+    public var key: String { (projectID ?? "*") + "/" + id }
+
+    /// Whether this bridge forwards an event of this kind on this device.
+    func matches(_ kind: EventKind, projectID: String, device: Device) -> Bool {
+        guard events.contains(kind), self.projectID == nil || self.projectID == projectID else { return false }
+        if case .simulator = target, device.platform != .ios { return false }
+        switch scope {
+        case .project: return true
+        case .device(let id): return device.id == id
+        case .topic(let name): return device.topics[name] != nil
+        }
+    }
+
+    /// The bridge as `GET .../bridges` shows it and `POST .../bridges` takes it back.
+    func write(to w: inout JSONWriter) {
+        w.member("id", id)
+        switch scope {
+        case .project: break
+        case .device(let d): w.member("device", d)
+        case .topic(let t): w.member("topic", t)
+        }
+        w.key("events")
+        w.beginArray()
+        for kind in EventKind.allCases where events.contains(kind) { w.string(kind.rawValue) }
+        w.endArray()
+        w.member("queue_limit", queueLimit)
+        w.key(target.name)
+        w.beginObject()
+        switch target {
+        case .webhook(let h):
+            w.member("url", h.url)
+            w.member("secret", h.secret)
+            w.member("timeout_seconds", Self.seconds(h.timeoutSeconds))
+            w.member("max_attempts", h.maxAttempts)
+        case .simulator(let udid, let bundleID):
+            w.member("udid", udid)
+            w.member("bundle_id", bundleID)
+        case .command(let c):
+            w.key("argv")
+            w.beginArray()
+            for a in c.argv { w.string(a) }
+            w.endArray()
+            w.member("timeout_seconds", Self.seconds(c.timeoutSeconds))
+            w.member("concurrency", c.concurrency)
+        }
+        w.endObject()
+    }
+
+    private static func seconds(_ s: Double) -> JSONValue {
+        .number(JSONNumber(text: s == s.rounded() ? String(Int(s)) : String(s), double: s))
+    }
+}
