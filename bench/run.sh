@@ -135,6 +135,29 @@ done
 rows=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from data").fetchone()[0])' "$work/data/pushmock.db")
 python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'/fcm/send with --data-dir: {b/a:.3f} of the in-memory rate ({sys.argv[3]} events in pushmock.db)')" "$mem_total" "$disk_total" "$rows"
 
+# A webhook that never answers (it accepts and reads nothing) on every delivery, against no
+# bridge, same run: its queue fills within the first milliseconds, and from then on what
+# the send path pays is the check of a full queue and a counter (docs/bridges.md).
+.venv/bin/python -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4096); print(s.getsockname()[1], flush=True)
+held = []
+while True: held.append(s.accept()[0])' >"$work/blackhole.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$work/blackhole.out" ] && break; sleep 0.05; done
+start hooked 'http://' taskset -c 0 "$bin" --port 0 --tls-port off --device-rate-limit 0 --quota-per-minute 100000000 \
+  --webhook "http://127.0.0.1:$(cat "$work/blackhole.out")/push"; hooked=$started
+htoken=$(curl -sf -H 'Content-Type: application/json' -X POST "$hooked/emulator/v1/projects/demo-pushmock/devices" \
+  -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+sed "s/$token/$htoken/" "$work/send.lua" >"$work/hooked.lua"
+plain_total=0; hooked_total=0
+for r in $(seq "$ROUNDS"); do
+  read -r a _ <<<"$(run "$pm")"; read -r b _ <<<"$(run "$hooked" hooked)"
+  printf 'round %d: /fcm/send %8.0f req/s without a bridge, %8.0f req/s with a webhook that never answers\n' "$r" "$a" "$b"
+  plain_total=$(python3 -c "print($plain_total + $a)"); hooked_total=$(python3 -c "print($hooked_total + $b)")
+done
+overflowed=$(curl -sf "$hooked/emulator/v1/projects/demo-pushmock/bridges/webhook" | python3 -c 'import json,sys; print(json.load(sys.stdin)["stats"]["overflowed"])')
+python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'/fcm/send with a webhook that never answers: {b/a:.3f} of the rate without ({sys.argv[3]} events turned away by its full queue)')" "$plain_total" "$hooked_total" "$overflowed"
+
 # Three SSE clients (the dashboard's live stream) attached, against none, same run: the send
 # path should lose no more than 10%. The clients share wrk's core at the lowest priority, so
 # what is measured is pushmock's cost, not the clients' competition with wrk.

@@ -11,6 +11,8 @@ final class RecordingCarrier: BridgeCarrier {
     /// Deliveries accepted before the queue counts as full.
     var room = Int.max
 
+    func hasRoom(_ bridge: Bridge) -> Bool { carried.count < room }
+
     func carry(_ delivery: BridgeDelivery) -> Bool {
         guard carried.count < room else { return false }
         carried.append(delivery)
@@ -107,7 +109,7 @@ struct BridgeTests {
         #expect(String(decoding: payload, as: UTF8.self).hasPrefix(#"{"Simulator Target Bundle":"com.example.news","aps":"#))
     }
 
-    @Test("a full queue is counted and logged, and the sender's answer does not change")
+    @Test("what a full queue turns away is counted and logged, and the sender's answer does not change")
     func overflow() throws {
         let carrier = RecordingCarrier()
         carrier.room = 1
@@ -116,9 +118,12 @@ struct BridgeTests {
         #expect(bridge(h, #"{"queue_limit":1,"webhook":{"url":"http://127.0.0.1:9/dead"}}"#).status == 201)
         let r = json(h.send(#"{"to":"\#(t)","notification":{"title":"x"}}"#))
         #expect(r["success"] as? Int == 1)
+        h.push(t, #""notification":{"title":"y"}"#)
+        #expect(try h.events("&event=BRIDGE_OVERFLOW").isEmpty, "counted until the next collect")
+        h.gateway.collectBridgeAttempts()
         let overflow = try h.events("&event=BRIDGE_OVERFLOW").map { $0["reason"] as? String ?? "" }
-        #expect(overflow == ["b1 webhook MESSAGE_DISPLAYED: queue full (1 waiting), not forwarded"])
-        #expect((json(h.call("GET", base + "/bridges/b1"))["stats"] as? [String: Int])?["overflowed"] == 1)
+        #expect(overflow == ["b1 webhook: 3 events not forwarded, queue full (1 waiting)"])
+        #expect((json(h.call("GET", base + "/bridges/b1"))["stats"] as? [String: Int])?["overflowed"] == 3)
     }
 
     @Test(

@@ -2,6 +2,8 @@
 /// processes), off the loop thread. The gateway hands it finished deliveries and collects
 /// what became of each attempt.
 public protocol BridgeCarrier: AnyObject {
+    /// Whether the bridge's queue takes another delivery now (checked before one is made).
+    func hasRoom(_ bridge: Bridge) -> Bool
     /// Queues a delivery; false when the bridge's queue is full (nothing is queued).
     func carry(_ delivery: BridgeDelivery) -> Bool
     /// The attempts finished since the last call, oldest first.

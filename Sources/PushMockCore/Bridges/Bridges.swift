@@ -13,6 +13,8 @@ final class Bridges {
     /// `--webhook`: one bridge for every project.
     let everyProject: Bridge?
     private var stats: [String: BridgeStats] = [:]
+    /// Events a full queue turned away since the last `collect`, by bridge and project.
+    private var turnedAway: [OverflowKey: Int] = [:]
     private var lastNumber = 0
 
     init(
@@ -72,26 +74,39 @@ final class Bridges {
         log.listener = any ? { [unowned self] event in forward(event) } : nil
     }
 
-    /// Hands an event to every bridge it matches; a full queue is counted and logged.
+    /// Hands an event to every bridge it matches. What a full queue turns away is counted
+    /// here and logged by `collect`, one `BRIDGE_OVERFLOW` per bridge and project with the
+    /// count: a dead webhook under load then adds a row every 100 ms, not one per event.
     private func forward(_ e: Event) {
         guard Bridge.fateEvents.contains(e.kind), let device = e.device else { return }
         for b in list(e.projectID) where b.matches(e.kind, projectID: e.projectID, device: device) {
-            let delivery = BridgeEnvelope.make(for: e, on: device, through: b)
-            if carrier?.carry(delivery) == true {
+            if let carrier, carrier.hasRoom(b), carrier.carry(BridgeEnvelope.make(for: e, on: device, through: b)) {
                 stats[b.key, default: BridgeStats()].forwarded += 1
             } else {
                 stats[b.key, default: BridgeStats()].overflowed += 1
-                log.append(
-                    kind: .bridgeOverflow, time: clock.now(), projectID: e.projectID, projectNumber: e.projectNumber,
-                    messageID: e.messageID, device: device,
-                    reason: "\(b.id) \(b.target.name) \(e.kind.rawValue): queue full (\(b.queueLimit) waiting), not forwarded")
+                turnedAway[OverflowKey(bridge: b.key, projectID: e.projectID), default: 0] += 1
             }
         }
+    }
+
+    private struct OverflowKey: Hashable {
+        let bridge: String
+        let projectID: String
     }
 
     /// Logs the attempts the carrier finished since the last call (the server calls this
     /// every 100 ms).
     func collect() {
+        for (key, count) in turnedAway {
+            guard let project = directory[key.projectID], let b = list(key.projectID).first(where: { $0.key == key.bridge })
+            else { continue }
+            log.append(
+                kind: .bridgeOverflow, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                reason:
+                    "\(b.id) \(b.target.name): \(count) event\(count == 1 ? "" : "s") not forwarded, queue full (\(b.queueLimit) waiting)"
+            )
+        }
+        turnedAway.removeAll()
         guard let carrier else { return }
         for a in carrier.finishedAttempts() {
             let d = a.delivery

@@ -24,6 +24,12 @@ final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
         webhooks = WebhookClient(extraAuthority: authorityPath)
     }
 
+    func hasRoom(_ bridge: Bridge) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !stopping && (lanes[bridge.key]?.waiting.count ?? 0) < bridge.queueLimit
+    }
+
     func carry(_ delivery: BridgeDelivery) -> Bool {
         condition.lock()
         defer { condition.unlock() }
