@@ -47,7 +47,8 @@ public final class Server {
 
     public init(configuration: Configuration) throws(ServerError) {
         self.configuration = configuration
-        let certificates = try CertificateStore(directory: configuration.certDirectory)
+        let certificates = try CertificateStore(
+            directory: configuration.certDirectory, persistent: configuration.tlsPort != nil)
         self.certificates = certificates
         bridgeWorkers = BridgeWorkers(authorityPath: certificates.authorityPath)
         var services = ServerServices(

@@ -58,9 +58,10 @@ do {
     let configuration = try Configuration.load(arguments: arguments, environment: ProcessInfoEnvironment.current)
     let server = try Server(configuration: configuration)
     let listeners = try server.start()
+    let keys = server.gateway.serverKeys(ofProject: configuration.project)
     say(
-        "pushmock: project \(configuration.project), server key\(configuration.serverKeys.count > 1 ? "s" : "") "
-            + configuration.serverKeys.joined(separator: ", ") + (configuration.acceptAnyKey ? " (any key accepted)" : ""))
+        "pushmock: project \(configuration.project), server key\(keys.count > 1 ? "s" : "") "
+            + keys.joined(separator: ", ") + (configuration.acceptAnyKey ? " (any key accepted)" : ""))
     // The listener lines come last: whoever waits for a URL has then seen everything.
     for line in listeners { say(line) }
     try server.run()

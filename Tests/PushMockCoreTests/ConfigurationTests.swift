@@ -52,11 +52,13 @@ struct ConfigurationTests {
         #expect(try Configuration.load(arguments: ["--disk-reserve-mb", "0"], environment: [:]).diskReserveBytes == 0)
     }
 
-    @Test("--help lists every flag with its variable")
+    @Test("--help lists every flag whole, then its variable on the same line")
     func usage() throws {
+        let lines = Configuration.usage.split(separator: "\n").map(String.init)
         for o in Configuration.options {
-            #expect(Configuration.usage.contains(o.flag))
-            #expect(Configuration.usage.contains(o.variable))
+            let flag = "  " + o.flag + (o.takesValue ? " VALUE " : " ")
+            let line = lines.first { $0.hasPrefix(flag) }
+            #expect(line?.hasSuffix(" " + o.variable) == true, "\(o.flag): \(line ?? "missing")")
         }
     }
 }

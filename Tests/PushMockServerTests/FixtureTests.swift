@@ -17,6 +17,8 @@ struct FixtureTests {
           "devices": [{"platform": "android", "app": "com.example.ci", "token": "\#(token)", "topics": ["news"]}]}]}
         """#.write(to: good, atomically: true, encoding: .utf8)
         let server = try ServerProcess(["--seed", good.path])
+        // The banner names the key the fixture set, not the default it replaced.
+        #expect(server.log.contains("pushmock: project demo-pushmock, server key ci-key\n"), "\(server.log)")
         let c = try HTTPConnection(port: server.port)
         let r = try c.request(
             "POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"k":"v"}}"#,

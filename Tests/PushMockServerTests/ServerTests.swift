@@ -15,6 +15,23 @@ struct ServerTests {
         #expect(r.json["status"] as? String == "ok")
     }
 
+    @Test("--tls-port off needs no certificate directory: with none usable, the CA lives in memory")
+    func noCertificateDirectory() throws {
+        // A path under a regular file can never be created.
+        let server = try ServerProcess(["--tls-port", "off", "--cert-dir", "/dev/null/pushmock-certs"])
+        let c = try HTTPConnection(port: server.port)
+        #expect(try c.request("GET", "/healthz").status == 200)
+        let ca = try c.request("GET", "/emulator/v1/ca.pem")
+        #expect(ca.status == 200 && ca.text.hasPrefix("-----BEGIN CERTIFICATE-----"), "\(ca.text)")
+        let issued = try c.request(
+            "POST", "/emulator/v1/projects/demo-pushmock/apnsCertificates", body: #"{"bundle_id":"com.example.app"}"#)
+        #expect(issued.status == 201, "\(issued.text)")
+        #expect(server.stop() == 0)
+        let (status, out) = try runCommand(
+            ServerProcess.binary.path, ["--port", "0", "--tls-port", "0", "--cert-dir", "/dev/null/pushmock-certs"])
+        #expect(status != 0 && out.contains("cannot create the certificate directory /dev/null/pushmock-certs"), "\(out)")
+    }
+
     @Test("keep-alive: many requests on one connection are each answered once, in order", arguments: Port.allCases)
     func keepAlive(_ port: Port) throws {
         let server = try ServerProcess()

@@ -61,7 +61,17 @@ public struct Bridge: Sendable {
     static let defaultQueueLimit = 1000
 
     /// Unique in the process: `<project>/<id>`, `*/<id>` for `--webhook`'s.
-    public var key: String { (projectID ?? "*") + "/" + id }
+    public let key: String
+
+    init(id: String, projectID: String?, scope: Scope, events: Set<EventKind>, target: Target, queueLimit: Int) {
+        self.id = id
+        self.projectID = projectID
+        self.scope = scope
+        self.events = events
+        self.target = target
+        self.queueLimit = queueLimit
+        key = (projectID ?? "*") + "/" + id
+    }
 
     /// Whether this bridge forwards an event of this kind on this device.
     func matches(_ kind: EventKind, projectID: String, device: Device) -> Bool {

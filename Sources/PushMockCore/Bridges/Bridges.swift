@@ -8,14 +8,21 @@ final class Bridges {
     private let directory: ProjectDirectory
     private let changes: StateChanges
     private let carrier: (any BridgeCarrier)?
-    /// Each project's bridges, in the order they were made.
-    private var byProject: [String: [Bridge]] = [:]
+    /// Each project's bridges, in the order they were made; no entry for a project without.
+    private var byProject: [String: [Active]] = [:]
     /// `--webhook`: one bridge for every project.
-    let everyProject: Bridge?
-    private var stats: [String: BridgeStats] = [:]
-    /// Events a full queue turned away since the last `collect`, by bridge and project.
-    private var turnedAway: [OverflowKey: Int] = [:]
+    private let forEveryProject: Active?
     private var lastNumber = 0
+
+    /// A bridge in use, with what it has done.
+    private final class Active {
+        let bridge: Bridge
+        var stats = BridgeStats()
+        /// Events its full queue turned away since the last `collect`, by project.
+        var turnedAway: [String: Int] = [:]
+
+        init(_ bridge: Bridge) { self.bridge = bridge }
+    }
 
     init(
         log: EventLog, clock: Clock, directory: ProjectDirectory, changes: StateChanges,
@@ -26,22 +33,32 @@ final class Bridges {
         self.directory = directory
         self.changes = changes
         self.carrier = carrier
-        everyProject = configuration.webhookURL.map { url in
+        forEveryProject = configuration.webhookURL.map { url in
             let hook = Bridge.Webhook(
                 url: url, secret: configuration.webhookSecret ?? random.hex(32), timeoutSeconds: 5, maxAttempts: 8)
-            return Bridge(
-                id: "webhook", projectID: nil, scope: .project, events: Bridge.fateEvents, target: .webhook(hook),
-                queueLimit: Bridge.defaultQueueLimit)
+            return Active(
+                Bridge(
+                    id: "webhook", projectID: nil, scope: .project, events: Bridge.fateEvents, target: .webhook(hook),
+                    queueLimit: Bridge.defaultQueueLimit))
         }
         watchLog()
     }
 
+    /// `--webhook`'s bridge.
+    var everyProject: Bridge? { forEveryProject?.bridge }
+
     /// A project's bridges, the `--webhook` one first.
-    func list(_ projectID: String) -> [Bridge] { (everyProject.map { [$0] } ?? []) + (byProject[projectID] ?? []) }
+    private func active(_ projectID: String) -> [Active] {
+        (forEveryProject.map { [$0] } ?? []) + (byProject[projectID] ?? [])
+    }
+
+    func list(_ projectID: String) -> [Bridge] { active(projectID).map(\.bridge) }
 
     func bridge(_ projectID: String, _ id: String) -> Bridge? { list(projectID).first { $0.id == id } }
 
-    func stats(of b: Bridge) -> BridgeStats { stats[b.key] ?? BridgeStats() }
+    func stats(of b: Bridge) -> BridgeStats {
+        active(b.projectID ?? "").first { $0.bridge.key == b.key }?.stats ?? BridgeStats()
+    }
 
     /// The next free `bN` id in a project.
     func nextID(in projectID: String) -> String {
@@ -50,14 +67,15 @@ final class Bridges {
     }
 
     func add(_ b: Bridge) {
-        byProject[b.projectID!, default: []].append(b)
+        byProject[b.projectID!, default: []].append(Active(b))
         changes.record()
         watchLog()
     }
 
     func remove(_ b: Bridge) {
-        byProject[b.projectID!]?.removeAll { $0.id == b.id }
-        stats[b.key] = nil
+        let projectID = b.projectID!
+        byProject[projectID]?.removeAll { $0.bridge.id == b.id }
+        if byProject[projectID]?.isEmpty == true { byProject[projectID] = nil }
         carrier?.retire(bridgeID: b.key)
         changes.record()
         watchLog()
@@ -65,12 +83,12 @@ final class Bridges {
 
     /// A project was reset: its bridges go with the rest of its state.
     func removeAll(projectID: String) {
-        for b in byProject[projectID] ?? [] { remove(b) }
+        for a in byProject[projectID] ?? [] { remove(a.bridge) }
     }
 
     /// The log is watched only while some bridge exists, so sends pay nothing otherwise.
     private func watchLog() {
-        let any = everyProject != nil || byProject.values.contains { !$0.isEmpty }
+        let any = forEveryProject != nil || !byProject.isEmpty
         log.listener = any ? { [unowned self] event in forward(event) } : nil
     }
 
@@ -78,53 +96,54 @@ final class Bridges {
     /// here and logged by `collect`, one `BRIDGE_OVERFLOW` per bridge and project with the
     /// count: a dead webhook under load then adds a row every 100 ms, not one per event.
     private func forward(_ e: Event) {
-        guard Bridge.fateEvents.contains(e.kind), let device = e.device else { return }
-        for b in list(e.projectID) where b.matches(e.kind, projectID: e.projectID, device: device) {
-            if let carrier, carrier.hasRoom(b), carrier.carry(BridgeEnvelope.make(for: e, on: device, through: b)) {
-                stats[b.key, default: BridgeStats()].forwarded += 1
-            } else {
-                stats[b.key, default: BridgeStats()].overflowed += 1
-                turnedAway[OverflowKey(bridge: b.key, projectID: e.projectID), default: 0] += 1
-            }
+        guard let device = e.device, Bridge.fateEvents.contains(e.kind) else { return }
+        if let a = forEveryProject { offer(e, device, to: a) }
+        if !byProject.isEmpty, let list = byProject[e.projectID] {
+            for a in list { offer(e, device, to: a) }
         }
     }
 
-    private struct OverflowKey: Hashable {
-        let bridge: String
-        let projectID: String
+    private func offer(_ e: Event, _ device: Device, to a: Active) {
+        guard a.bridge.matches(e.kind, projectID: e.projectID, device: device) else { return }
+        if let carrier, carrier.hasRoom(a.bridge), carrier.carry(BridgeEnvelope.make(for: e, on: device, through: a.bridge)) {
+            a.stats.forwarded += 1
+        } else {
+            a.stats.overflowed += 1
+            a.turnedAway[e.projectID, default: 0] += 1
+        }
     }
 
     /// Logs the attempts the carrier finished since the last call (the server calls this
     /// every 100 ms).
     func collect() {
-        for (key, count) in turnedAway {
-            guard let project = directory[key.projectID], let b = list(key.projectID).first(where: { $0.key == key.bridge })
-            else { continue }
-            log.append(
-                kind: .bridgeOverflow, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                reason:
-                    "\(b.id) \(b.target.name): \(count) event\(count == 1 ? "" : "s") not forwarded, queue full (\(b.queueLimit) waiting)"
-            )
+        for a in (forEveryProject.map { [$0] } ?? []) + byProject.values.joined() where !a.turnedAway.isEmpty {
+            for (projectID, count) in a.turnedAway {
+                guard let project = directory[projectID] else { continue }
+                log.append(
+                    kind: .bridgeOverflow, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                    reason:
+                        "\(a.bridge.id) \(a.bridge.target.name): \(count) event\(count == 1 ? "" : "s") not forwarded, queue full (\(a.bridge.queueLimit) waiting)"
+                )
+            }
+            a.turnedAway.removeAll()
         }
-        turnedAway.removeAll()
         guard let carrier else { return }
-        for a in carrier.finishedAttempts() {
-            let d = a.delivery
+        for attempt in carrier.finishedAttempts() {
+            let d = attempt.delivery
             guard let project = directory[d.projectID] else { continue }
-            let key = d.bridge.key
-            if stats[key] != nil {
-                stats[key]!.attempts += 1
-                if a.succeeded { stats[key]!.succeeded += 1 } else if a.final { stats[key]!.failed += 1 }
+            if let a = active(d.projectID).first(where: { $0.bridge.key == d.bridge.key }) {
+                a.stats.attempts += 1
+                if attempt.succeeded { a.stats.succeeded += 1 } else if attempt.final { a.stats.failed += 1 }
             }
             log.append(
                 kind: .bridgeAttempt, time: clock.now(), projectID: project.id, projectNumber: project.number,
                 messageID: d.messageID, device: d.deviceID.flatMap { project.devices[$0] },
-                reason: "\(d.bridge.id) \(d.bridge.target.name) \(d.eventName) attempt \(a.number): \(a.detail)")
+                reason: "\(d.bridge.id) \(d.bridge.target.name) \(d.eventName) attempt \(attempt.number): \(attempt.detail)")
         }
     }
 
     /// Every project's bridges for the saved state.
-    func forSnapshot(_ projectID: String) -> [Bridge] { byProject[projectID] ?? [] }
+    func forSnapshot(_ projectID: String) -> [Bridge] { (byProject[projectID] ?? []).map(\.bridge) }
 }
 
 /// What a bridge has done since it was made.

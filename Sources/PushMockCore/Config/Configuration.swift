@@ -382,9 +382,11 @@ extension Configuration {
     /// The `--help` text: every flag with its variable.
     public static var usage: String {
         var s = "usage: pushmock [flags]\n\nEvery flag has a PUSHMOCK_* variable; flags win.\n\n"
-        for o in options {
-            let flag = o.flag + (o.takesValue ? " VALUE" : "")
-            s += "  \(flag.padding(toLength: 24, withPad: " ", startingAt: 0)) \(o.variable)\n      \(o.help)\n"
+        let flags = options.map { $0.flag + ($0.takesValue ? " VALUE" : "") }
+        // The variables line up after the longest flag; none is cut.
+        let width = flags.map(\.count).max() ?? 0
+        for (o, flag) in zip(options, flags) {
+            s += "  \(flag.padding(toLength: width, withPad: " ", startingAt: 0))  \(o.variable)\n      \(o.help)\n"
         }
         return s
     }

@@ -119,6 +119,10 @@ public final class Gateway {
     /// Logs what the bridges' carrier finished; the server calls it every 100 ms.
     public func collectBridgeAttempts() { bridges.collect() }
 
+    /// A project's legacy server keys as served (a seed fixture may have replaced the
+    /// configured ones), for the start-up banner.
+    public func serverKeys(ofProject id: String) -> [String] { directory[id]?.serverKeys ?? [] }
+
     /// `--webhook`'s bridge, for the start-up banner.
     public var webhookBridge: Bridge? { bridges.everyProject }
 

@@ -12,10 +12,24 @@ final class CertificateStore {
     let authorityPEM: String
     var authorityPath: String { directory + "/ca.pem" }
 
-    /// Loads the CA from `directory`, creating both when missing. A lock file keeps two
-    /// pushmocks starting at once from each making a different CA.
-    init(directory: String) throws(ServerError) {
+    /// Loads the CA from `directory`, creating both when missing. Without `persistent` (the
+    /// TLS port off), a directory that cannot be used is no error: the CA then lives in memory
+    /// for this run, enough for `/emulator/v1/ca.pem` and APNs provider certificates.
+    init(directory: String, persistent: Bool = true) throws(ServerError) {
         self.directory = directory
+        let loaded: (Certificate, PrivateKey, String)
+        do {
+            loaded = try Self.loadOrCreate(in: directory)
+        } catch {
+            guard !persistent else { throw error }
+            loaded = try Self.newAuthority()
+        }
+        (authority, authorityKey, authorityPEM) = loaded
+    }
+
+    /// The CA in `directory`, made and written there when missing. A lock file keeps two
+    /// pushmocks starting at once from each making a different CA.
+    private static func loadOrCreate(in directory: String) throws(ServerError) -> (Certificate, PrivateKey, String) {
         do {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true,
@@ -31,12 +45,17 @@ final class CertificateStore {
         if let certText = try? String(contentsOfFile: certPath, encoding: .utf8),
             let keyText = try? String(contentsOfFile: keyPath, encoding: .utf8)
         {
-            authority = try Certificate.read(pem: certText)
-            authorityKey = try PrivateKey.read(pem: keyText)
-            authorityPEM = certText
-            return
+            return (try Certificate.read(pem: certText), try PrivateKey.read(pem: keyText), certText)
         }
-        authorityKey = try PrivateKey.generateP256()
+        let made = try newAuthority()
+        try write(try made.1.pem(), to: keyPath, mode: 0o600)
+        try write(made.2, to: certPath, mode: 0o644)
+        return made
+    }
+
+    /// A new CA: a P-256 key and a ten-year certificate.
+    private static func newAuthority() throws(ServerError) -> (Certificate, PrivateKey, String) {
+        let authorityKey = try PrivateKey.generateP256()
         let builder = X509Builder(
             subject: [("O", "pushmock"), ("CN", "pushmock local CA (\(Self.hostName()))")],
             days: 3650,
@@ -44,10 +63,8 @@ final class CertificateStore {
                 (NID_basic_constraints, "critical,CA:TRUE"), (NID_key_usage, "critical,keyCertSign,cRLSign"),
                 (NID_subject_key_identifier, "hash"),
             ])
-        authority = try builder.sign(authorityKey, issuer: nil)
-        authorityPEM = try authority.pem()
-        try Self.write(try authorityKey.pem(), to: keyPath, mode: 0o600)
-        try Self.write(authorityPEM, to: certPath, mode: 0o644)
+        let authority = try builder.sign(authorityKey, issuer: nil)
+        return (authority, authorityKey, try authority.pem())
     }
 
     /// A server certificate for the built-in names and `extraNames`, also written to
