@@ -11,8 +11,9 @@ TEST_PACKAGES := curl iproute2 util-linux chromium chromium-driver
 BENCH_PACKAGES := wrk nghttp2-client nghttp2-server nginx valgrind
 VENV := .venv
 ARGS ?=
+PREFIX ?= /usr/local
 
-.PHONY: run build release check lint format test test-asan fuzz-smoke fuzz deps test-deps bench-deps venv bench bench-instructions image-check clean
+.PHONY: run install build release check lint format test test-asan fuzz-smoke fuzz deps test-deps bench-deps venv bench bench-instructions image-check clean
 
 # Installs whichever of the given packages are missing, when root; otherwise prints the line.
 define install
@@ -53,6 +54,10 @@ release: deps
 ## run: build (release) and start pushmock on http://127.0.0.1:4010 (pass flags with ARGS="...")
 run: release
 	"$$(swift build -c release --show-bin-path)/pushmock" $(ARGS)
+
+## install: build (release) and copy pushmock to $(PREFIX)/bin (PREFIX=~/.local needs no root)
+install: release
+	install -D -m 755 "$$(swift build -c release --show-bin-path)/pushmock" "$(PREFIX)/bin/pushmock"
 
 $(VENV)/.installed: Tests/clients/requirements.txt
 	python3 -m venv $(VENV)

@@ -20,6 +20,8 @@ final class Bridges {
         var stats = BridgeStats()
         /// Events its full queue turned away since the last `collect`, by project.
         var turnedAway: [String: Int] = [:]
+        /// The queue was full: it counts as full until the next `collect`.
+        var full = false
 
         init(_ bridge: Bridge) { self.bridge = bridge }
     }
@@ -103,20 +105,26 @@ final class Bridges {
         }
     }
 
+    /// A queue found full is taken as full until the next `collect` (100 ms): a dead webhook
+    /// under load then costs each event a counter, not a lock and a lookup.
     private func offer(_ e: Event, _ device: Device, to a: Active) {
         guard a.bridge.matches(e.kind, projectID: e.projectID, device: device) else { return }
-        if let carrier, carrier.hasRoom(a.bridge), carrier.carry(BridgeEnvelope.make(for: e, on: device, through: a.bridge)) {
+        if !a.full, let carrier, carrier.hasRoom(a.bridge),
+            carrier.carry(BridgeEnvelope.make(for: e, on: device, through: a.bridge))
+        {
             a.stats.forwarded += 1
-        } else {
-            a.stats.overflowed += 1
-            a.turnedAway[e.projectID, default: 0] += 1
+            return
         }
+        a.full = true
+        a.stats.overflowed += 1
+        a.turnedAway[e.projectID, default: 0] += 1
     }
 
     /// Logs the attempts the carrier finished since the last call (the server calls this
     /// every 100 ms).
     func collect() {
         for a in (forEveryProject.map { [$0] } ?? []) + byProject.values.joined() where !a.turnedAway.isEmpty {
+            a.full = false
             for (projectID, count) in a.turnedAway {
                 guard let project = directory[projectID] else { continue }
                 log.append(
