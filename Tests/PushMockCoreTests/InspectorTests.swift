@@ -219,6 +219,27 @@ struct InspectorTests {
         #expect(rows.count == 10 && rows.allSatisfy { $0["event_timestamp"] != nil && $0["project_number"] != nil })
         #expect(rows.map { $0["seq"] as! Int } == Array(1...10))
     }
+
+    @Test("an export ends when the server's newest event is not one it matches: another project, or a filter")
+    func exportEnds() throws {
+        let h = try Harness()
+        let a = try h.device("android")
+        h.push(a["token"] as! String, #""notification":{"title":"x"}"#)
+        // "other" is served on first use, with no events of its own.
+        for path in [
+            "/emulator/v1/projects/other/events:export",
+            "/emulator/v1/projects/demo-pushmock/events:export?event=MESSAGE_ACCEPTED",
+        ] {
+            var export = try #require(stream(h, path))
+            var finished = false
+            var rounds = 0
+            while !finished, rounds < 10 {
+                finished = h.gateway.readers.streamNext(&export).finished
+                rounds += 1
+            }
+            #expect(finished, "\(path) never ended")
+        }
+    }
 }
 
 @Suite("Retention")

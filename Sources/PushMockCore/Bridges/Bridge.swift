@@ -62,6 +62,8 @@ public struct Bridge: Sendable {
 
     /// Unique in the process: `<project>/<id>`, `*/<id>` for `--webhook`'s.
     public let key: String
+    /// `events` as bits by `EventKind.ordinal`, tested for every event while bridges exist.
+    private let eventBits: UInt64
 
     init(id: String, projectID: String?, scope: Scope, events: Set<EventKind>, target: Target, queueLimit: Int) {
         self.id = id
@@ -71,11 +73,17 @@ public struct Bridge: Sendable {
         self.target = target
         self.queueLimit = queueLimit
         key = (projectID ?? "*") + "/" + id
+        eventBits = Self.bits(events)
     }
+
+    static func bits(_ kinds: Set<EventKind>) -> UInt64 { kinds.reduce(0) { $0 | 1 << UInt64($1.ordinal) } }
+    static let fateBits = bits(fateEvents)
 
     /// Whether this bridge forwards an event of this kind on this device.
     func matches(_ kind: EventKind, projectID: String, device: Device) -> Bool {
-        guard events.contains(kind), self.projectID == nil || self.projectID == projectID else { return false }
+        guard eventBits & 1 << UInt64(kind.ordinal) != 0, self.projectID == nil || self.projectID == projectID else {
+            return false
+        }
         if case .simulator = target, device.platform != .ios { return false }
         switch scope {
         case .project: return true

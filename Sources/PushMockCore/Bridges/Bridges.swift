@@ -18,8 +18,29 @@ final class Bridges {
     private final class Active {
         let bridge: Bridge
         var stats = BridgeStats()
-        /// Events its full queue turned away since the last `collect`, by project.
+        /// Events its full queue turned away since the last `collect`, by project; the
+        /// latest project's count is kept apart, so counting one is not a lookup.
         var turnedAway: [String: Int] = [:]
+        var latest: (projectID: String, count: Int)?
+
+        func turnAway(_ projectID: String) {
+            if latest?.projectID == projectID {
+                latest!.count += 1
+                return
+            }
+            if let l = latest { turnedAway[l.projectID, default: 0] += l.count }
+            latest = (projectID, 1)
+        }
+
+        /// What was turned away since the last call, by project.
+        func takeTurnedAway() -> [String: Int] {
+            if let l = latest { turnedAway[l.projectID, default: 0] += l.count }
+            defer {
+                turnedAway.removeAll()
+                latest = nil
+            }
+            return turnedAway
+        }
         /// The queue was full: it counts as full until the next `collect`.
         var full = false
 
@@ -98,7 +119,7 @@ final class Bridges {
     /// here and logged by `collect`, one `BRIDGE_OVERFLOW` per bridge and project with the
     /// count: a dead webhook under load then adds a row every 100 ms, not one per event.
     private func forward(_ e: Event) {
-        guard let device = e.device, Bridge.fateEvents.contains(e.kind) else { return }
+        guard Bridge.fateBits & 1 << UInt64(e.kind.ordinal) != 0, let device = e.device else { return }
         if let a = forEveryProject { offer(e, device, to: a) }
         if !byProject.isEmpty, let list = byProject[e.projectID] {
             for a in list { offer(e, device, to: a) }
@@ -117,15 +138,15 @@ final class Bridges {
         }
         a.full = true
         a.stats.overflowed += 1
-        a.turnedAway[e.projectID, default: 0] += 1
+        a.turnAway(e.projectID)
     }
 
     /// Logs the attempts the carrier finished since the last call (the server calls this
     /// every 100 ms).
     func collect() {
-        for a in (forEveryProject.map { [$0] } ?? []) + byProject.values.joined() where !a.turnedAway.isEmpty {
+        for a in (forEveryProject.map { [$0] } ?? []) + byProject.values.joined() {
             a.full = false
-            for (projectID, count) in a.turnedAway {
+            for (projectID, count) in a.takeTurnedAway() {
                 guard let project = directory[projectID] else { continue }
                 log.append(
                     kind: .bridgeOverflow, time: clock.now(), projectID: project.id, projectNumber: project.number,
@@ -133,7 +154,6 @@ final class Bridges {
                         "\(a.bridge.id) \(a.bridge.target.name): \(count) event\(count == 1 ? "" : "s") not forwarded, queue full (\(a.bridge.queueLimit) waiting)"
                 )
             }
-            a.turnedAway.removeAll()
         }
         guard let carrier else { return }
         for attempt in carrier.finishedAttempts() {
