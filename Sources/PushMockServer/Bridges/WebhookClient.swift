@@ -7,22 +7,32 @@ import PushMockCore
 /// connect, TLS (verified against the system's CAs and pushmock's own), the request, and the
 /// status line of the answer (docs/bridges.md, "Webhooks").
 final class WebhookClient: @unchecked Sendable {
-    /// Client TLS settings, shared by every worker; OpenSSL contexts are thread-safe once set up.
-    private let tls: OpaquePointer?
+    private let extraAuthority: String?
+    /// Client TLS settings, shared by every worker (OpenSSL contexts are thread-safe once set
+    /// up), made at the first https URL: loading the system's CAs costs memory a pushmock
+    /// without https webhooks does not need. Guarded by `lock` until made.
+    private var context: OpaquePointer?
+    private let lock = NSLock()
 
     init(extraAuthority: String?) {
-        let ctx = SSL_CTX_new(TLS_client_method())
-        if let ctx {
-            SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
-            SSL_CTX_set_default_verify_paths(ctx)
-            if let extraAuthority, FileManager.default.fileExists(atPath: extraAuthority) {
-                SSL_CTX_load_verify_locations(ctx, extraAuthority, nil)
-            }
-        }
-        tls = ctx
+        self.extraAuthority = extraAuthority
     }
 
-    deinit { if let tls { SSL_CTX_free(tls) } }
+    deinit { if let context { SSL_CTX_free(context) } }
+
+    private var tls: OpaquePointer? {
+        lock.withLock {
+            if context == nil, let ctx = SSL_CTX_new(TLS_client_method()) {
+                SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+                SSL_CTX_set_default_verify_paths(ctx)
+                if let extraAuthority, FileManager.default.fileExists(atPath: extraAuthority) {
+                    SSL_CTX_load_verify_locations(ctx, extraAuthority, nil)
+                }
+                context = ctx
+            }
+            return context
+        }
+    }
 
     /// The HTTP status, or why there is none.
     enum Outcome {
