@@ -79,8 +79,12 @@ final class Bridges {
 
     func bridge(_ projectID: String, _ id: String) -> Bridge? { list(projectID).first { $0.id == id } }
 
-    func stats(of b: Bridge) -> BridgeStats {
-        active(b.projectID ?? "").first { $0.bridge.key == b.key }?.stats ?? BridgeStats()
+    func stats(of b: Bridge) -> BridgeStats { entry(b)?.stats ?? BridgeStats() }
+
+    /// The bridge's entry while it exists (a removed bridge's late attempts find none).
+    private func entry(_ b: Bridge) -> Active? {
+        guard let projectID = b.projectID else { return forEveryProject }
+        return byProject[projectID]?.first { $0.bridge.key == b.key }
     }
 
     /// The next free `bN` id in a project.
@@ -159,7 +163,7 @@ final class Bridges {
         for attempt in carrier.finishedAttempts() {
             let d = attempt.delivery
             guard let project = directory[d.projectID] else { continue }
-            if let a = active(d.projectID).first(where: { $0.bridge.key == d.bridge.key }) {
+            if let a = entry(d.bridge) {
                 a.stats.attempts += 1
                 if attempt.succeeded { a.stats.succeeded += 1 } else if attempt.final { a.stats.failed += 1 }
             }

@@ -1,6 +1,6 @@
 /// The three client platforms FCM serves and pushmock simulates. A Web device is a browser
 /// with a push subscription for one web app (docs/device-model.md, "Web").
-public enum Platform: String, Sendable, CaseIterable {
+public enum Platform: String, Sendable {
     case ios, android, web
 
     /// The BigQuery export's `sdk_platform` value.
