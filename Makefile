@@ -5,9 +5,10 @@ SHELL := /bin/bash
 # Debian packages the build and the tests need (wrk, h2load, nghttpd and valgrind only for
 # `make bench` and `make bench-instructions`).
 # The tests run the official SDKs in a private network namespace (`ip`, `unshare`) and the
-# dashboard in headless Chromium.
-BUILD_PACKAGES := libevent-dev libssl-dev libnghttp2-dev libsqlite3-dev pkg-config
-TEST_PACKAGES := curl iproute2 util-linux chromium chromium-driver
+# dashboard in headless Chromium; Node.js runs the dashboard scripts' unit tests and checks
+# their syntax, tidy checks its HTML.
+BUILD_PACKAGES := libevent-dev libssl-dev libnghttp2-dev libsqlite3-dev pkg-config libjs-chart.js
+TEST_PACKAGES := curl iproute2 util-linux chromium chromium-driver nodejs tidy
 BENCH_PACKAGES := wrk nghttp2-client nghttp2-server nginx valgrind
 VENV := .venv
 ARGS ?=
@@ -75,8 +76,11 @@ test: test-deps venv lint
 
 ## lint: the house style (.swift-format), checked; `make format` rewrites files to it
 SWIFT_SOURCES := Sources Tests Fuzz Package.swift
+## and the dashboard's sources: each script parses (node --check), the page is valid HTML (tidy)
 lint:
 	swift format lint --strict --recursive $(SWIFT_SOURCES)
+	@for f in dashboard/js/*.js Tests/dashboard/*.mjs; do node --check "$$f" || exit 1; done
+	tidy -errors -quiet --drop-empty-elements no dashboard/index.html
 
 format:
 	swift format format --in-place --recursive $(SWIFT_SOURCES)

@@ -24,10 +24,13 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        // The dashboard's files (dashboard/, Chart.js from Debian's libjs-chart.js,
+        // docs/openapi.json), embedded at build time with C's #embed.
+        .target(name: "CDashboard"),
         .target(name: "PushMockCore", swiftSettings: releaseSettings),
         .target(
             name: "PushMockServer",
-            dependencies: ["PushMockCore", "CLibevent", "COpenSSL", "CNghttp2", "CSQLite"],
+            dependencies: ["PushMockCore", "CLibevent", "COpenSSL", "CNghttp2", "CSQLite", "CDashboard"],
             swiftSettings: releaseSettings),
         .executableTarget(name: "pushmock", dependencies: ["PushMockServer", "PushMockCore"]),
         .testTarget(name: "PushMockCoreTests", dependencies: ["PushMockCore"]),

@@ -63,7 +63,12 @@ struct InspectorTests {
                 "GET",
                 "/emulator/v1/projects/demo-pushmock/messages/" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             ))
-        #expect((m["request"] as? [String: Any])?["body"] as? String != nil)
+        let request = try #require(m["request"] as? [String: Any])
+        #expect(request["body"] as? String != nil)
+        #expect(request["method"] as? String == "POST" && request["path"] as? String == "/fcm/send")
+        let headers = (request["headers"] as? [[String: String]] ?? []).map { "\($0["name"]!): \($0["value"]!)" }
+        #expect(headers.contains("Authorization: key=\(Configuration.defaultServerKey)"), "\(headers)")
+        #expect(headers.contains("Content-Type: application/json"), "\(headers)")
         let devices = try #require(m["devices"] as? [[String: Any]])
         #expect(devices.count == 1)
         #expect(devices[0]["fate"] as? String == "MESSAGE_DROPPED" && devices[0]["reason"] as? String == "app_terminated")
@@ -272,5 +277,42 @@ struct RetentionTests {
         for bad in ["0", "-5m", "soon", "3w"] {
             #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: ["--max-age", bad], environment: [:]) }
         }
+    }
+
+    @Test("the message list pages with offset and says how many match, how many are kept and how many were evicted")
+    func messagePages() throws {
+        let h = try Harness()
+        let a = try h.device("android")
+        for i in 0..<7 { h.push(a["token"] as! String, #""data":{"n":"\#(i)"}"#) }
+        _ = h.send(#"{"to":"/topics/news","data":{"other":"1"}}"#)
+        func page(_ query: String) -> (summaries: [String], matched: Int, total: Int) {
+            let r = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages?" + query))
+            let list = (r["messages"] as? [[String: Any]] ?? []).map { $0["summary"] as! String }
+            return (list, r["matched"] as? Int ?? -1, r["total"] as? Int ?? -1)
+        }
+        #expect(page("limit=3").summaries == ["data: other", "data: n", "data: n"])
+        #expect(page("limit=3").matched == 8 && page("limit=3").total == 8)
+        #expect(page("limit=3&offset=6").summaries.count == 2)
+        #expect(page("limit=3&offset=9").summaries.isEmpty)
+        let filtered = page("limit=2&offset=1&token=\(a["token"] as! String)")
+        #expect(filtered.summaries.count == 2 && filtered.matched == 7 && filtered.total == 8)
+    }
+
+    @Test("deleting one message takes it out of the list and the inboxes, keeps its events in the log, and 404s after")
+    func deleteOne() throws {
+        let h = try Harness()
+        let a = try h.device("android")
+        let kept = h.push(a["token"] as! String, #""notification":{"title":"Kept"}"#)
+        let gone = h.push(a["token"] as! String, #""notification":{"title":"Gone"}"#)
+        let path = "/emulator/v1/projects/demo-pushmock/messages/"
+        let encoded = gone.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        #expect(h.call("DELETE", path + encoded).status == 200)
+        #expect(h.call("GET", path + encoded).status == 404)
+        #expect(h.call("DELETE", path + encoded).status == 404)
+        let list = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages"))
+        #expect((list["messages"] as? [[String: Any]])?.map { $0["summary"] as! String } == ["Kept"])
+        #expect(list["total"] as? Int == 1)
+        #expect(try h.inbox(a["id"] as! String).map { $0["message_id"] as! String } == [kept])
+        #expect(try h.events("&message_id=\(encoded)").isEmpty == false)
     }
 }

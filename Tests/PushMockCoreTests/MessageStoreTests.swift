@@ -7,7 +7,8 @@ struct MessageStoreTests {
     func message(_ id: String, bytes: Int = 0) -> Message {
         Message(
             id: id, projectID: "p", projectNumber: 1, api: "apns", target: .token, options: PushContent().options,
-            format: .apns, requestBytes: Array(repeating: 0, count: bytes), requestContentType: nil, receivedAt: 0, bulkID: nil,
+            format: .apns, requestBytes: Array(repeating: 0, count: bytes), requestHead: RequestHead(), receivedAt: 0,
+            bulkID: nil,
             dryRun: false)
     }
 
@@ -26,9 +27,9 @@ struct MessageStoreTests {
         #expect(store.count == 2 && store.bytes == 700 && store.evicted == 1)
         #expect(store.message(id: "a") == nil && first == nil, "an evicted send is released")
         store.add(message("d", bytes: 2000)) // larger than the bound: kept alone
-        #expect(store.count == 1 && store.bytes == 2000 && store.newest(limit: 5).map(\.id) == ["d"])
+        #expect(store.count == 1 && store.bytes == 2000 && store.newest(limit: 5).page.map(\.id) == ["d"])
         for i in 0..<5 { store.add(message("s\(i)", bytes: 100)) }
-        #expect(store.newest(limit: 10).map(\.id) == ["s4", "s3", "s2", "s1", "s0"] && store.bytes == 500)
+        #expect(store.newest(limit: 10).page.map(\.id) == ["s4", "s3", "s2", "s1", "s0"] && store.bytes == 500)
         #expect(store.message(id: "s0") != nil && store.message(id: "d") == nil)
     }
 
@@ -56,7 +57,7 @@ struct MessageStoreTests {
         #expect(store.message(id: "b") === b2)
         store.add(message("e")) // evicts the first b: the newer one is still found
         #expect(store.message(id: "b") === b2)
-        #expect(store.newest(limit: 3).map(\.id) == ["e", "b", "c"])
+        #expect(store.newest(limit: 3).page.map(\.id) == ["e", "b", "c"])
         store.removeAll()
         #expect(store.count == 0 && store.message(id: "e") == nil)
     }
@@ -71,5 +72,20 @@ struct MessageStoreTests {
                 #expect(seen.updateValue(id, forKey: MessageKey.fold(id)) == nil, "\(id)")
             }
         }
+    }
+
+    @Test("a removed send leaves a hole the ring passes: counts, bytes and eviction stay right")
+    func removeLeavesHole() {
+        let store = MessageStore(capacity: 3)
+        let sends = (0..<3).map { message("r\($0)", bytes: 10) }
+        for m in sends { store.add(m) }
+        store.remove(sends[1])
+        #expect(store.count == 2 && store.bytes == 20 && store.message(id: "r1") == nil)
+        #expect(store.newest(limit: 10).page.map(\.id) == ["r2", "r0"])
+        // The ring is still full (the hole holds a slot): the next two adds pass r0 and the hole.
+        store.add(message("r3", bytes: 10))
+        store.add(message("r4", bytes: 10))
+        #expect(store.newest(limit: 10).page.map(\.id) == ["r4", "r3", "r2"])
+        #expect(store.count == 3 && store.evicted == 1 && store.bytes == 30)
     }
 }

@@ -210,7 +210,18 @@ enum ControlJSON {
         if detail {
             w.key("request")
             w.beginObject()
+            w.member("method", ifPresent: m.requestHead.method.isEmpty ? nil : m.requestHead.method)
+            w.member("path", ifPresent: m.requestHead.path.isEmpty ? nil : m.requestHead.path)
             w.member("content_type", ifPresent: m.requestContentType)
+            w.key("headers")
+            w.beginArray()
+            for h in m.requestHead.headers {
+                w.beginObject()
+                w.member("name", h.name)
+                w.member("value", h.value)
+                w.endObject()
+            }
+            w.endArray()
             w.member("body", m.requestBody)
             if let json = try? JSONParser.parse(m.requestBytes) { w.member("json", json) }
             w.endObject()

@@ -87,6 +87,16 @@ final class ControlProjects {
         return .response(.json(200, "{}"))
     }
 
+    /// `DELETE .../messages/{id}`: the send leaves the list and the devices' inboxes; the log
+    /// keeps what happened to it, so reports and exports still count it.
+    func deleteMessage(_ params: [String: String]) throws(ControlError) -> Reply {
+        let p = try directory.named(params)
+        guard let m = p.messages.message(id: params["id"]!) else { throw Control.notFound("Message \(params["id"]!) not found.") }
+        p.messages.remove(m)
+        for d in p.devices.inOrder { d.removeFromInbox(m) }
+        return .response(.json(200, "{}"))
+    }
+
     func clockInfo() -> Reply {
         .response(.json(200, "{\"mode\":\"\(clock.mode.rawValue)\",\"now\":\"\(clock.now().rfc3339)\"}"))
     }

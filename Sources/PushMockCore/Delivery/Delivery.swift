@@ -29,7 +29,8 @@ final class Delivery {
         let message = Message(
             id: id, projectID: project.id, projectNumber: project.number, api: api, target: target,
             options: options, format: format, requestBytes: request.body,
-            requestContentType: Self.interned(request.header("content-type")), receivedAt: clock.now(),
+            requestHead: RequestHead(method: request.method, path: request.path, headers: request.headers),
+            receivedAt: clock.now(),
             bulkID: bulkID, dryRun: dryRun)
         countAccepted(api)
         message.overHTTP2 = request.connection?.isHTTP2 == true
@@ -61,14 +62,6 @@ final class Delivery {
     }
 
     /// Shares the storage of the content types nearly every request carries.
-    static func interned(_ contentType: String?) -> String? {
-        switch contentType {
-        case "application/json"?: "application/json"
-        case "application/json; charset=UTF-8"?: "application/json; charset=UTF-8"
-        case "application/x-www-form-urlencoded;charset=UTF-8"?: "application/x-www-form-urlencoded;charset=UTF-8"
-        default: contentType
-        }
-    }
 
     /// Logs acceptance for one device, then stores or delivers the message.
     func deliver(_ message: Message, messageID: String, to device: Device, project: Project, now: Timestamp? = nil) {

@@ -98,7 +98,9 @@ public final class Message {
     public let format: Format
     /// The request body exactly as received.
     public let requestBytes: [UInt8]
-    public let requestContentType: String?
+    /// The request's method, path and headers as received (empty for a send read back from
+    /// `--data-dir`, whose log keeps no requests).
+    public let requestHead: RequestHead
     public let receivedAt: Timestamp
     public let bulkID: Int64?
     public let dryRun: Bool
@@ -117,7 +119,7 @@ public final class Message {
 
     init(
         id: String, projectID: String, projectNumber: Int64, api: String, target: Target, options: PushOptions, format: Format,
-        requestBytes: [UInt8], requestContentType: String?, receivedAt: Timestamp, bulkID: Int64?, dryRun: Bool
+        requestBytes: [UInt8], requestHead: RequestHead, receivedAt: Timestamp, bulkID: Int64?, dryRun: Bool
     ) {
         self.id = id
         idHash = MessageKey.fold(id)
@@ -128,11 +130,13 @@ public final class Message {
         self.options = options
         self.format = format
         self.requestBytes = requestBytes
-        self.requestContentType = requestContentType
+        self.requestHead = requestHead
         self.receivedAt = receivedAt
         self.bulkID = bulkID
         self.dryRun = dryRun
     }
+
+    public var requestContentType: String? { requestHead.headers.first { $0.name.lowercased() == "content-type" }?.value }
 
     public var topic: String? { if case .topic(let t) = target { t } else { nil } }
 
@@ -213,4 +217,11 @@ public struct WebOptions {
         ttl = header("TTL").flatMap { Int($0) }.map { min(max($0, 0), PushContent.maxTTL) } ?? PushContent.maxTTL
         collapseKey = header("Topic")
     }
+}
+
+/// What a send's request said besides its body: shown by `GET .../messages/{id}`.
+public struct RequestHead: Sendable {
+    public var method = ""
+    public var path = ""
+    public var headers: [(name: String, value: String)] = []
 }

@@ -14,7 +14,12 @@ public final class MessageStore {
     private var order: [Message?] = []
     private var hashes: [UInt64] = []
     private var first = 0
-    public private(set) var count = 0
+    /// Ring slots in use, holes left by `remove` included.
+    private var used = 0
+    /// Slots emptied by `remove` that the ring has not yet passed.
+    private var holes = 0
+    /// The sends kept.
+    public var count: Int { used - holes }
     /// The request bodies' bytes of the sends kept.
     public private(set) var bytes = 0
     private var recipients: [MessageKey: Message] = [:]
@@ -27,8 +32,8 @@ public final class MessageStore {
 
     func add(_ message: Message) {
         let size = message.requestBytes.count
-        while count > 0, count == capacity || bytes + size > maxBytes { evictOldest() }
-        if count == order.count {
+        while used > 0, used == capacity || bytes + size > maxBytes { evictOldest() }
+        if used == order.count {
             // The ring is full but below capacity: grow it, oldest first again.
             if first != 0 {
                 order = Array(order[first...] + order[..<first])
@@ -38,23 +43,45 @@ public final class MessageStore {
             order.append(message)
             hashes.append(message.idHash)
         } else {
-            let slot = (first + count) % order.count
+            let slot = (first + used) % order.count
             order[slot] = message
             hashes[slot] = message.idHash
         }
-        count += 1
+        used += 1
         bytes += size
     }
 
     private func evictOldest() {
-        guard let oldest = order[first] else { return }
-        forget(oldest)
+        let oldest = order[first]
         order[first] = nil
         hashes[first] = 0
         first = (first + 1) % order.count
-        count -= 1
-        bytes -= oldest.requestBytes.count
-        evicted += 1
+        used -= 1
+        if let oldest {
+            forget(oldest)
+            bytes -= oldest.requestBytes.count
+            evicted += 1
+        } else {
+            holes -= 1
+        }
+    }
+
+    /// Takes one send out (`DELETE .../messages/{id}`); its slot stays a hole until the ring
+    /// passes it.
+    func remove(_ message: Message) {
+        var k = used - 1
+        while k >= 0 {
+            let slot = (first + k) % order.count
+            if order[slot] === message {
+                forget(message)
+                order[slot] = nil
+                hashes[slot] = 0
+                holes += 1
+                bytes -= message.requestBytes.count
+                return
+            }
+            k -= 1
+        }
     }
 
     /// Notes a recipient's message id on its send and makes the id find the send.
@@ -71,7 +98,7 @@ public final class MessageStore {
         let key = MessageKey(id)
         if let m = recipients[key] { return m }
         // Newest first: the sends a test asks about are usually recent.
-        var k = count - 1
+        var k = used - 1
         while k >= 0 {
             let slot = (first + k) % order.count
             if hashes[slot] == key.hash, let m = order[slot], m.id == id { return m }
@@ -80,15 +107,22 @@ public final class MessageStore {
         return nil
     }
 
-    /// Newest first, those `include` accepts.
-    public func newest(limit: Int, where include: (Message) -> Bool = { _ in true }) -> [Message] {
-        var out: [Message] = []
-        var k = count - 1
-        while k >= 0, out.count < limit {
-            if let m = order[(first + k) % order.count], include(m) { out.append(m) }
+    /// Newest first, those `include` accepts: `limit` of them after skipping `offset`, and
+    /// how many it accepts in all.
+    public func newest(limit: Int, offset: Int = 0, where include: (Message) -> Bool = { _ in true }) -> (
+        page: [Message], matched: Int
+    ) {
+        var page: [Message] = []
+        var matched = 0
+        var k = used - 1
+        while k >= 0 {
+            if let m = order[(first + k) % order.count], include(m) {
+                if matched >= offset, page.count < limit { page.append(m) }
+                matched += 1
+            }
             k -= 1
         }
-        return out
+        return (page, matched)
     }
 
     func removeAll() {
@@ -96,7 +130,8 @@ public final class MessageStore {
         hashes.removeAll()
         recipients.removeAll()
         first = 0
-        count = 0
+        used = 0
+        holes = 0
         bytes = 0
     }
 }

@@ -74,6 +74,13 @@ public final class Device {
 
     func markOpened(at index: Int) { received[index].opened = true }
 
+    /// Takes a send's entries out of the inbox (`DELETE .../messages/{id}`).
+    func removeFromInbox(_ message: Message) {
+        let before = received.count
+        received.removeAll { $0.message === message }
+        receivedCount -= before - received.count
+    }
+
     func clearInbox() {
         received.removeAll()
         receivedCount = 0

@@ -33,7 +33,7 @@ extension Gateway {
                     let m = Message(
                         id: id, projectID: project.id, projectNumber: project.number, api: s.api ?? "unknown",
                         target: s.topic.map { .topic($0) } ?? .token, options: options, format: .v1, requestBytes: [],
-                        requestContentType: nil, receivedAt: s.time, bulkID: s.bulkID, dryRun: false)
+                        requestHead: RequestHead(), receivedAt: s.time, bulkID: s.bulkID, dryRun: false)
                     project.messages.add(m) // once per id: `messages` remembers it
                     messages[key] = m
                     message = m

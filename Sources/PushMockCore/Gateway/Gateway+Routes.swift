@@ -89,6 +89,7 @@ extension Gateway {
 
         // Control API (docs/control-api.md)
         let project = "/emulator/v1/projects/{project}"
+        r.add(.control, "GET", "/emulator/v1/openapi.json") { g, req, _ in g.asset(req) }
         r.add(.control, "GET", "/emulator/v1/ca.pem") { g, _, _ in g.controlCredentials.caCertificate() }
         r.control("GET", "/emulator/v1/clock") { g, _, _ in g.controlProjects.clockInfo() }
         r.control("POST", "/emulator/v1/clock:advance") { g, req, _ throws(ControlError) in
@@ -143,6 +144,7 @@ extension Gateway {
         r.control("GET", project + "/messages") { g, req, p throws(ControlError) in try g.inspector.listMessages(req, p) }
         r.control("DELETE", project + "/messages") { g, _, p throws(ControlError) in try g.controlProjects.clearMessages(p) }
         r.control("GET", project + "/messages/{id}") { g, _, p throws(ControlError) in try g.inspector.message(p) }
+        r.control("DELETE", project + "/messages/{id}") { g, _, p throws(ControlError) in try g.controlProjects.deleteMessage(p) }
         r.control("GET", project + "/topics") { g, _, p throws(ControlError) in try g.inspector.listTopics(p) }
         r.control("GET", project + "/reports") { g, req, p throws(ControlError) in try g.readers.reports(req, p) }
         r.control("GET", project + "/events:stream") { g, req, p throws(ControlError) in

@@ -15,6 +15,7 @@ final class Inspector {
     func listMessages(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         let limit = min(max(1, request.queryValue("limit").flatMap(Int.init) ?? 100), 10_000)
+        let offset = max(0, request.queryValue("offset").flatMap(Int.init) ?? 0)
         let topic = request.queryValue("topic").map(Topic.bareName)
         let label = request.queryValue("label")
         let text = request.queryValue("q")?.lowercased()
@@ -39,7 +40,7 @@ final class Inspector {
             }
             named = ids
         }
-        let messages = p.messages.newest(limit: limit) { m in
+        let (messages, matched) = p.messages.newest(limit: limit, offset: offset) { m in
             if let named, !named.contains(ObjectIdentifier(m)) { return false }
             if let topic, m.topic != topic { return false }
             if let label, m.options.analyticsLabel != label { return false }
@@ -50,13 +51,13 @@ final class Inspector {
             }
             return true
         }
-        let list = pages(messages, total: p.messages.count, evicted: p.messages.evicted)
+        let list = pages(messages, matched: matched, total: p.messages.count, evicted: p.messages.evicted)
         return limit > EventReaders.renderedLimit ? .paged(list) : .response(list.whole())
     }
 
-    /// The list of sends, `{"messages":[…],"total":…,"evicted":…}`, 500 sends a part; each
-    /// part's outcome counts are read when it is made.
-    private func pages(_ messages: [Message], total: Int, evicted: Int) -> PagedAnswer {
+    /// The list of sends, `{"messages":[…],"matched":…,"total":…,"evicted":…}`, 500 sends a
+    /// part; each part's outcome counts are read when it is made.
+    private func pages(_ messages: [Message], matched: Int, total: Int, evicted: Int) -> PagedAnswer {
         var written = 0
         return PagedAnswer(head: Response(status: 200, headers: Response.jsonHeaders)) { [self] in
             // Top-level writes: the writer adds no commas between them.
@@ -70,7 +71,7 @@ final class Inspector {
                 written += 1
             }
             guard written == messages.count else { return (w.bytes, false) }
-            w.raw("],\"total\":\(total),\"evicted\":\(evicted)}")
+            w.raw("],\"matched\":\(matched),\"total\":\(total),\"evicted\":\(evicted)}")
             return (w.bytes, true)
         }
     }

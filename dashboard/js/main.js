@@ -1,0 +1,168 @@
+// The dashboard: a URL per view, message and device (#/<project>/<view>[/<id>], so Back,
+// Forward and links work), live updates from events:stream, and the keyboard.
+//
+// Live updates are coalesced: any new event marks the view dirty, and the visible view is
+// refreshed at most every REFRESH_MS (reports, which read the whole log, every
+// REPORT_REFRESH_MS), however fast events arrive.
+
+import { project, setProject, takeTokenFromHash, token, base, call } from "./api.js";
+import { $, $$, el, refreshTimes, setServerNow } from "./dom.js";
+import * as messages from "./messages.js";
+import * as devices from "./devices.js";
+import * as topics from "./topics.js";
+import * as reports from "./reports.js";
+import * as projectView from "./project.js";
+import * as reference from "./reference.js";
+
+const REFRESH_MS = 400;
+const REPORT_REFRESH_MS = 2000;
+const VIEWS = { messages, devices, topics, reports, project: projectView, api: reference };
+const EVENTS = ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_PRESENTED", "MESSAGE_STORED",
+  "MESSAGE_COLLAPSED", "MESSAGE_EXPIRED", "MESSAGE_DROPPED", "MESSAGE_OPEN", "MESSAGE_IMPRESSION", "INVALID_REGISTRATION",
+  "MISMATCH_SENDER_ID", "QUOTA_EXCEEDED", "AUTHENTICATION_ERROR", "PAYLOAD_TOO_LARGE", "INVALID_PARAMETERS",
+  "MESSAGE_RECEIVED_INTERNAL_ERROR", "INVALID_APNS_CREDENTIAL", "INVALID_PACKAGE_NAME", "INVALID_TTL", "MISSING_REGISTRATIONS"];
+
+const state = { view: "messages", id: null, dirty: true, refreshed: 0, source: null, streamProject: null };
+
+const href = (view, id) => `#/${encodeURIComponent(project())}/${view}${id ? "/" + encodeURIComponent(id) : ""}`;
+
+/** What every view gets: where it is, how to link and navigate, and how to act. */
+const ctx = {
+  get id() { return state.id; },
+  href,
+  go(view, id) { location.hash = href(view, id); },
+  refresh() { state.dirty = true; refresh(); },
+  /** Runs a change through the API; shows its error, refreshes either way; answers its result. */
+  async act(change) {
+    try {
+      return await change();
+    } catch (e) {
+      showError(e.message);
+      return null;
+    } finally {
+      state.dirty = true;
+      refresh();
+    }
+  },
+};
+
+/** #/<project>/<view>/<id>; anything else is the default project's Messages. */
+function route() {
+  const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  const [p, view, ...rest] = parts;
+  const id = rest.join("/") || null;
+  if (!p || !VIEWS[view]) {
+    history.replaceState(null, "", href(VIEWS[p] ? p : "messages"));
+    return route();
+  }
+  if (p !== project()) {
+    for (const v of Object.values(VIEWS)) v.clear();
+    messages.firstPage();
+  }
+  setProject(p);
+  $("#project").value = p;
+  state.view = view;
+  state.id = id;
+  for (const a of $$(".tab")) a.setAttribute("aria-current", a.dataset.view === view ? "page" : "false");
+  for (const s of $$(".view")) s.hidden = s.id !== "view-" + view;
+  document.body.classList.toggle("has-detail", !!id);
+  document.title = `${id ? id + " · " : ""}${view} · ${p} · pushmock`;
+  connect();
+  state.dirty = true;
+  refresh();
+}
+
+let running = null;
+async function refresh() {
+  if (running) { state.dirty = true; return running; }
+  state.dirty = false;
+  state.refreshed = Date.now();
+  const view = state.view;
+  running = (async () => {
+    try {
+      await VIEWS[view].render(ctx);
+      hideError();
+    } catch (e) {
+      // An unknown project (or a server that went away): say so, and show nothing stale.
+      VIEWS[view].clear();
+      showError(e.status === 404 && /project/i.test(e.message) ? `Project '${project()}': ${e.message}` : e.message);
+    } finally {
+      running = null;
+    }
+  })();
+  return running;
+}
+
+function showError(text) {
+  const b = $("#banner");
+  b.textContent = text;
+  b.hidden = false;
+}
+
+function hideError() {
+  $("#banner").hidden = true;
+}
+
+function connect() {
+  if (state.source && state.streamProject === project()) return;
+  if (state.source) state.source.close();
+  const source = new EventSource(base() + "/events:stream" + (token() ? "?access_token=" + encodeURIComponent(token()) : ""));
+  state.source = source;
+  state.streamProject = project();
+  source.onopen = () => { $("#live").textContent = "live"; $("#live").className = "live on"; };
+  source.onerror = () => { $("#live").textContent = "reconnecting"; $("#live").className = "live off"; };
+  source.onmessage = () => { state.dirty = true; };
+  source.addEventListener("gap", () => { state.dirty = true; });
+}
+
+async function syncClock() {
+  try { setServerNow((await call("/emulator/v1/clock")).now); } catch { /* the times stay relative to this browser's clock */ }
+}
+
+/** j / k open the next / previous row of the list shown; / searches; Escape closes the detail. */
+function keyboard(e) {
+  if (e.target.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+  const list = $(`#view-${state.view} table.list.main tbody`);
+  if ((e.key === "j" || e.key === "k") && list) {
+    const rows = $$("tr[data-id]", list);
+    if (!rows.length) return;
+    const at = rows.findIndex((r) => r.dataset.id === state.id);
+    const next = rows[Math.min(rows.length - 1, Math.max(0, at < 0 ? 0 : at + (e.key === "j" ? 1 : -1)))];
+    ctx.go(state.view, next.dataset.id);
+    next.focus();
+    e.preventDefault();
+  } else if (e.key === "/" && state.view === "messages") {
+    $("#message-filters input[name=q]").focus();
+    e.preventDefault();
+  } else if (e.key === "Escape" && state.id) {
+    ctx.go(state.view);
+    e.preventDefault();
+  }
+}
+
+function start() {
+  if (takeTokenFromHash()) history.replaceState(null, "", "#/");
+  const eventSelect = $("#message-filters select[name=event]");
+  for (const e of EVENTS) eventSelect.append(el("option", { value: e }, e));
+  for (const form of $$(".filters")) {
+    form.addEventListener("input", () => { messages.firstPage(); state.dirty = true; });
+    form.addEventListener("submit", (e) => { e.preventDefault(); refresh(); });
+  }
+  $("#project-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const p = $("#project").value.trim() || "demo-pushmock";
+    location.hash = `#/${encodeURIComponent(p)}/${state.view}`;
+  });
+  for (const v of Object.values(VIEWS)) v.bind(ctx);
+  document.addEventListener("keydown", keyboard);
+  window.addEventListener("hashchange", route);
+  setInterval(() => {
+    const every = state.view === "reports" ? REPORT_REFRESH_MS : REFRESH_MS;
+    if (state.dirty && Date.now() - state.refreshed >= every) refresh();
+  }, REFRESH_MS);
+  setInterval(refreshTimes, 5000);
+  setInterval(syncClock, 30000);
+  syncClock().then(route);
+}
+
+start();

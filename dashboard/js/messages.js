@@ -1,0 +1,129 @@
+// The Messages view: every accepted send, a page at a time, and one send in detail: what each
+// device showed (previews), who it never reached and why, each device's timeline, and the
+// request exactly as received.
+
+import { api, send } from "./api.js";
+import { $, el, fill, pill, pre, when } from "./dom.js";
+import { describe, preview } from "./previews.js";
+import { listRows, changed, hint, deviceLink } from "./views.js";
+
+export const PAGE = 50;
+let offset = 0;
+
+/** Back to the first page (the filters changed). */
+export function firstPage() {
+  offset = 0;
+}
+
+function filters() {
+  const q = new URLSearchParams();
+  for (const [k, v] of new FormData($("#message-filters"))) if (String(v).trim()) q.set(k, String(v).trim());
+  return q;
+}
+
+export async function render(ctx) {
+  const q = filters();
+  q.set("limit", String(PAGE));
+  q.set("offset", String(offset));
+  const data = await api("/messages?" + q);
+  if (offset > 0 && data.messages.length === 0 && data.matched > 0) {
+    offset = Math.max(0, Math.floor((data.matched - 1) / PAGE) * PAGE);
+    return render(ctx);
+  }
+  listRows($("#messages tbody"), data.messages.map((m) => ({
+    id: m.message_id,
+    cells: [
+      when(m.received_at),
+      m.api + (m.http_version === "2" ? " h2" : ""),
+      m.topic ? "/topics/" + m.topic : m.condition || m.notification_key_name || m.target,
+      m.summary || hint("(empty)"),
+      Object.entries(m.counts || {}).map(([k, n]) => pill(k, n)),
+    ],
+  })), ctx.id, (id) => ctx.go("messages", id), 5, "No messages yet.");
+  const shown = data.messages.length;
+  const where = data.matched ? `${offset + 1}–${offset + shown} of ${data.matched}` : "0 of 0";
+  const more = [data.matched !== data.total ? `${data.total} kept in all` : null, data.evicted ? `${data.evicted} older evicted` : null].filter(Boolean);
+  $("#message-count").textContent = where + (more.length ? ` (${more.join(", ")})` : "");
+  $("#message-prev").disabled = offset === 0;
+  $("#message-next").disabled = offset + shown >= data.matched;
+  if (ctx.id) await renderMessage(ctx, ctx.id);
+  else fill($("#message"), el("p", { class: "hint" }, "Select a message."));
+}
+
+export function clear() {
+  $("#messages tbody").replaceChildren();
+  $("#message-count").textContent = "";
+  fill($("#message"));
+  delete $("#message").dataset.shown;
+}
+
+export function bind(ctx) {
+  $("#message-prev").addEventListener("click", () => { offset = Math.max(0, offset - PAGE); ctx.refresh(); });
+  $("#message-next").addEventListener("click", () => { offset += PAGE; ctx.refresh(); });
+  $("#message-clear").addEventListener("click", async () => {
+    if (!confirm("Delete every message of this project, the devices' inboxes and its event log?")) return;
+    await ctx.act(() => send("DELETE", "/messages"));
+    ctx.go("messages");
+  });
+}
+
+const FAILURE = /INVALID|MISMATCH|QUOTA|AUTH|TOO_LARGE|INTERNAL|MISSING/;
+
+async function renderMessage(ctx, id) {
+  const box = $("#message");
+  let m;
+  try {
+    m = await api("/messages/" + encodeURIComponent(id));
+  } catch (e) {
+    if (e.status !== 404) throw e;
+    fill(box, el("p", { class: "hint" }, `Message ${id} is not here: it was deleted, cleared or evicted.`));
+    delete box.dataset.shown;
+    return;
+  }
+  if (!changed(box, m)) return;
+  // Recipients FCM refused (a bad or unregistered token in a multicast): no device, one event.
+  const failed = m.events.filter((e) => !e.device_id && FAILURE.test(e.event));
+  fill(box,
+    el("div", { class: "detail-head" },
+      el("a", { class: "back", href: ctx.href("messages") }, "← Messages"),
+      el("button", { type: "button", class: "danger", onclick: async () => {
+        if (!confirm("Delete this message from the list and the devices' inboxes? The event log keeps it.")) return;
+        await ctx.act(() => send("DELETE", "/messages/" + encodeURIComponent(m.message_id)));
+        ctx.go("messages");
+      } }, "Delete")),
+    el("h2", {}, m.summary || m.message_id),
+    el("p", {}, `${m.api} · ${m.target} · ${m.message_type} · received `, when(m.received_at),
+      ` · HTTP/${m.http_version}${m.tls ? " over TLS" : ""}${m.dry_run ? " · dry run" : ""}`),
+    el("p", {}, "Message id: ", el("code", {}, m.message_id), ` · ${m.accepted} accepted, ${m.failed} failed`),
+    failed.length ? [
+      el("h3", {}, `Not delivered (${failed.length})`),
+      el("table", { class: "list failed" }, el("tbody", {}, failed.map((e) => el("tr", {},
+        el("td", {}, el("code", { class: "token" }, e.token || "(no token)")), el("td", {}, pill(e.event)), el("td", {}, e.reason || ""))))),
+    ] : null,
+    el("h3", {}, `Devices (${m.devices_total})`),
+    m.devices.length < m.devices_total ? el("p", { class: "hint" }, `The first ${m.devices.length} are shown; the events API has them all.`) : null,
+    m.devices.length ? null : el("p", { class: "hint" }, "No device received it."),
+    m.devices.map((d) => el("section", { class: "delivery" },
+      el("p", {}, deviceLink(ctx, d.device_id), ` ${d.platform} ${d.app} — `, pill(d.fate), d.reason ? ` ${d.reason}` : ""),
+      preview(describe(d)),
+      el("table", { class: "list timeline" }, el("tbody", {}, d.timeline.map((t) => el("tr", {}, el("td", {}, when(t.time)), el("td", {}, pill(t.event)), el("td", {}, t.reason || ""))))),
+      el("details", {}, el("summary", {}, { ios: "APNs request", android: "Android message", web: "Web push payload" }[d.platform]), pre(d.apns || d.android || d.web)))),
+    el("h3", {}, "Request as received"),
+    rawRequest(m),
+  );
+}
+
+/** The request as an HTTP message: request line, headers, then the body (JSON pretty-printed on request). */
+function rawRequest(m) {
+  const r = m.request;
+  const head = r.method ? [`${r.method} ${r.path} HTTP/${m.http_version}`, ...r.headers.map((h) => `${h.name}: ${h.value}`)].join("\n") : "(the request line and headers are not kept across a restart)";
+  const body = pre(r.body, "raw-body");
+  return el("div", { class: "raw" },
+    pre(head, "raw-head"),
+    body,
+    r.json !== undefined ? el("button", { type: "button", onclick: (e) => {
+      const pretty = e.target.getAttribute("aria-pressed") !== "true";
+      e.target.setAttribute("aria-pressed", String(pretty));
+      body.textContent = pretty ? JSON.stringify(r.json, null, 2) : r.body;
+    }, "aria-pressed": "false" }, "Pretty-print JSON") : null);
+}

@@ -1,0 +1,62 @@
+// The Project view: the project's keys and counts, failure injection (chaos) switched on and
+// off per surface, and a reset to the start state.
+
+import { api, send, project } from "./api.js";
+import { $, el, fill } from "./dom.js";
+import { changed } from "./views.js";
+
+const SURFACES = [["legacy", "/fcm/send"], ["v1", "FCM v1 messages:send"], ["topics", "topic management"], ["apns", "APNs /3/device"]];
+
+export async function render(ctx) {
+  const [info, chaos] = await Promise.all([api(""), api("/chaos")]);
+  const box = $("#project-info");
+  if (!changed(box, [info, chaos])) return;
+  const on = SURFACES.filter(([s]) => active(chaos[s]));
+  fill(box,
+    el("h2", {}, `Project ${info.id}`),
+    el("table", { class: "list facts" }, el("tbody", {},
+      [["Project number", info.number], ["Apple team id", info.apple_team_id], ["Server keys", (info.server_keys || []).join(", ")],
+        ["Apps", info.apps], ["Devices", info.devices], ["Topics", info.topics], ["Messages", info.messages], ["Events in the log", info.events_in_log]]
+        .map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, el("code", {}, String(v))))))),
+    el("h3", {}, "Chaos"),
+    el("p", { id: "chaos-status" }, on.length ? `On for ${on.map(([s]) => s).join(", ")}.` : "Off: every request is answered normally."),
+    el("form", { id: "chaos-form", onsubmit: (e) => {
+      e.preventDefault();
+      const body = {};
+      for (const [s] of SURFACES) {
+        const f = e.target;
+        if (!f[`${s}-on`].checked) continue;
+        body[s] = { error_rate: Number(f[`${s}-error_rate`].value) / 100, latency_ms: Number(f[`${s}-latency_ms`].value), drop_rate: Number(f[`${s}-drop_rate`].value) / 100 };
+      }
+      ctx.act(() => send("PUT", "/chaos", body));
+    } },
+      el("table", { class: "list" },
+        el("thead", {}, el("tr", {}, ["Surface", "On", "Errors %", "Latency ms", "Dropped connections %"].map((h) => el("th", {}, h)))),
+        el("tbody", {}, SURFACES.map(([s, what]) => {
+          const c = chaos[s] || {};
+          return el("tr", {}, el("td", {}, `${s} (${what})`),
+            el("td", {}, el("input", { type: "checkbox", name: `${s}-on`, "aria-label": `Chaos on ${s}`, checked: active(c) })),
+            el("td", {}, el("input", { type: "number", name: `${s}-error_rate`, min: 0, max: 100, step: "any", size: 5, value: percent(c.error_rate, 20), "aria-label": `${s} error rate` })),
+            el("td", {}, el("input", { type: "number", name: `${s}-latency_ms`, min: 0, max: 60000, size: 6, value: c.latency_ms || 0, "aria-label": `${s} latency` })),
+            el("td", {}, el("input", { type: "number", name: `${s}-drop_rate`, min: 0, max: 100, step: "any", size: 5, value: percent(c.drop_rate, 0), "aria-label": `${s} drop rate` })));
+        }))),
+      el("div", { class: "controls" }, el("button", { type: "submit" }, "Apply chaos"),
+        el("button", { type: "button", onclick: () => ctx.act(() => send("DELETE", "/chaos")) }, "Switch chaos off"))),
+    el("h3", {}, "Reset"),
+    el("p", {}, "Back to the start state: no apps, devices, topics, groups, messages, events or bridges; the server keys stay."),
+    el("button", { type: "button", class: "danger", onclick: async () => {
+      if (!confirm(`Reset project ${project()}? Every device, message and event goes.`)) return;
+      await ctx.act(() => send("DELETE", ""));
+    } }, "Reset project"),
+  );
+}
+
+const active = (c) => !!c && (c.error_rate > 0 || c.latency_ms > 0 || c.jitter_ms > 0 || c.drop_rate > 0);
+const percent = (rate, otherwise) => (rate > 0 ? Math.round(rate * 10000) / 100 : otherwise);
+
+export function clear() {
+  fill($("#project-info"));
+  delete $("#project-info").dataset.shown;
+}
+
+export function bind() {}
