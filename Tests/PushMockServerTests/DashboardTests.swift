@@ -31,7 +31,7 @@ struct DashboardTests {
     }
 
     @Test(
-        "in Chromium: a push appears live, opens with the keyboard, its notification is opened from the device page and Opens go up; a silent push to a force-quit iPhone shows as dropped"
+        "in Chromium, as a person uses it: live pushes, previews, links with Back and Forward, pages, panes that scroll alone, narrow windows, an unknown project, managing devices, chaos and the project, charts, the API reference, dark mode"
     )
     func browser() throws {
         #expect(
@@ -43,19 +43,55 @@ struct DashboardTests {
             RealClientTests.python, [Self.clients + "/dashboard_browser.py", String(server.port), Self.screenshots])
         #expect(status == 0, "\(out)")
         let r = lastJSON(out)
-        #expect(r["appeared_live"] as? Bool == true, "\(out)")
-        #expect(
-            r["detail_has_request"] as? Bool == true && r["detail_has_device"] as? Bool == true
-                && r["detail_has_rendering"] as? Bool == true)
+        let seen = { (key: String) in r[key] as? Bool == true }
+        // Every check the script reports as true or false must be true.
+        let checks = [
+            "appeared_live", "message_url", "raw_request", "android_preview", "device_url", "inbox_title", "back_forward",
+            "link_opens_device", "chart_axes", "chart_values", "silent_dropped", "ios_preview", "no_remote_fetch",
+            "image_on_request", "words_whole_1024", "words_whole_1440", "created_from_ui", "web_preview", "web_payload",
+            "page_two", "list_scrolled", "detail_in_view", "keyboard", "narrow", "deleted_one", "went_offline", "unsubscribed",
+            "bridge_attempts", "deleted_device", "api_readable", "chaos_on", "chaos_off", "reset", "cleared",
+        ]
+        for key in checks { #expect(seen(key), "\(key): \(out)") }
+        #expect(r["default_route"] as? String == "#/demo-pushmock/messages")
+        #expect(r["relative_time"] as? String == "just now")
         #expect(r["opens"] as? Int == 1 && r["sends"] as? Int == 1)
-        #expect(r["silent_dropped"] as? Bool == true)
+        #expect(r["chart_tooltip"] as? String == "Sends: 1")
+        #expect(r["ios_badge"] as? String == "3")
+        #expect(r["not_delivered"] as? String == "not-a-token invalid_registration malformed_token")
+        #expect((r["page_one"] as? String)?.hasPrefix("1–50 of ") == true)
+        let unknown = r["unknown_project"] as? [String: Any]
+        #expect(unknown?["banner"] as? String == "Project 'Not_A_Project!' is not a valid project id.")
+        #expect(unknown?["rows"] as? Int == 0)
         #expect((r["topics"] as? String)?.contains("news 1") == true)
-        #expect(r["went_offline"] as? Bool == true)
-        #expect(r["web_payload"] as? Bool == true, "\(out)")
-        #expect(r["bridge_attempts"] as? Bool == true, "\(out)")
+        #expect(r["api_operations"] as? Int == 42)
+        #expect(r["chaos_error"] as? String == "503")
+        #expect(r["dark_background"] as? String == "rgb(20, 24, 29)")
         #expect(r["console_errors"] as? [String] == [])
         let shots = (try? FileManager.default.contentsOfDirectory(atPath: Self.screenshots)) ?? []
-        #expect(shots.filter { $0.hasSuffix(".png") }.count == 10)
+        #expect(shots.filter { $0.hasSuffix(".png") }.count == 15)
+    }
+
+    @Test("the dashboard's scripts pass their unit tests (node --test), and every file the page loads is served from the binary")
+    func scripts() throws {
+        let root = ServerProcess.packageRoot.path
+        let (status, out) = try runCommand("/usr/bin/node", ["--test", root + "/Tests/dashboard/"])
+        #expect(status == 0 && out.contains("# fail 0"), "\(out)")
+        let server = try ServerProcess()
+        let page = try HTTPConnection(port: server.port).request("GET", "/")
+        #expect(page.status == 200 && page.headers["content-type"] == "text/html; charset=utf-8")
+        let html = page.text
+        let modules = try FileManager.default.contentsOfDirectory(atPath: root + "/dashboard/js").map { "/ui/" + $0 }
+        for path in ["/ui/style.css", "/ui/chart.js"] + modules {
+            let r = try HTTPConnection(port: server.port).request("GET", path)
+            #expect(r.status == 200 && !r.body.isEmpty, "\(path)")
+            if path.hasSuffix(".js") { #expect(r.headers["content-type"] == "text/javascript; charset=utf-8", "\(path)") }
+        }
+        #expect(html.contains("/ui/main.js") && html.contains("/ui/chart.js"))
+        let spec = try HTTPConnection(port: server.port).request("GET", "/emulator/v1/openapi.json")
+        #expect(spec.status == 200 && spec.headers["content-type"] == "application/json; charset=utf-8")
+        let onDisk = try Data(contentsOf: ServerProcess.packageRoot.appendingPathComponent("docs/openapi.json"))
+        #expect(spec.body == onDisk, "the served description is docs/openapi.json as built")
     }
 
     @Test("in Chromium: with --legacy-api shutdown, the Reports view lists who still calls the legacy API, newest first")

@@ -1,4 +1,5 @@
-"""The dashboard in a real browser (headless Chromium through selenium), as a person uses it.
+"""The dashboard in a real browser (headless Chromium through selenium), as a person uses it:
+mouse, keyboard, Back and Forward, links, wide and narrow windows, dark mode.
 
 usage: dashboard_browser.py HTTP_PORT SCREENSHOT_DIR
 Prints one JSON object with what it saw; saves a screenshot after each step.
@@ -7,11 +8,12 @@ import json
 import os
 import sys
 import time
+import urllib.error
 import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, NoSuchElementException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -21,14 +23,19 @@ port, shots = int(sys.argv[1]), sys.argv[2]
 os.makedirs(shots, exist_ok=True)
 root = f"http://127.0.0.1:{port}"
 control = root + "/emulator/v1/projects/demo-pushmock"
+IMAGE = "https://images.example.com/sale.png"
 out = {}
 
 
 def call(method, url, body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return json.loads(r.read() or b"{}")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        body = e.read()
+        return {"status": e.code, **(json.loads(body) if body.startswith(b"{") else {})}
 
 
 def send(body):
@@ -36,8 +43,8 @@ def send(body):
                 {"Authorization": "key=pushmock-dev-server-key", "Content-Type": "application/json"})
 
 
-android = call("POST", control + "/devices", {"platform": "android", "app": "com.example.app"})
-iphone = call("POST", control + "/devices", {"platform": "ios", "app": "com.example.app", "app_state": "terminated"})
+android = call("POST", control + "/devices", {"platform": "android", "app": "com.example.news"})
+iphone = call("POST", control + "/devices", {"platform": "ios", "app": "com.example.news", "app_state": "terminated"})
 
 options = webdriver.ChromeOptions()
 for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"]:
@@ -54,103 +61,334 @@ def shot(name):
 
 
 def text(css):
-    for _ in range(5):
+    for _ in range(10):
         try:
             return driver.find_element(By.CSS_SELECTOR, css).text
         except StaleElementReferenceException:
             time.sleep(0.05)
+        except NoSuchElementException:
+            return ""
     return ""
 
 
 def click(by, what):
     """Clicks what the page shows now: a live refresh may have replaced the element."""
-    for _ in range(10):
+    for _ in range(20):
         try:
             driver.find_element(by, what).click()
             return
-        except StaleElementReferenceException:
-            time.sleep(0.05)
+        except (StaleElementReferenceException, NoSuchElementException):
+            time.sleep(0.1)
     raise RuntimeError(f"could not click {what}")
+
+
+def type_into(css, *keys):
+    for _ in range(20):
+        try:
+            driver.find_element(By.CSS_SELECTOR, css).send_keys(*keys)
+            return
+        except (StaleElementReferenceException, NoSuchElementException):
+            time.sleep(0.1)
+    raise RuntimeError(f"could not type into {css}")
+
+
+def js(script, *args):
+    return driver.execute_script(script, *args)
+
+
+def route():
+    return js("return location.hash")
+
+
+def visible(css):
+    """Whether an element is on screen: displayed, and its top inside the window."""
+    return js("""const e = document.querySelector(arguments[0]); if (!e) return false;
+      const r = e.getBoundingClientRect(); return e.offsetParent !== null && r.top >= 0 && r.top < innerHeight && r.height > 0""", css)
+
+
+def message_id(match):
+    for m in call("GET", control + "/messages?limit=200")["messages"]:
+        if match in m["summary"]:
+            return m["message_id"]
+    raise RuntimeError(f"no message {match}")
 
 
 try:
     driver.get(root + "/")
     wait.until(lambda d: text("#live") == "live")
+    out["default_route"] = route()
     shot("empty")
 
-    # A push through /fcm/send appears without a reload.
+    # A push through /fcm/send appears without a reload, with a relative time.
     send({"to": android["token"], "notification": {"title": "Hello from the browser test", "body": "Tap me"}})
     wait.until(lambda d: "Hello from the browser test" in text("#messages tbody"))
     out["appeared_live"] = True
-    shot("message-arrived")
+    out["relative_time"] = text("#messages tbody tr time")
 
-    # Open it with the keyboard: focus the row, press Enter.
-    driver.execute_script("document.querySelector('#messages tbody tr').focus()")
+    # Open it with the keyboard: focus the row, press Enter. The URL names the message.
+    js("document.querySelector('#messages tbody tr').focus()")
     ActionChains(driver).send_keys(Keys.ENTER).perform()
     wait.until(lambda d: "Request as received" in text("#message"))
-    detail = text("#message")
-    out["detail_has_request"] = "Tap me" in detail
-    out["detail_has_device"] = android["id"] in detail and "displayed" in detail
-    click(By.CSS_SELECTOR, "#message details summary")
-    out["detail_has_rendering"] = "notification" in text("#message details pre")
+    hello = message_id("Hello from the browser test")
+    out["message_url"] = route().endswith("/messages/" + urllib.request.quote(hello, safe=""))
+    head = text("#message pre.raw-head")
+    out["raw_request"] = head.startswith("POST /fcm/send HTTP/1.1") and "Authorization: key=pushmock-dev-server-key" in head
+    out["android_preview"] = "Hello from the browser test" in text("#message .preview.android") and "Notification shade" in text("#message .preview.android")
     shot("message-detail")
 
-    # Open the notification from the device page; Opens go up in Reports.
-    click(By.XPATH, "//button[text()='Open device']")
+    # Its device is a link; the device's inbox shows the title and body, and the tap is made there.
+    click(By.CSS_SELECTOR, "#message a.device-link")
     wait.until(lambda d: "Inbox (1)" in text("#device"))
+    out["device_url"] = route() == f"#/demo-pushmock/devices/{android['id']}"
+    out["inbox_title"] = "Hello from the browser test" in text("#device .inbox-entry") and "Tap me" in text("#device .inbox-entry")
     click(By.XPATH, "//button[text()='Open notification']")
-    wait.until(lambda d: "opened" in text("#device .inbox"))
+    wait.until(lambda d: "opened" in text("#device .inbox-entry"))
     shot("device-opened")
+
+    # Back shows the message again, Forward the device.
+    driver.back()
+    wait.until(lambda d: "Request as received" in text("#message") and visible("#message"))
+    back = route().startswith("#/demo-pushmock/messages/")
+    driver.forward()
+    wait.until(lambda d: "Inbox (1)" in text("#device") and visible("#device"))
+    out["back_forward"] = back and route() == f"#/demo-pushmock/devices/{android['id']}"
+
+    # A link opened fresh shows the same device.
+    driver.get(root + f"/#/demo-pushmock/devices/{android['id']}")
+    wait.until(lambda d: "Inbox (1)" in text("#device"))
+    out["link_opens_device"] = True
+
+    # Reports: Opens went up; the chart has axes, values and a tooltip under the mouse.
     click(By.CSS_SELECTOR, ".tab[data-view=reports]")
     wait.until(lambda d: text(".card[data-metric=opens] .n") == "1")
     out["opens"] = int(text(".card[data-metric=opens] .n"))
     out["sends"] = int(text(".card[data-metric=sends] .n"))
-    shot("reports")
+    chart = js("""const c = Chart.getChart(document.querySelector('#chart-days'));
+      return {x: c.options.scales.x.title.text, y: c.options.scales.y.title.text, ticks: c.scales.y.ticks.length,
+              labels: c.data.labels, sends: c.data.datasets[0].data}""")
+    out["chart_axes"] = chart["x"] == "Day" and chart["y"] == "Count" and chart["ticks"] >= 2
+    out["chart_values"] = chart["sends"] == [1]
+    bar = js("""const c = Chart.getChart(document.querySelector('#chart-days')); const b = c.getDatasetMeta(0).data[0];
+      const r = c.canvas.getBoundingClientRect(); return {x: b.x - r.width / 2, y: (b.y + b.base) / 2 - r.height / 2}""")
+    ActionChains(driver).move_to_element_with_offset(driver.find_element(By.ID, "chart-days"), int(bar["x"]), int(bar["y"])).perform()
+    wait.until(lambda d: js("return Chart.getChart(document.querySelector('#chart-days')).tooltip.opacity") > 0)
+    out["chart_tooltip"] = js("""const t = Chart.getChart(document.querySelector('#chart-days')).tooltip;
+      return t.body.map((b) => b.lines.join(' ')).join(' | ')""")
+    shot("reports-chart")
 
-    # A silent push to a force-quit iPhone shows as dropped, with its reason.
+    # A silent push to a force-quit iPhone: dropped, with its reason.
     click(By.CSS_SELECTOR, ".tab[data-view=messages]")
     send({"to": iphone["token"], "content_available": True, "data": {"sync": "1"}})
     wait.until(lambda d: "data: sync" in text("#messages tbody"))
     click(By.XPATH, "//table[@id='messages']//tr[contains(., 'data: sync')]")
-    wait.until(lambda d: "app_terminated" in text("#message"))
-    detail = text("#message")
-    out["silent_dropped"] = "dropped" in detail and "app_terminated" in detail
+    wait.until(lambda d: "app_terminated" in text("#message .preview"))
+    out["silent_dropped"] = "Dropped" in text("#message .preview") and "app_terminated" in text("#message .preview")
     shot("silent-dropped")
 
-    # The device page changes state; topics list subscribers.
-    call("POST", control + f"/devices/{android['id']}/topics/news")
-    click(By.CSS_SELECTOR, ".tab[data-view=topics]")
-    wait.until(lambda d: "news" in text("#topics tbody"))
-    out["topics"] = text("#topics tbody")
-    shot("topics")
+    # The iPhone goes to the background from its page; a multicast with an image and a bad
+    # token: the lock screen and banner previews, the badge, and the recipient FCM refused.
+    driver.get(root + f"/#/demo-pushmock/devices/{iphone['id']}")
+    click(By.XPATH, "//div[@aria-label='App state']/button[text()='Background']")
+    wait.until(lambda d: call("GET", control + f"/devices/{iphone['id']}")["app_state"] == "background")
+    send({"registration_ids": [iphone["token"], "not-a-token"], "mutable_content": True,
+          "notification": {"title": "Summer sale", "subtitle": "Today only", "body": "Everything presented at half price",
+                           "image": IMAGE, "badge": "3", "sound": "default", "click_action": "SALE"}})
+    sale = message_id("Summer sale")
+    driver.get(root + f"/#/demo-pushmock/messages/{urllib.request.quote(sale, safe='')}")
+    wait.until(lambda d: "Lock screen" in text("#message .preview.ios"))
+    ios = text("#message .preview.ios")
+    out["ios_preview"] = all(s in ios for s in ["Summer sale", "Today only", "Everything presented at half price", "Banner", "Sound: default", "Category SALE"])
+    out["ios_badge"] = text("#message .preview.ios .home .badge")
+    out["not_delivered"] = text("#message table.failed")
+    out["no_remote_fetch"] = js("return performance.getEntriesByType('resource').every((e) => e.name.startsWith(location.origin))")
+    shot("ios-preview")
+    click(By.XPATH, "//div[contains(@class,'preview')][contains(@class,'ios')]//div[contains(@class,'lock')]//button[text()='Load image']")
+    wait.until(lambda d: js("return !!document.querySelector('#message .preview.ios .lock img')"))
+    out["image_on_request"] = js("return document.querySelector('#message .preview.ios .lock img').getAttribute('src')") == IMAGE
+
+    # No word breaks inside a word, at 1024 and at 1440 pixels.
+    for width in (1024, 1440):
+        driver.set_window_size(width, 900)
+        time.sleep(0.3)
+        broken = js("""return [...document.querySelectorAll('#message .pill, #message time, #messages .pill')]
+          .filter((e) => e.getClientRects().length > 1 || e.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(e).lineHeight || 16))
+          .map((e) => e.textContent)""")
+        out[f"words_whole_{width}"] = broken == []
+    shot("words-1440")
+    driver.set_window_size(1400, 1000)
+
+    # A browser registered from the Devices view; its push shows as a browser notification.
     click(By.CSS_SELECTOR, ".tab[data-view=devices]")
-    wait.until(lambda d: android["id"] in text("#devices tbody"))
-    click(By.CSS_SELECTOR, "#devices tbody tr")
-    wait.until(lambda d: "Go offline" in text("#device"))
-    click(By.XPATH, "//button[text()='Go offline']")
-    wait.until(lambda d: "Go online" in text("#device"))
-    out["went_offline"] = call("GET", control + f"/devices/{android['id']}")["online"] is False
-    shot("device-offline")
-
-    # A bridge on this device: the device view lists it and its attempts as they happen.
-    call("POST", control + "/bridges", {"device": android["id"], "command": {"argv": ["true"]}})
-    send({"to": android["token"], "data": {"while": "offline"}})
-    wait.until(lambda d: "Bridges (1)" in text("#device") and "attempt 1: exit 0" in text("#device .attempts"))
-    out["bridge_attempts"] = "command true" in text("#device .bridges") and "1 succeeded" in text("#device .bridges")
-    shot("device-bridge")
-
-    # A browser: the message view shows the Web push payload its service worker got.
-    browser = call("POST", control + "/devices", {"platform": "web", "app": "https://app.example.com"})
-    click(By.CSS_SELECTOR, ".tab[data-view=messages]")
+    wait.until(lambda d: iphone["id"] in text("#devices tbody"))
+    driver.find_element(By.CSS_SELECTOR, "#device-create select[name=platform] option[value=web]").click()
+    driver.find_element(By.CSS_SELECTOR, "#device-create input[name=app]").send_keys("https://app.example.com")
+    click(By.CSS_SELECTOR, "#device-create button[type=submit]")
+    wait.until(lambda d: "· web ·" in text("#device h2"))
+    web_id = route().rsplit("/", 1)[1]
+    browser = call("GET", control + f"/devices/{web_id}")
+    out["created_from_ui"] = browser.get("platform") == "web" and browser.get("app") == "https://app.example.com"
     send({"to": browser["token"], "notification": {"title": "Hello browser", "click_action": "https://app.example.com/x"}})
-    wait.until(lambda d: "Hello browser" in text("#messages tbody"))
-    click(By.XPATH, "//table[@id='messages']//tr[contains(., 'Hello browser')]")
+    wait.until(lambda d: "Hello browser" in text("#device .inbox-entry"))
+    out["web_preview"] = "Browser notification" in text("#device .preview.web")
+    click(By.XPATH, "//section[contains(@class,'inbox-entry')]//a[text()='message']")
     wait.until(lambda d: "Web push payload" in text("#message"))
     click(By.CSS_SELECTOR, "#message details summary")
     payload = text("#message details pre")
     out["web_payload"] = '"fcmOptions"' in payload and "https://app.example.com/x" in payload
     shot("web-payload")
-    out["console_errors"] = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+    # A page of 50 at a time, with totals.
+    for i in range(55):
+        send({"to": "/topics/bulk", "data": {"n": str(i)}})
+    driver.get(root + "/#/demo-pushmock/messages")
+    wait.until(lambda d: text("#message-count").startswith("1–50 of "))
+    total = int(text("#message-count").split(" of ")[1].split()[0])
+    out["page_one"] = text("#message-count")
+    click(By.ID, "message-next")
+    wait.until(lambda d: text("#message-count").startswith("51–"))
+    out["page_two"] = text("#message-count") == f"51–{total} of {total}" and len(driver.find_elements(By.CSS_SELECTOR, "#messages tbody tr")) == total - 50
+    click(By.ID, "message-prev")
+    wait.until(lambda d: text("#message-count").startswith("1–50 of "))
+
+    # The detail stays in view when a row far down the list is opened: the panes scroll alone.
+    js("document.querySelector('#messages tbody tr:last-child').scrollIntoView()")
+    click(By.CSS_SELECTOR, "#messages tbody tr:last-child")
+    wait.until(lambda d: "/messages/" in route() and "Request as received" in text("#message"))
+    out["list_scrolled"] = js("return document.querySelector('.list-pane').scrollTop") > 0
+    out["detail_in_view"] = visible("#message h2")
+    shot("detail-in-view")
+
+    # Keyboard: j and k move through the list, Escape closes the detail, / searches.
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    wait.until(lambda d: route() == "#/demo-pushmock/messages")
+    first = driver.find_elements(By.CSS_SELECTOR, "#messages tbody tr")[0].get_attribute("data-id")
+    second = driver.find_elements(By.CSS_SELECTOR, "#messages tbody tr")[1].get_attribute("data-id")
+    js("document.activeElement.blur()")
+    ActionChains(driver).send_keys("j").perform()
+    wait.until(lambda d: route().endswith(urllib.request.quote(first, safe="")))
+    ActionChains(driver).send_keys("j").perform()
+    wait.until(lambda d: route().endswith(urllib.request.quote(second, safe="")))
+    ActionChains(driver).send_keys("k").perform()
+    wait.until(lambda d: route().endswith(urllib.request.quote(first, safe="")))
+    ActionChains(driver).send_keys(Keys.ESCAPE, "/").perform()
+    out["keyboard"] = js("return document.activeElement.name") == "q" and route() == "#/demo-pushmock/messages"
+
+    # A narrow window shows the list, or the detail with a way back, never one under the other.
+    driver.set_window_size(700, 900)
+    time.sleep(0.3)
+    list_alone = visible("#messages") and not visible("#message")
+    click(By.CSS_SELECTOR, "#messages tbody tr:first-child")
+    wait.until(lambda d: visible("#message h2"))
+    detail_alone = not visible("#messages") and js("return document.querySelector('#message').getBoundingClientRect().top") < 400
+    shot("narrow-detail")
+    click(By.CSS_SELECTOR, "#message a.back")
+    wait.until(lambda d: visible("#messages"))
+    out["narrow"] = list_alone and detail_alone and route() == "#/demo-pushmock/messages"
+    driver.set_window_size(1400, 1000)
+
+    # Find a message with the search box, then delete it from its detail.
+    sync = message_id("data: sync")
+    search = driver.find_element(By.CSS_SELECTOR, "#message-filters input[name=q]")
+    search.send_keys("sync")
+    wait.until(lambda d: text("#message-count") == "1–1 of 1 (59 kept in all)")
+    click(By.XPATH, "//table[@id='messages']//tr[contains(., 'data: sync')]")
+    wait.until(lambda d: "app_terminated" in text("#message"))
+    click(By.XPATH, "//article[@id='message']//button[text()='Delete']")
+    driver.switch_to.alert.accept()
+    wait.until(lambda d: "No messages yet." in text("#messages tbody") and route() == "#/demo-pushmock/messages")
+    search.clear()
+    search.send_keys(Keys.BACKSPACE)
+    wait.until(lambda d: text("#message-count") == "1–50 of 58")
+    out["deleted_one"] = call("GET", control + "/messages/" + urllib.request.quote(sync, safe="")).get("status") == 404
+
+    # An unknown project says so and shows nothing of the previous one.
+    project = driver.find_element(By.ID, "project")
+    project.clear()
+    project.send_keys("Not_A_Project!", Keys.ENTER)
+    wait.until(lambda d: d.find_element(By.ID, "banner").is_displayed())
+    out["unknown_project"] = {"banner": text("#banner"), "rows": len(driver.find_elements(By.CSS_SELECTOR, "#messages tbody tr[data-id]"))}
+    shot("unknown-project")
+    driver.back()
+    wait.until(lambda d: not d.find_element(By.ID, "banner").is_displayed() and "data: n" in text("#messages tbody"))
+
+    # Manage a device from its page: state, topics, bridges, delete.
+    driver.get(root + f"/#/demo-pushmock/devices/{android['id']}")
+    wait.until(lambda d: "Go offline" in text("#device"))
+    click(By.XPATH, "//button[text()='Go offline']")
+    wait.until(lambda d: "Go online" in text("#device"))
+    out["went_offline"] = call("GET", control + f"/devices/{android['id']}")["online"] is False
+    click(By.XPATH, "//button[text()='Force-quit']")
+    wait.until(lambda d: call("GET", control + f"/devices/{android['id']}")["app_state"] == "terminated")
+    type_into("#device input[name=topic]", "news", Keys.ENTER)
+    wait.until(lambda d: call("GET", control + f"/devices/{android['id']}")["topics"] == ["news"])
+    wait.until(lambda d: "Topics (1)" in text("#device"))
+    click(By.CSS_SELECTOR, ".tab[data-view=topics]")
+    wait.until(lambda d: "news" in text("#topics tbody"))
+    out["topics"] = text("#topics tbody")
+    click(By.CSS_SELECTOR, "#topics a.device-link")
+    wait.until(lambda d: "Topics (1)" in text("#device"))
+    click(By.CSS_SELECTOR, "button[aria-label='Unsubscribe from news']")
+    wait.until(lambda d: call("GET", control + f"/devices/{android['id']}")["topics"] == [])
+    out["unsubscribed"] = True
+    call("POST", control + "/bridges", {"device": android["id"], "command": {"argv": ["true"]}})
+    send({"to": android["token"], "data": {"while": "offline"}})
+    wait.until(lambda d: "Bridges (1)" in text("#device") and "attempt 1: exit 0" in text("#device .attempts"))
+    out["bridge_attempts"] = "command true" in text("#device .bridges") and "1 succeeded" in text("#device .bridges")
+    shot("device-managed")
+    click(By.XPATH, "//button[text()='Delete device']")
+    driver.switch_to.alert.accept()
+    wait.until(lambda d: route() == "#/demo-pushmock/devices")
+    out["deleted_device"] = call("GET", control + f"/devices/{android['id']}").get("status") == 404
+
+    # The API reference, offline, from the embedded OpenAPI description.
+    click(By.CSS_SELECTOR, ".tab[data-view=api]")
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#reference details.operation")) > 0)
+    out["api_operations"] = len(driver.find_elements(By.CSS_SELECTOR, "#reference details.operation"))
+    click(By.XPATH, "//details[contains(@class,'operation')]/summary[contains(., 'Delete a send')]")
+    out["api_readable"] = "the log keeps what happened to it" in text("#reference details[open]")
+    shot("api-reference")
+
+    # Chaos on and off, then a reset, from the Project view.
+    console_errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE" and IMAGE not in e["message"]]
+    click(By.CSS_SELECTOR, ".tab[data-view=project]")
+    wait.until(lambda d: "Chaos" in text("#project-info"))
+    click(By.CSS_SELECTOR, "input[name=legacy-on]")
+    type_into("input[name=legacy-error_rate]", Keys.CONTROL, "a")
+    type_into("input[name=legacy-error_rate]", "100")
+    click(By.CSS_SELECTOR, "select[name=legacy-error] option[value='503']")
+    click(By.XPATH, "//button[text()='Apply chaos']")
+    wait.until(lambda d: call("GET", control + "/chaos")["legacy"]["error_rate"] == 1)
+    out["chaos_error"] = call("GET", control + "/chaos")["legacy"]["error"]
+    wait.until(lambda d: "On for legacy" in text("#chaos-status"))
+    out["chaos_on"] = send({"to": iphone["token"], "data": {"k": "v"}}).get("status") == 503
+    shot("chaos-on")
+    click(By.XPATH, "//button[text()='Switch chaos off']")
+    wait.until(lambda d: call("GET", control + "/chaos")["legacy"]["error_rate"] == 0)
+    out["chaos_off"] = "status" not in send({"to": iphone["token"], "data": {"k": "v"}})
+    click(By.XPATH, "//button[text()='Reset project']")
+    driver.switch_to.alert.accept()
+    wait.until(lambda d: call("GET", control + "/devices")["devices"] == [])
+    out["reset"] = True
+
+    # Dark mode follows the system.
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    click(By.CSS_SELECTOR, ".tab[data-view=messages]")
+    night = call("POST", control + "/devices", {"platform": "ios", "app": "com.example.news", "app_state": "background"})
+    send({"to": night["token"], "notification": {"title": "In the dark", "body": "Shown at night"}})
+    wait.until(lambda d: "In the dark" in text("#messages tbody"))
+    click(By.CSS_SELECTOR, "#messages tbody tr:first-child")
+    wait.until(lambda d: "Lock screen" in text("#message"))
+    out["dark_background"] = js("return getComputedStyle(document.body).backgroundColor")
+    shot("dark")
+
+    # Clear all.
+    click(By.ID, "message-clear")
+    driver.switch_to.alert.accept()
+    wait.until(lambda d: "No messages yet." in text("#messages tbody"))
+    out["cleared"] = call("GET", control + "/messages")["total"] == 0
+    # The unknown project's 404s are the browser's own log lines, not the page's errors.
+    out["console_errors"] = [e for e in console_errors + [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+                             if "Not_A_Project!" not in e]
 finally:
     driver.quit()
-print(json.dumps(out))
+    print(json.dumps(out))

@@ -3,9 +3,9 @@
 // and see what each received, as it looked on its screen.
 
 import { api, send } from "./api.js";
-import { $, el, fill, pill, when } from "./dom.js";
+import { $, el, pill, when } from "./dom.js";
 import { describe, preview, appName } from "./previews.js";
-import { listRows, changed, messageLink } from "./views.js";
+import { listRows, changed, empty, redraw, messageLink } from "./views.js";
 
 const state = (d) => `${d.app_state}${d.online ? "" : ", offline"}, notifications ${d.notifications}`;
 
@@ -15,14 +15,13 @@ export async function render(ctx) {
     ctx.id, (id) => ctx.go("devices", id), 4, "No devices yet: register one above.");
   $("#device-count").textContent = `${data.devices.length} device${data.devices.length === 1 ? "" : "s"}`;
   if (ctx.id) await renderDevice(ctx, ctx.id);
-  else fill($("#device"), el("p", { class: "hint" }, "Select a device."));
+  else empty($("#device"), "Select a device.");
 }
 
 export function clear() {
   $("#devices tbody").replaceChildren();
   $("#device-count").textContent = "";
-  fill($("#device"));
-  delete $("#device").dataset.shown;
+  empty($("#device"));
 }
 
 export function bind(ctx) {
@@ -47,11 +46,10 @@ async function renderDevice(ctx, id) {
       api(`/events?device=${encodeURIComponent(id)}&limit=100000`), api("/bridges")]);
   } catch (e) {
     if (e.status !== 404) throw e;
-    fill(box, el("p", { class: "hint" }, `Device ${id} is not here: it was removed or the project was reset.`));
-    delete box.dataset.shown;
+    empty(box, `Device ${id} is not here: it was removed or the project was reset.`);
     return;
   }
-  if (!changed(box, [d, inbox, events, bridges])) return;
+  if (!changed(box, [d, inbox, events, bridges], id)) return;
   const patch = (change) => ctx.act(() => send("PATCH", path, change));
   // The bridges that forward this device's events (docs/bridges.md).
   const mine = bridges.bridges.filter((b) => (b.device ? b.device === id : b.topic ? d.topics.includes(b.topic) : true) &&
@@ -61,7 +59,7 @@ async function renderDevice(ctx, id) {
   const states = d.platform === "web" ? [["foreground", "Page visible"], ["background", "No visible page"]]
     : [["foreground", "Foreground"], ["background", "Background"], ["terminated", "Force-quit"]];
   const permissions = d.platform === "ios" ? ["authorized", "denied", "provisional", "not_determined"] : ["authorized", "denied"];
-  fill(box,
+  redraw(box,
     el("div", { class: "detail-head" },
       el("a", { class: "back", href: ctx.href("devices") }, "← Devices"),
       el("button", { type: "button", class: "danger", onclick: async () => {

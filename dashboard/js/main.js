@@ -85,7 +85,7 @@ async function refresh() {
     } catch (e) {
       // An unknown project (or a server that went away): say so, and show nothing stale.
       VIEWS[view].clear();
-      showError(e.status === 404 && /project/i.test(e.message) ? `Project '${project()}': ${e.message}` : e.message);
+      showError(e.message);
     } finally {
       running = null;
     }

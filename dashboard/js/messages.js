@@ -5,7 +5,7 @@
 import { api, send } from "./api.js";
 import { $, el, fill, pill, pre, when } from "./dom.js";
 import { describe, preview } from "./previews.js";
-import { listRows, changed, hint, deviceLink } from "./views.js";
+import { listRows, changed, empty, hint, deviceLink } from "./views.js";
 
 export const PAGE = 50;
 let offset = 0;
@@ -47,14 +47,13 @@ export async function render(ctx) {
   $("#message-prev").disabled = offset === 0;
   $("#message-next").disabled = offset + shown >= data.matched;
   if (ctx.id) await renderMessage(ctx, ctx.id);
-  else fill($("#message"), el("p", { class: "hint" }, "Select a message."));
+  else empty($("#message"), "Select a message.");
 }
 
 export function clear() {
   $("#messages tbody").replaceChildren();
   $("#message-count").textContent = "";
-  fill($("#message"));
-  delete $("#message").dataset.shown;
+  empty($("#message"));
 }
 
 export function bind(ctx) {
@@ -76,11 +75,10 @@ async function renderMessage(ctx, id) {
     m = await api("/messages/" + encodeURIComponent(id));
   } catch (e) {
     if (e.status !== 404) throw e;
-    fill(box, el("p", { class: "hint" }, `Message ${id} is not here: it was deleted, cleared or evicted.`));
-    delete box.dataset.shown;
+    empty(box, `Message ${id} is not here: it was deleted, cleared or evicted.`);
     return;
   }
-  if (!changed(box, m)) return;
+  if (!changed(box, m, id)) return;
   // Recipients FCM refused (a bad or unregistered token in a multicast): no device, one event.
   const failed = m.events.filter((e) => !e.device_id && FAILURE.test(e.event));
   fill(box,

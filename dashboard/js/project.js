@@ -2,17 +2,24 @@
 // off per surface, and a reset to the start state.
 
 import { api, send, project } from "./api.js";
-import { $, el, fill } from "./dom.js";
-import { changed } from "./views.js";
+import { $, el } from "./dom.js";
+import { changed, empty, redraw } from "./views.js";
 
 const SURFACES = [["legacy", "/fcm/send"], ["v1", "FCM v1 messages:send"], ["topics", "topic management"], ["apns", "APNs /3/device"]];
+// The errors each surface can answer (docs/chaos.md); the first is the default.
+const ERRORS = {
+  legacy: ["Unavailable", "InternalServerError", "503", "500"],
+  v1: ["UNAVAILABLE", "QUOTA_EXCEEDED", "INTERNAL"],
+  topics: ["UNAVAILABLE", "RESOURCE_EXHAUSTED", "INTERNAL"],
+  apns: ["ServiceUnavailable", "TooManyRequests", "InternalServerError", "Shutdown", "Unregistered"],
+};
 
 export async function render(ctx) {
   const [info, chaos] = await Promise.all([api(""), api("/chaos")]);
   const box = $("#project-info");
   if (!changed(box, [info, chaos])) return;
   const on = SURFACES.filter(([s]) => active(chaos[s]));
-  fill(box,
+  redraw(box,
     el("h2", {}, `Project ${info.id}`),
     el("table", { class: "list facts" }, el("tbody", {},
       [["Project number", info.number], ["Apple team id", info.apple_team_id], ["Server keys", (info.server_keys || []).join(", ")],
@@ -26,17 +33,19 @@ export async function render(ctx) {
       for (const [s] of SURFACES) {
         const f = e.target;
         if (!f[`${s}-on`].checked) continue;
-        body[s] = { error_rate: Number(f[`${s}-error_rate`].value) / 100, latency_ms: Number(f[`${s}-latency_ms`].value), drop_rate: Number(f[`${s}-drop_rate`].value) / 100 };
+        body[s] = { error_rate: Number(f[`${s}-error_rate`].value) / 100, error: f[`${s}-error`].value, latency_ms: Number(f[`${s}-latency_ms`].value), drop_rate: Number(f[`${s}-drop_rate`].value) / 100 };
       }
       ctx.act(() => send("PUT", "/chaos", body));
     } },
       el("table", { class: "list" },
-        el("thead", {}, el("tr", {}, ["Surface", "On", "Errors %", "Latency ms", "Dropped connections %"].map((h) => el("th", {}, h)))),
+        el("thead", {}, el("tr", {}, ["Surface", "On", "Errors %", "Error", "Latency ms", "Dropped connections %"].map((h) => el("th", {}, h)))),
         el("tbody", {}, SURFACES.map(([s, what]) => {
           const c = chaos[s] || {};
           return el("tr", {}, el("td", {}, `${s} (${what})`),
             el("td", {}, el("input", { type: "checkbox", name: `${s}-on`, "aria-label": `Chaos on ${s}`, checked: active(c) })),
             el("td", {}, el("input", { type: "number", name: `${s}-error_rate`, min: 0, max: 100, step: "any", size: 5, value: percent(c.error_rate, 20), "aria-label": `${s} error rate` })),
+            el("td", {}, el("select", { name: `${s}-error`, "aria-label": `${s} error` },
+              ERRORS[s].map((e) => el("option", { value: e, selected: e === String(c.error) }, e)))),
             el("td", {}, el("input", { type: "number", name: `${s}-latency_ms`, min: 0, max: 60000, size: 6, value: c.latency_ms || 0, "aria-label": `${s} latency` })),
             el("td", {}, el("input", { type: "number", name: `${s}-drop_rate`, min: 0, max: 100, step: "any", size: 5, value: percent(c.drop_rate, 0), "aria-label": `${s} drop rate` })));
         }))),
@@ -55,8 +64,7 @@ const active = (c) => !!c && (c.error_rate > 0 || c.latency_ms > 0 || c.jitter_m
 const percent = (rate, otherwise) => (rate > 0 ? Math.round(rate * 10000) / 100 : otherwise);
 
 export function clear() {
-  fill($("#project-info"));
-  delete $("#project-info").dataset.shown;
+  empty($("#project-info"));
 }
 
 export function bind() {}

@@ -1,6 +1,6 @@
 // Helpers the list and detail views share.
 
-import { el } from "./dom.js";
+import { el, fill } from "./dom.js";
 
 export const hint = (text) => el("span", { class: "hint" }, text);
 
@@ -29,12 +29,38 @@ export function listRows(body, rows, selected, open, columns, empty) {
   }
 }
 
-/** Whether `data` differs from what `box` shows; an unchanged pane is left alone (open sections, loaded images, scroll). */
-export function changed(box, data) {
+/**
+ * Whether `data` differs from what `box` shows; an unchanged pane is left alone (open
+ * sections, loaded images, scroll). A pane that shows another item starts at its top.
+ */
+export function changed(box, data, id) {
   const text = JSON.stringify(data);
   if (box.dataset.shown === text) return false;
   box.dataset.shown = text;
+  if (id !== undefined && box.dataset.item !== id) {
+    box.dataset.item = id;
+    box.scrollTop = 0;
+  }
   return true;
+}
+
+/** Redraws a pane, keeping what the user is typing in it (a live refresh must not eat it). */
+export function redraw(box, ...children) {
+  const typed = [...box.querySelectorAll("input[name]")].filter((i) => i.value).map((i) => [i.name, i.value]);
+  const focused = box.contains(document.activeElement) && document.activeElement.name ? document.activeElement.name : null;
+  fill(box, ...children);
+  for (const [name, value] of typed) {
+    const again = box.querySelector(`input[name="${CSS.escape(name)}"]`);
+    if (again && !again.value) again.value = value;
+  }
+  if (focused) box.querySelector(`[name="${CSS.escape(focused)}"]`)?.focus();
+}
+
+/** Shows a hint in a detail pane, which then shows nothing it must keep. */
+export function empty(box, text) {
+  fill(box, text ? el("p", { class: "hint" }, text) : null);
+  delete box.dataset.shown;
+  delete box.dataset.item;
 }
 
 export const deviceLink = (ctx, id) => el("a", { class: "device-link", href: ctx.href("devices", id) }, id);
