@@ -296,8 +296,8 @@ try:
     click(By.XPATH, "//article[@id='message']//button[text()='Delete']")
     driver.switch_to.alert.accept()
     wait.until(lambda d: "No messages yet." in text("#messages tbody") and route() == "#/demo-pushmock/messages")
-    search.clear()
-    search.send_keys(Keys.BACKSPACE)
+    type_into("#message-filters input[name=q]", Keys.CONTROL, "a")
+    type_into("#message-filters input[name=q]", Keys.BACKSPACE)
     wait.until(lambda d: text("#message-count") == "1–50 of 58")
     out["deleted_one"] = call("GET", control + "/messages/" + urllib.request.quote(sync, safe="")).get("status") == 404
 

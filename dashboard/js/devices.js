@@ -33,7 +33,10 @@ export function bind(ctx) {
     const body = { platform: form.platform.value, app: form.app.value.trim() || (form.platform.value === "web" ? "https://app.example.com" : "com.example.app") };
     if (form.app_state.value) body.app_state = form.app_state.value;
     const d = await ctx.act(() => send("POST", "/devices", body));
-    if (d) ctx.go("devices", d.id);
+    if (d) {
+      form.app.value = "";
+      ctx.go("devices", d.id);
+    }
   });
 }
 
@@ -64,8 +67,9 @@ async function renderDevice(ctx, id) {
       el("a", { class: "back", href: ctx.href("devices") }, "← Devices"),
       el("button", { type: "button", class: "danger", onclick: async () => {
         if (!confirm(`Uninstall the app from ${id}? Its token stops working.`)) return;
-        await ctx.act(() => send("DELETE", path));
+        // Off the deleted item first, so nothing asks for it again.
         ctx.go("devices");
+        await ctx.act(() => send("DELETE", path));
       } }, "Delete device")),
     el("h2", {}, `${d.id} · ${d.platform} · ${appName(d.app)}`),
     el("p", {}, `${d.app} · app ${d.app_state}, ${d.online ? "online" : "offline"}, notifications ${d.notifications}` +
@@ -86,6 +90,7 @@ async function renderDevice(ctx, id) {
       el("form", { class: "inline", onsubmit: (e) => {
         e.preventDefault();
         const topic = e.target.topic.value.trim();
+        e.target.topic.value = "";
         if (topic) ctx.act(() => send("POST", `${path}/topics/${encodeURIComponent(topic)}`));
       } }, el("input", { name: "topic", placeholder: "topic", "aria-label": "Topic to subscribe to", size: 12 }), el("button", {}, "Subscribe"))),
     el("h3", {}, `Inbox (${inbox.notifications.length})`),
@@ -94,7 +99,7 @@ async function renderDevice(ctx, id) {
       el("p", { class: "inbox-line" }, when(n.received_at), " · ", n.shown + (n.opened ? ", opened" : ""), " · ", messageLink(ctx, n.message_id, "message"),
         n.shown !== "app" && n.shown !== "page" && !n.opened ? el("button", { type: "button",
           onclick: () => ctx.act(() => send("POST", `${path}/notifications/${encodeURIComponent(n.message_id)}:open`)) }, "Open notification") : null),
-      preview(describe({ ...n, platform: d.platform, app: d.app })))),
+      preview(describe({ ...n, platform: d.platform, app: d.app }), n.received_at))),
     el("h3", {}, `Bridges (${mine.length})`),
     mine.length ? el("table", { class: "list bridges" }, el("tbody", {}, mine.map((b) => el("tr", {},
       el("td", {}, el("code", {}, b.id)), el("td", {}, where(b)),

@@ -77,10 +77,12 @@ async function refresh() {
   if (running) { state.dirty = true; return running; }
   state.dirty = false;
   state.refreshed = Date.now();
+  // The route as it is now: a navigation while this refresh runs starts another one.
   const view = state.view;
+  const here = Object.create(ctx, { id: { value: state.id } });
   running = (async () => {
     try {
-      await VIEWS[view].render(ctx);
+      await VIEWS[view].render(here);
       hideError();
     } catch (e) {
       // An unknown project (or a server that went away): say so, and show nothing stale.
@@ -88,6 +90,7 @@ async function refresh() {
       showError(e.message);
     } finally {
       running = null;
+      if (view !== state.view || here.id !== state.id) refresh();
     }
   })();
   return running;

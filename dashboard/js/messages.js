@@ -61,11 +61,13 @@ export function bind(ctx) {
   $("#message-next").addEventListener("click", () => { offset += PAGE; ctx.refresh(); });
   $("#message-clear").addEventListener("click", async () => {
     if (!confirm("Delete every message of this project, the devices' inboxes and its event log?")) return;
-    await ctx.act(() => send("DELETE", "/messages"));
+    // Off the deleted item first, so nothing asks for it again.
     ctx.go("messages");
+    await ctx.act(() => send("DELETE", "/messages"));
   });
 }
 
+const SHOWN = ["MESSAGE_DISPLAYED", "MESSAGE_PRESENTED"];
 const FAILURE = /INVALID|MISMATCH|QUOTA|AUTH|TOO_LARGE|INTERNAL|MISSING/;
 
 async function renderMessage(ctx, id) {
@@ -86,8 +88,9 @@ async function renderMessage(ctx, id) {
       el("a", { class: "back", href: ctx.href("messages") }, "← Messages"),
       el("button", { type: "button", class: "danger", onclick: async () => {
         if (!confirm("Delete this message from the list and the devices' inboxes? The event log keeps it.")) return;
-        await ctx.act(() => send("DELETE", "/messages/" + encodeURIComponent(m.message_id)));
+        // Off the deleted item first, so nothing asks for it again.
         ctx.go("messages");
+        await ctx.act(() => send("DELETE", "/messages/" + encodeURIComponent(m.message_id)));
       } }, "Delete")),
     el("h2", {}, m.summary || m.message_id),
     el("p", {}, `${m.api} · ${m.target} · ${m.message_type} · received `, when(m.received_at),
@@ -103,7 +106,7 @@ async function renderMessage(ctx, id) {
     m.devices.length ? null : el("p", { class: "hint" }, "No device received it."),
     m.devices.map((d) => el("section", { class: "delivery" },
       el("p", {}, deviceLink(ctx, d.device_id), ` ${d.platform} ${d.app} — `, pill(d.fate), d.reason ? ` ${d.reason}` : ""),
-      preview(describe(d)),
+      preview(describe(d), (d.timeline.find((t) => SHOWN.includes(t.event)) || {}).time),
       el("table", { class: "list timeline" }, el("tbody", {}, d.timeline.map((t) => el("tr", {}, el("td", {}, when(t.time)), el("td", {}, pill(t.event)), el("td", {}, t.reason || ""))))),
       el("details", {}, el("summary", {}, { ios: "APNs request", android: "Android message", web: "Web push payload" }[d.platform]), pre(d.apns || d.android || d.web)))),
     el("h3", {}, "Request as received"),

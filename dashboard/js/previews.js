@@ -3,7 +3,7 @@
 // and banner, an Android notification shade entry, a browser notification, or, for a push
 // that shows nothing, what the app got. `describe` is plain data so it can be tested alone.
 
-import { el } from "./dom.js";
+import { el, when } from "./dom.js";
 
 /** The name under the app's icon: the last part of a bundle id or package, or a web origin's host. */
 export function appName(app) {
@@ -107,13 +107,14 @@ function silent(d, shown) {
   return { kind: "silent", platform: d.platform, handler, data };
 }
 
-/** A preview as the person would see it; images load only when asked for. */
-export function preview(model) {
+/** A preview as the person would see it, shown at `time`; images load only when asked for. */
+export function preview(model, time) {
+  const at = time ? when(time) : null;
   switch (model.kind) {
     case "ios":
       return el("div", { class: "preview ios" },
-        el("div", { class: "frame lock", "aria-label": "iOS lock screen" }, el("div", { class: "frame-label" }, "Lock screen"), iosCard(model)),
-        el("div", { class: "frame banner", "aria-label": "iOS banner" }, el("div", { class: "frame-label" }, model.presented ? "Banner (in the app)" : "Banner"), iosCard(model)),
+        el("div", { class: "frame lock", "aria-label": "iOS lock screen" }, el("div", { class: "frame-label" }, "Lock screen"), iosCard(model, at)),
+        el("div", { class: "frame banner", "aria-label": "iOS banner" }, el("div", { class: "frame-label" }, model.presented ? "Banner (in the app)" : "Banner"), iosCard(model, at && at.cloneNode(true))),
         el("div", { class: "home", "aria-label": "Home screen icon" }, el("span", { class: "icon" }, model.app.charAt(0)),
           model.badge !== null ? el("span", { class: "badge" }, model.badge) : null, el("span", { class: "icon-name" }, model.app)),
         notes([
@@ -127,7 +128,7 @@ export function preview(model) {
         el("div", { class: "frame shade", "aria-label": "Android notification shade" }, el("div", { class: "frame-label" }, "Notification shade"),
           el("div", { class: "card" },
             el("div", { class: "card-head" }, el("span", { class: "small-icon", style: model.color ? `background:${model.color}` : null, title: model.icon || "the app's default icon" }),
-              el("span", { class: "app", style: model.color ? `color:${model.color}` : null }, model.app), el("span", { class: "dim" }, " · now")),
+              el("span", { class: "app", style: model.color ? `color:${model.color}` : null }, model.app), el("span", { class: "dim" }, at)),
             el("div", { class: "title" }, model.title), el("div", { class: "body" }, model.body),
             model.image ? image(model.image) : null)),
         notes([`Channel: ${model.channel}`, model.icon ? `Small icon: ${model.icon}` : null, model.sound ? `Sound: ${model.sound}` : null]));
@@ -135,7 +136,7 @@ export function preview(model) {
       return el("div", { class: "preview web" },
         el("div", { class: "frame desktop", "aria-label": "Browser notification" }, el("div", { class: "frame-label" }, "Browser notification"),
           el("div", { class: "card" },
-            el("div", { class: "card-head" }, el("span", { class: "dim" }, model.origin)),
+            el("div", { class: "card-head" }, el("span", { class: "app" }, model.origin), el("span", { class: "dim" }, at)),
             el("div", { class: "title" }, model.title), el("div", { class: "body" }, model.body),
             model.image ? image(model.image) : null,
             model.actions.length ? el("div", { class: "actions" }, model.actions.map((a) => el("span", { class: "action" }, a))) : null)),
@@ -152,9 +153,9 @@ export function preview(model) {
   }
 }
 
-function iosCard(model) {
+function iosCard(model, at) {
   return el("div", { class: "card" },
-    el("div", { class: "card-head" }, el("span", { class: "app-icon" }, model.app.charAt(0)), el("span", { class: "app" }, model.app.toUpperCase()), el("span", { class: "dim" }, "now")),
+    el("div", { class: "card-head" }, el("span", { class: "app-icon" }, model.app.charAt(0)), el("span", { class: "app" }, model.app.toUpperCase()), el("span", { class: "dim" }, at)),
     el("div", { class: "card-main" },
       el("div", {}, model.title ? el("div", { class: "title" }, model.title) : null,
         model.subtitle ? el("div", { class: "subtitle" }, model.subtitle) : null,

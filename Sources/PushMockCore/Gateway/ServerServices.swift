@@ -3,7 +3,7 @@
 public struct ServerServices {
     /// RSA and P-256 keys, signatures and certificates (OpenSSL's in the server).
     public var keys: (any KeyService)?
-    /// The dashboard's files by path (`/`, `/ui/app.js`, ...).
+    /// The dashboard's files by path (`/`, `/ui/main.js`, ..., `/emulator/v1/openapi.json`).
     public var assets: [String: Response]
     /// The durable log, with `--data-dir`; nil keeps the log in memory only.
     public var durableLog: DurableLog?
