@@ -29,8 +29,8 @@ public final class Server {
     private var expiryTimer: LoopEvent?
     private var drainTimer: LoopEvent?
     private var drainDeadline: Timestamp = 0
-    /// The `gateway.changes.version` last handed to the store.
-    private var savedStateVersion = 0
+    /// With `--data-dir`: hands the store the control-plane rows that changed, every 100 ms.
+    private var stateTimer: LoopEvent?
     private var closed = false
     /// What the durable log could not write at close (a full disk).
     private var unwritten: String?
@@ -54,13 +54,14 @@ public final class Server {
         var services = ServerServices(
             keys: OpenSSLKeys(certificates: certificates), assets: Dashboard.assets,
             shutdown: shutdownFlag, bridgeCarrier: bridgeWorkers)
+        var saved: (fixture: [UInt8], fromSnapshot: Bool)?
         if let directory = configuration.dataDirectory {
             // Resume from the saved control-plane state and the newest events.
             let store = try EventStore(directory: directory, reserveBytes: configuration.diskReserveBytes, warn: Self.warn)
-            let state = try store.loadState()
+            saved = try store.loadState()
             let events = try store.loadEvents(limit: configuration.maxEvents)
             services.durableLog = DurableLog(
-                path: store.path, savedState: state, events: events,
+                path: store.path, savedState: saved?.fixture, events: events,
                 lastStoredSeq: store.lastStoredSeq, sink: store,
                 isFailing: { store.isFailing },
                 waitUntilStored: configuration.syncAlways ? { store.waitUntilStored($0) } : nil)
@@ -70,6 +71,11 @@ public final class Server {
         }
         do { gateway = try Gateway(configuration: configuration, services: services) } catch {
             throw ServerError(error.description)
+        }
+        if let store {
+            // An old store's snapshot becomes rows at the first commit; otherwise what was
+            // just resumed is what is saved.
+            if saved?.fromSnapshot == true { store.saveState(gateway.allState()) } else { gateway.resumedSavedState() }
         }
         if let durable = services.durableLog, gateway.unrestored.count > 0 {
             let u = gateway.unrestored
@@ -122,6 +128,10 @@ public final class Server {
         expiryTimer?.add(seconds: 1)
         bridgeTimer = try LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: serverBridgeTick, argument: me)
         bridgeTimer?.add(seconds: 0.1)
+        if store != nil {
+            stateTimer = try LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: serverSaveState, argument: me)
+            stateTimer?.add(seconds: 0.1)
+        }
         signal(SIGPIPE, SIG_IGN)
         // A parent may have started us with these blocked (Foundation's Process does, from a
         // Dispatch thread); blocked, they would never reach the loop.
@@ -154,7 +164,7 @@ public final class Server {
     /// lost, and the exit says so.
     public func run() throws(ServerError) {
         try base.run()
-        saveStateIfChanged()
+        saveStateIfChanged(limit: .max)
         close()
         if let lost = unwritten { throw ServerError(lost) }
     }
@@ -177,6 +187,7 @@ public final class Server {
         bridgeWorkers.stop()
         gateway.collectBridgeAttempts()
         bridgeTimer = nil
+        stateTimer = nil
         unwritten = store?.close()
     }
 
@@ -202,17 +213,18 @@ public final class Server {
 
     fileprivate func tick() {
         gateway.expireDue()
-        saveStateIfChanged()
         polls.noteChanges()
     }
 
-    /// With `--data-dir`, hands the writer a new snapshot when the state changed (checked
-    /// once a second and at shutdown).
-    private func saveStateIfChanged() {
-        guard let store, gateway.changes.version != savedStateVersion else { return }
-        savedStateVersion = gateway.changes.version
-        store.saveState(gateway.snapshot())
+    /// With `--data-dir`, hands the writer the rows of what changed: every 100 ms up to
+    /// `stateChunk` devices (a million new devices are saved over a few seconds without
+    /// holding the loop), and everything at shutdown.
+    fileprivate func saveStateIfChanged(limit: Int = Server.stateChunk) {
+        guard let store, !gateway.changes.isEmpty else { return }
+        store.saveState(gateway.changedState(limit: limit))
     }
+
+    static let stateChunk = 20_000
 
     fileprivate func drain() {
         if connections.openConnections == 0 || Clock.wallNow() >= drainDeadline {
@@ -230,6 +242,11 @@ private func serverSignal(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPoi
 private func serverBridgeTick(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     Unmanaged<Server>.fromOpaque(arg).takeUnretainedValue().gateway.collectBridgeAttempts()
+}
+
+private func serverSaveState(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<Server>.fromOpaque(arg).takeUnretainedValue().saveStateIfChanged()
 }
 
 private func serverTick(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {

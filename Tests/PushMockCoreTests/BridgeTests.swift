@@ -180,9 +180,12 @@ struct BridgeTests {
         #expect(bridge(h, #"{"id":"hook","webhook":{"url":"http://127.0.0.1:1/x","secret":"s"}}"#).status == 201)
         #expect(bridge(h, #"{"id":"hook","command":{"argv":["true"]}}"#).status == 409)
         #expect(bridge(h, #"{"device":"d1","simulator":{}}"#).status == 201)
-        let snapshot = h.gateway.snapshot()
+        let rows = h.gateway.allState()
+        let fixture = StateRows.fixture(projects: rows.projects) { id in
+            rows.devices.filter { $0.projectID == id }.compactMap(\.json)
+        }
         let copy = try Harness()
-        try copy.gateway.seed(snapshot, file: "snapshot")
+        try copy.gateway.seed(fixture, file: "saved state")
         let restored = json(copy.call("GET", base + "/bridges"))["bridges"] as? [[String: Any]]
         #expect(restored?.map { $0["id"] as? String } == ["hook", "b1"])
         #expect((restored?.first?["webhook"] as? [String: Any])?["secret"] as? String == "s")

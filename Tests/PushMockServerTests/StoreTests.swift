@@ -320,7 +320,7 @@ extension StoreTests {
                 "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('select count(*), min(seq) from data').fetchone(), c.execute('pragma user_version').fetchone()[0])",
                 dir + "/pushmock.db",
             ])
-        #expect(rows.contains("7) 2"), "\(rows)")
+        #expect(rows.contains("7) 3"), "\(rows)")
     }
 }
 
@@ -358,5 +358,128 @@ extension StoreTests {
         #expect(server.stop() == 0)
         server = try ServerProcess(flags)
         #expect(try count() == 0, "\(server.log)")
+    }
+}
+
+extension StoreTests {
+    /// SQL against a store from Python's sqlite3, one value a line.
+    func query(_ db: String, _ sql: String) throws -> String {
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(*r) for r in c.execute(sys.argv[2])]", db, sql])
+        guard status == 0 else { throw ServerProcess.StartFailure(description: out) }
+        return out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Bytes the process wrote to storage so far (`write_bytes` in /proc/PID/io).
+    func writtenBytes(_ server: ServerProcess) throws -> Int {
+        let io = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/io", encoding: .utf8)
+        let line = io.split(separator: "\n").first { $0.hasPrefix("write_bytes:") }
+        return Int(line?.split(separator: " ").last ?? "") ?? -1
+    }
+
+    @Test(
+        "the saved state is a row per device: changing one of 20,000 devices writes that row, not all of them, and a restart resumes from the rows"
+    )
+    func incrementalState() throws {
+        let dir = freshDirectory("rows")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/pushmock.db"
+        var server = try ServerProcess(storeFlags(dir))
+        var c = try HTTPConnection(port: server.port)
+        let base = "/emulator/v1/projects/demo-pushmock"
+        let made = try c.request(
+            "POST", base + "/devices:batchCreate",
+            body: #"{"platform":"android","app":"com.example.app","count":20000,"topics":["all"]}"#)
+        #expect(made.status == 201, "\(made.text)")
+        // Saved 20,000 devices a step, every 100 ms, then committed.
+        var saved = ""
+        for _ in 0..<100 where saved != "20000" {
+            Thread.sleep(forTimeInterval: 0.1)
+            saved = try query(db, "SELECT count(*) FROM state_devices")
+        }
+        #expect(saved == "20000")
+        Thread.sleep(forTimeInterval: 0.5)
+        let before = try writtenBytes(server)
+        for state in ["foreground", "background", "terminated", "background", "foreground"] {
+            #expect(try c.request("PATCH", base + "/devices/d123", body: #"{"app_state":"\#(state)"}"#).status == 200)
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        let written = try writtenBytes(server) - before
+        // Five saves of one ~300-byte row: a few pages of the write-ahead log each. All
+        // 20,000 rows are about 7 MB.
+        #expect(written > 0 && written < 400_000, "\(written) bytes written for five single-device changes")
+        #expect(try query(db, "SELECT json FROM state_devices WHERE id = 'd123'").contains(#""app_state":"foreground""#))
+        #expect(server.stop() == 0)
+
+        server = try ServerProcess(storeFlags(dir))
+        c = try HTTPConnection(port: server.port)
+        let info = try c.request("GET", base).json
+        #expect(info["devices"] as? Int == 20000)
+        let d = try c.request("GET", base + "/devices/d123").json
+        #expect(d["app_state"] as? String == "foreground" && d["topics"] as? [String] == ["all"])
+        #expect(try query(db, "SELECT count(*) FROM sqlite_master WHERE name = 'state'") == "0")
+    }
+
+    @Test("a store from schema 2 (one snapshot of the whole state) is migrated: its state comes back and is saved as rows")
+    func snapshotMigration() throws {
+        let dir = freshDirectory("snapshot")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let db = dir + "/pushmock.db"
+        let snapshot =
+            #"{"projects":[{"id":"demo-pushmock","devices":[{"id":"d7","platform":"android","app":"com.example.old","topics":["news"]}]},{"id":"other","devices":[]}]}"#
+        let (made, out) = try runCommand(
+            RealClientTests.python,
+            [
+                "-c",
+                """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                c.executescript('''PRAGMA application_id = 1886612843; PRAGMA user_version = 2;
+                  CREATE TABLE data (seq INTEGER PRIMARY KEY, event_timestamp TEXT NOT NULL, project_number INTEGER NOT NULL,
+                    message_id TEXT, instance_id TEXT, message_type TEXT, sdk_platform TEXT, app_name TEXT, collapse_key TEXT,
+                    priority INTEGER, ttl INTEGER, topic TEXT, bulk_id INTEGER, event TEXT NOT NULL, analytics_label TEXT,
+                    project_id TEXT NOT NULL, device_id TEXT, token TEXT, reason TEXT, api TEXT, time_us INTEGER NOT NULL);
+                  CREATE TABLE state (name TEXT PRIMARY KEY, json BLOB NOT NULL);''')
+                c.execute("INSERT INTO state VALUES ('gateway', ?)", (sys.argv[2].encode(),))
+                c.commit()
+                """, db, snapshot,
+            ])
+        #expect(made == 0, "\(out)")
+        var server = try ServerProcess(storeFlags(dir))
+        var c = try HTTPConnection(port: server.port)
+        let d7 = try c.request("GET", "/emulator/v1/projects/demo-pushmock/devices/d7").json
+        #expect(d7["app"] as? String == "com.example.old" && d7["topics"] as? [String] == ["news"], "\(d7)")
+        #expect(server.stop() == 0)
+        #expect(try query(db, "SELECT count(*) FROM sqlite_master WHERE name = 'state'") == "0")
+        #expect(try query(db, "SELECT project_id, id FROM state_devices") == "demo-pushmock d7")
+        #expect(try query(db, "SELECT id FROM state_projects ORDER BY id") == "demo-pushmock\nother")
+        #expect(try query(db, "PRAGMA user_version") == "3")
+        // And from the rows again.
+        server = try ServerProcess(storeFlags(dir))
+        c = try HTTPConnection(port: server.port)
+        #expect(try c.request("GET", "/emulator/v1/projects/demo-pushmock/devices/d7").json["topics"] as? [String] == ["news"])
+    }
+
+    @Test("a store written by a newer pushmock is refused with a message that says so")
+    func newerStore() throws {
+        let dir = freshDirectory("newer")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let (made, out) = try runCommand(
+            RealClientTests.python,
+            [
+                "-c",
+                "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript('PRAGMA application_id = 1886612843; PRAGMA user_version = 9; CREATE TABLE data (seq INTEGER PRIMARY KEY);'); c.commit()",
+                dir + "/pushmock.db",
+            ])
+        #expect(made == 0, "\(out)")
+        #expect(throws: ServerProcess.StartFailure.self) { try ServerProcess(storeFlags(dir)) }
+        let status = system("'\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)' > '\(dir)/out' 2>&1")
+        let said = (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? ""
+        #expect(
+            status != 0 && said.contains("was written by a newer pushmock (store version 9, this one reads up to 3)"), "\(said)")
     }
 }

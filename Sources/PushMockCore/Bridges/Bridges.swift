@@ -95,7 +95,7 @@ final class Bridges {
 
     func add(_ b: Bridge) {
         byProject[b.projectID!, default: []].append(Active(b))
-        changes.record()
+        changes.project(b.projectID!)
         watchLog()
     }
 
@@ -104,7 +104,7 @@ final class Bridges {
         byProject[projectID]?.removeAll { $0.bridge.id == b.id }
         if byProject[projectID]?.isEmpty == true { byProject[projectID] = nil }
         carrier?.retire(bridgeID: b.key)
-        changes.record()
+        changes.project(projectID)
         watchLog()
     }
 
@@ -175,7 +175,7 @@ final class Bridges {
     }
 
     /// Every project's bridges for the saved state.
-    func forSnapshot(_ projectID: String) -> [Bridge] { (byProject[projectID] ?? []).map(\.bridge) }
+    func forSavedState(_ projectID: String) -> [Bridge] { (byProject[projectID] ?? []).map(\.bridge) }
 }
 
 /// What a bridge has done since it was made.

@@ -1,6 +1,6 @@
 /// How the control API shows projects, apps, devices, renderings, events and messages.
 enum ControlJSON {
-    /// A project's `server_keys` and `apps` members (the project's view and its snapshot).
+    /// A project's `server_keys` and `apps` members (the project's view and its saved row).
     static func writeKeysAndApps(_ p: Project, projectNumber: Int64?, to w: inout JSONWriter) {
         w.key("server_keys")
         w.beginArray()

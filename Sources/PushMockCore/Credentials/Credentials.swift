@@ -32,7 +32,7 @@ final class Credentials {
 
     func add(_ account: ServiceAccount) {
         serviceAccounts[account.email] = account
-        changes.record()
+        changes.project(account.projectID)
     }
 
     /// Hands out an access token for a service account, valid for an hour.
@@ -57,7 +57,7 @@ final class Credentials {
     func add(_ key: APNsKey) {
         apnsKeys[key.keyID] = key
         apnsKeysVersion &+= 1
-        changes.record()
+        changes.project(key.projectID)
     }
 
     /// Moves when APNs keys or projects change: provider tokens verified before are looked at again.

@@ -44,7 +44,7 @@ public final class DeviceRegistry {
         if let token = device.token { byToken[token] = device }
         if let apns = device.apnsToken.flatMap(APNsToken.init) { byAPNsToken[apns] = device }
         byFID[device.fid] = device
-        changes.record()
+        changes.device(device)
     }
 
     /// Gives an iOS device a new APNs token (a reinstall); the old one is retired.
@@ -55,7 +55,7 @@ public final class DeviceRegistry {
         }
         device.apnsToken = token
         if let key = APNsToken(token) { byAPNsToken[key] = device }
-        changes.record()
+        changes.device(device)
     }
 
     /// Gives the device a new token (nil: none) and FID, keeping the indexes in step.
@@ -68,7 +68,7 @@ public final class DeviceRegistry {
         }
         device.token = token
         if let token { byToken[token] = device }
-        changes.record()
+        changes.device(device)
     }
 
     /// Applies a new state (and APNs environment) to a device; what the change sets off is
@@ -76,7 +76,7 @@ public final class DeviceRegistry {
     func update(_ device: Device, state: DeviceState, apnsEnvironment: APNsEnvironment?) {
         device.state = state
         device.apnsEnvironment = apnsEnvironment
-        changes.record()
+        changes.device(device)
     }
 
     /// Removes a device; its APNs token is retired at `time`.
@@ -89,6 +89,6 @@ public final class DeviceRegistry {
         if let i = inOrder.firstIndex(where: { $0 === device }) { inOrder.remove(at: i) }
         if let token = device.token { byToken[token] = nil }
         byFID[device.fid] = nil
-        changes.record()
+        changes.device(device)
     }
 }

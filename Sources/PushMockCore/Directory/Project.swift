@@ -42,7 +42,7 @@ public final class Project {
     func addApp(_ platform: Platform, _ name: String, credentials: Set<APNsEnvironment>) -> App {
         let app = App(platform: platform, name: name, apnsCredentials: platform == .ios ? credentials : [])
         apps[App.key(platform, name)] = app
-        changes.record()
+        changes.project(id)
         return app
     }
 

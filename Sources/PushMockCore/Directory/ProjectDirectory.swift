@@ -39,7 +39,7 @@ final class ProjectDirectory {
         lastAPIName.clear()
         lastServerKeyHeader.clear()
         version &+= 1
-        changes.record()
+        changes.replaced(id)
         return project
     }
 

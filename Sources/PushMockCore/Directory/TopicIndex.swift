@@ -22,7 +22,7 @@ public final class TopicIndex {
         guard device.topics.count < Topic.maxPerInstance else { return false }
         device.topics[topic] = time
         subscribers[topic, default: [:]][device.id] = device
-        changes.record()
+        changes.device(device)
         return true
     }
 
@@ -30,7 +30,7 @@ public final class TopicIndex {
         guard device.topics.removeValue(forKey: topic) != nil else { return }
         subscribers[topic]?[device.id] = nil
         if subscribers[topic]?.isEmpty == true { subscribers[topic] = nil }
-        changes.record()
+        changes.device(device)
     }
 
     func unsubscribeAll(_ device: Device) {

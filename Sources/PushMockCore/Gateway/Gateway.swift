@@ -6,7 +6,7 @@ public final class Gateway {
     public let configuration: Configuration
     public let clock: Clock
     public let log: EventLog
-    /// Moves whenever the state a restart keeps changes (the server saves a snapshot then).
+    /// Which rows of the state a restart keeps changed (the server saves those).
     public let changes: StateChanges
     public let readers: EventReaders
 

@@ -14,7 +14,7 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// `PRAGMA application_id` of a pushmock store ("psmk"), so a foreign SQLite file is refused.
     static let applicationID: Int32 = 0x7073_6D6B
     /// `PRAGMA user_version` of the current schema; older stores are migrated at open.
-    static let schemaVersion: Int64 = 2
+    static let schemaVersion: Int64 = 3
 
     /// One event's columns, as plain values the writer thread may read.
     struct Row: Sendable {
@@ -37,8 +37,11 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Everything below is guarded by `condition`'s lock.
     private let condition = NSCondition()
     private var queue: [Row] = []
-    /// The newest control-plane snapshot not yet written (`Gateway.snapshot()`).
-    private var pendingState: [UInt8]?
+    /// Changed control-plane rows not yet written, oldest first (`Gateway.changedState`).
+    private var pendingState: [StateRows] = []
+    /// Set when the saved state came from an old store's snapshot: the first commit of rows
+    /// drops it.
+    private var dropSnapshot = false
     /// Projects whose events through a seq were removed, deleted after the queue's rows.
     private var removals: [(projectID: String, through: Int64)] = []
     /// Set while commits fail (a full disk with no reserve left); the failed batch waits at the
@@ -154,6 +157,11 @@ final class EventStore: EventSink, @unchecked Sendable {
         guard (try? text(db, "PRAGMA quick_check")) == "ok" else {
             throw ServerError("\(path) is damaged (PRAGMA quick_check failed); move it away or choose another --data-dir")
         }
+        if let version = try? int(db, "PRAGMA user_version"), version > schemaVersion {
+            throw ServerError(
+                "\(path) was written by a newer pushmock (store version \(version), this one reads up to \(schemaVersion)); use that version or choose another --data-dir"
+            )
+        }
         // Version 1 (before the state table) lacked `api` and `time_us`.
         if tables > 0, (try? int(db, "PRAGMA user_version")) ?? 0 < 2,
             (try? int(db, "SELECT count(*) FROM pragma_table_info('data') WHERE name = 'time_us'")) == 0
@@ -179,7 +187,7 @@ final class EventStore: EventSink, @unchecked Sendable {
               project_id TEXT NOT NULL, device_id TEXT, token TEXT, reason TEXT,
               api TEXT, time_us INTEGER NOT NULL
             );
-            CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, json BLOB NOT NULL);
+            \(StateTables.schema)
             """, path: path)
     }
 
@@ -215,26 +223,21 @@ final class EventStore: EventSink, @unchecked Sendable {
         return committedSeq >= seq
     }
 
-    /// Queues the control-plane snapshot for the next commit (replacing an unwritten one).
-    func saveState(_ json: [UInt8]) {
+    /// Queues changed control-plane rows for the next commit.
+    func saveState(_ rows: StateRows) {
+        guard !rows.isEmpty else { return }
         condition.lock()
-        pendingState = json
+        pendingState.append(rows)
         condition.unlock()
     }
 
-    /// The snapshot saved last, read at start (before the writer runs); nil when none was saved.
-    func loadState() throws(ServerError) -> [UInt8]? {
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT json FROM state WHERE name = 'gateway'", -1, &stmt, nil) == SQLITE_OK, let stmt
-        else { throw unreadable("the saved state") }
-        defer { sqlite3_finalize(stmt) }
-        switch sqlite3_step(stmt) {
-        case SQLITE_DONE: return nil
-        case SQLITE_ROW:
-            guard let p = sqlite3_column_blob(stmt, 0) else { return nil }
-            return Array(UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(stmt, 0))))
-        default: throw unreadable("the saved state")
-        }
+    /// The saved state as a fixture, read at start (before the writer runs); nil when none was
+    /// saved. `fromSnapshot`: an old store's single snapshot, which the caller replaces with
+    /// rows by saving every row once (`Gateway.allState`).
+    func loadState() throws(ServerError) -> (fixture: [UInt8], fromSnapshot: Bool)? {
+        let state = try StateTables.load(db) { unreadable($0) }
+        dropSnapshot = state?.fromSnapshot == true
+        return state
     }
 
     /// A read at start that failed part-way: the file is damaged where the quick check did not look.
@@ -298,10 +301,10 @@ final class EventStore: EventSink, @unchecked Sendable {
         stopping = true
         condition.broadcast()
         while !stopped { condition.wait() }
-        guard !queue.isEmpty || pendingState != nil || !removals.isEmpty else { return nil }
+        guard !queue.isEmpty || !pendingState.isEmpty || !removals.isEmpty else { return nil }
         let what = [
             queue.isEmpty ? nil : "\(queue.count) acknowledged events",
-            pendingState == nil ? nil : "the latest control-plane state",
+            pendingState.isEmpty ? nil : "the latest control-plane changes",
             removals.isEmpty ? nil : "the removal of \(removals.count) projects' events",
         ].compactMap { $0 }.joined(separator: " and ")
         return "\(what) could not be written to \(path) and are lost: \(failure ?? "the database could not be written")"
@@ -323,18 +326,18 @@ final class EventStore: EventSink, @unchecked Sendable {
             let batch = queue
             queue.removeAll(keepingCapacity: true)
             let state = pendingState
-            pendingState = nil
+            pendingState.removeAll()
             let removed = removals
             removals.removeAll()
             let done = stopping
             condition.unlock()
-            if !batch.isEmpty || state != nil || !removed.isEmpty, let insert,
+            if !batch.isEmpty || !state.isEmpty || !removed.isEmpty, let insert,
                 let why = commit(batch, state, removed, insert)
             {
                 // Keep the batch: nothing is dropped while the disk is full.
                 condition.lock()
                 queue.insert(contentsOf: batch, at: 0)
-                if pendingState == nil { pendingState = state }
+                pendingState.insert(contentsOf: state, at: 0)
                 removals.insert(contentsOf: removed, at: 0)
                 if reserve.release() {
                     // Refuse new sends from now on, and write what was answered in the space freed.
@@ -366,10 +369,13 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Commits a batch, then the removals (after the rows, which they may name); returns why
     /// it could not (the transaction rolled back), or nil.
     private func commit(
-        _ batch: [Row], _ state: [UInt8]?, _ removed: [(projectID: String, through: Int64)], _ stmt: OpaquePointer
+        _ batch: [Row], _ state: [StateRows], _ removed: [(projectID: String, through: Int64)], _ stmt: OpaquePointer
     ) -> String? {
         guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else { return Self.message(db) }
-        var written = state.map(writeState) ?? true
+        var written = true
+        for rows in state where written { written = StateTables.write(db, rows) }
+        let droppingSnapshot = dropSnapshot && !state.isEmpty
+        if droppingSnapshot, written { written = StateTables.dropSnapshot(db) }
         for row in batch where written {
             Self.bind(stmt, row)
             written = sqlite3_step(stmt) == SQLITE_DONE
@@ -381,6 +387,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
             return why
         }
+        if droppingSnapshot { dropSnapshot = false }
         condition.lock()
         failure = nil
         if let last = batch.last { committedSeq = last.seq }
@@ -410,17 +417,6 @@ final class EventStore: EventSink, @unchecked Sendable {
         defer { sqlite3_finalize(stmt) }
         sqlite3_bind_text(stmt, 1, projectID, -1, Self.transient)
         sqlite3_bind_int64(stmt, 2, seq)
-        return sqlite3_step(stmt) == SQLITE_DONE
-    }
-
-    /// Writes the snapshot inside the open transaction.
-    private func writeState(_ json: [UInt8]) -> Bool {
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO state VALUES ('gateway', ?)", -1, &stmt, nil) == SQLITE_OK,
-            let stmt
-        else { return false }
-        defer { sqlite3_finalize(stmt) }
-        json.withUnsafeBytes { _ = sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), Self.transient) }
         return sqlite3_step(stmt) == SQLITE_DONE
     }
 

@@ -1,0 +1,126 @@
+/// The state `--data-dir` keeps so a restart resumes with the same projects, keys, apps, APNs
+/// keys, service accounts, bridges, devices (tokens, states) and subscriptions, as rows: one
+/// per project and one per device, each a piece of a `--seed` fixture. Only the rows that
+/// changed are written (`StateChanges`); at start the rows are put back together into one
+/// fixture and restored through `seed` (docs/durable-store.md, "A restart resumes").
+public struct StateRows: Sendable {
+    public struct ProjectRow: Sendable {
+        public let id: String
+        public let json: [UInt8]
+
+        public init(id: String, json: [UInt8]) {
+            self.id = id
+            self.json = json
+        }
+    }
+
+    public struct DeviceRow: Sendable {
+        public let projectID: String
+        public let deviceID: String
+        /// Nil when the device is gone.
+        public let json: [UInt8]?
+    }
+
+    /// Projects started over: every saved device of theirs goes before the rows below.
+    public var replacedProjects: [String] = []
+    public var projects: [ProjectRow] = []
+    public var devices: [DeviceRow] = []
+
+    public var isEmpty: Bool { replacedProjects.isEmpty && projects.isEmpty && devices.isEmpty }
+
+    /// The fixture the saved rows make: each project's row with its devices' rows, in order.
+    public static func fixture(projects: [ProjectRow], devices: (String) -> [[UInt8]]) -> [UInt8] {
+        var out = Array("{\"projects\":[".utf8)
+        for (i, p) in projects.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            // The row is an object; its devices go in before its closing brace.
+            out += p.json.dropLast()
+            out += Array(",\"devices\":[".utf8)
+            for (j, d) in devices(p.id).enumerated() {
+                if j > 0 { out.append(UInt8(ascii: ",")) }
+                out += d
+            }
+            out += Array("]}".utf8)
+        }
+        out += Array("]}".utf8)
+        return out
+    }
+}
+
+extension Gateway {
+    /// The rows of what changed since the last call: every changed project and up to `limit`
+    /// changed devices (the rest on the next call).
+    public func changedState(limit: Int) -> StateRows {
+        let taken = changes.take(limit: limit)
+        var rows = StateRows(replacedProjects: taken.replaced)
+        for id in taken.projects {
+            if let p = directory[id] { rows.projects.append(.init(id: id, json: projectRow(p))) }
+        }
+        for key in taken.devices {
+            let device = directory[key.projectID]?.devices[key.deviceID]
+            rows.devices.append(.init(projectID: key.projectID, deviceID: key.deviceID, json: device.map(Self.deviceRow)))
+        }
+        return rows
+    }
+
+    /// After resuming from the saved state: nothing changed since, but every project's row
+    /// is written again (a project the configuration created afresh has none yet).
+    public func resumedSavedState() {
+        changes.markSaved()
+        for p in directory.all { changes.project(p.id) }
+    }
+
+    /// Every row, as a first save after a migration needs them.
+    public func allState() -> StateRows {
+        var rows = StateRows()
+        for p in directory.all.sorted(by: { $0.id < $1.id }) {
+            rows.replacedProjects.append(p.id)
+            rows.projects.append(.init(id: p.id, json: projectRow(p)))
+            for d in p.devices.inOrder { rows.devices.append(.init(projectID: p.id, deviceID: d.id, json: Self.deviceRow(d))) }
+        }
+        changes.markSaved()
+        return rows
+    }
+
+    /// A project as a fixture's project without its devices.
+    func projectRow(_ p: Project) -> [UInt8] {
+        var w = JSONWriter(capacity: 1024)
+        w.beginObject()
+        w.member("id", p.id)
+        ControlJSON.writeKeysAndApps(p, projectNumber: nil, to: &w)
+        w.key("apns_keys")
+        w.beginArray()
+        for key in credentials.apnsKeys.values.filter({ $0.projectID == p.id }).sorted(by: { $0.keyID < $1.keyID }) {
+            w.raw(ControlJSON.apnsKeyJSON(key, privatePEM: nil))
+        }
+        w.endArray()
+        w.key("service_accounts")
+        w.beginArray()
+        for a in credentials.serviceAccounts.values.filter({ $0.projectID == p.id }).sorted(by: { $0.email < $1.email }) {
+            w.beginObject()
+            w.member("client_email", a.email)
+            w.member("private_key_id", a.keyID)
+            w.member("client_id", a.clientID)
+            w.member("public_key", a.publicKeyPEM)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("bridges")
+        w.beginArray()
+        for b in bridges.forSavedState(p.id) {
+            w.beginObject()
+            b.write(to: &w)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.bytes
+    }
+
+    /// A device as a fixture's device (with its id, tokens, state and topics).
+    static func deviceRow(_ d: Device) -> [UInt8] {
+        var w = JSONWriter(capacity: 512)
+        ControlJSON.writeDevice(d, asFixture: true, to: &w)
+        return w.bytes
+    }
+}

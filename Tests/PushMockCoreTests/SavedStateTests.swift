@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+@testable import PushMockCore
+
+/// What `--data-dir` saves of the control plane: only the rows that changed, and rows that
+/// put back together restore the same state.
+@Suite("The saved state, as rows")
+struct SavedStateTests {
+    let base = "/emulator/v1/projects/demo-pushmock"
+
+    func ids(_ rows: StateRows) -> [String] { rows.devices.map { "\($0.deviceID)\($0.json == nil ? " gone" : "")" } }
+
+    @Test("each change names only its own rows: a device's state, a subscription, an uninstall, an app, a reset")
+    func onlyWhatChanged() throws {
+        let h = try Harness()
+        for _ in 0..<5 { try h.device("android") }
+        _ = h.gateway.changedState(limit: .max)
+        #expect(h.gateway.changes.isEmpty)
+        try h.patch("d3", #"{"app_state":"foreground"}"#)
+        var rows = h.gateway.changedState(limit: .max)
+        #expect(ids(rows) == ["d3"] && rows.projects.isEmpty && rows.replacedProjects.isEmpty)
+        #expect(String(decoding: rows.devices[0].json!, as: UTF8.self).contains(#""app_state":"foreground""#))
+        try h.subscribe("d4", "news")
+        try h.subscribe("d4", "sport")
+        #expect(ids(h.gateway.changedState(limit: .max)) == ["d4"])
+        #expect(h.call("DELETE", base + "/devices/d2").status == 200)
+        #expect(ids(h.gateway.changedState(limit: .max)) == ["d2 gone"])
+        #expect(h.call("POST", base + "/apps", body: #"{"platform":"android","app":"com.example.other"}"#).status == 200)
+        rows = h.gateway.changedState(limit: .max)
+        #expect(rows.projects.map(\.id) == ["demo-pushmock"] && rows.devices.isEmpty)
+        #expect(h.call("DELETE", base).status == 200)
+        rows = h.gateway.changedState(limit: .max)
+        #expect(rows.replacedProjects == ["demo-pushmock"] && rows.projects.map(\.id) == ["demo-pushmock"])
+    }
+
+    @Test("many changed devices are handed over in steps of the limit, oldest first, each once")
+    func inSteps() throws {
+        let h = try Harness()
+        #expect(h.call("POST", base + "/devices:batchCreate", body: #"{"platform":"ios","app":"a.b","count":25}"#).status == 201)
+        try h.patch("d1", #"{"online":false}"#)
+        var seen: [String] = []
+        while !h.gateway.changes.isEmpty { seen += ids(h.gateway.changedState(limit: 10)) }
+        #expect(seen == (1...25).map { "d\($0)" })
+    }
+
+    @Test("the rows put back together restore projects, keys, apps and devices with their states and topics")
+    func roundTrip() throws {
+        let h = try Harness()
+        let phone = try h.device("android")
+        try h.device("ios", extra: #","app_state":"terminated""#)
+        try h.subscribe(phone["id"] as! String, "news")
+        let app = #"{"platform":"ios","app":"com.example.app","apns_environments":["production"]}"#
+        #expect(h.call("POST", base + "/apps", body: app).status == 200)
+        let rows = h.gateway.allState()
+        let fixture = StateRows.fixture(projects: rows.projects) { id in
+            rows.devices.filter { $0.projectID == id }.compactMap(\.json)
+        }
+        let copy = try Harness()
+        try copy.gateway.seed(fixture, file: "saved state")
+        func devices(_ h: Harness) -> [String] {
+            let list = json(h.call("GET", base + "/devices"))["devices"] as? [[String: Any]] ?? []
+            return list.map { d in
+                ["id", "platform", "token", "fid", "apns_token", "topics", "app_state"].map { "\(d[$0] ?? "nil")" }.joined(
+                    separator: "|")
+            }
+        }
+        #expect(devices(copy) == devices(h) && devices(h).count == 2)
+        let keys = { (h: Harness) in
+            (json(h.call("GET", base + "/apnsKeys"))["keys"] as? [[String: Any]])?.map { $0["key_id"] as! String }
+        }
+        #expect(keys(copy) == keys(h))
+    }
+}
