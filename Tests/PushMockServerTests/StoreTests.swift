@@ -320,7 +320,7 @@ extension StoreTests {
                 "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('select count(*), min(seq) from data').fetchone(), c.execute('pragma user_version').fetchone()[0])",
                 dir + "/pushmock.db",
             ])
-        #expect(rows.contains("7) 3"), "\(rows)")
+        #expect(rows.contains("7) 4"), "\(rows)")
     }
 }
 
@@ -456,7 +456,7 @@ extension StoreTests {
         #expect(try query(db, "SELECT count(*) FROM sqlite_master WHERE name = 'state'") == "0")
         #expect(try query(db, "SELECT project_id, id FROM state_devices") == "demo-pushmock d7")
         #expect(try query(db, "SELECT id FROM state_projects ORDER BY id") == "demo-pushmock\nother")
-        #expect(try query(db, "PRAGMA user_version") == "3")
+        #expect(try query(db, "PRAGMA user_version") == "4")
         // And from the rows again.
         server = try ServerProcess(storeFlags(dir))
         c = try HTTPConnection(port: server.port)
@@ -480,6 +480,6 @@ extension StoreTests {
         let status = system("'\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)' > '\(dir)/out' 2>&1")
         let said = (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? ""
         #expect(
-            status != 0 && said.contains("was written by a newer pushmock (store version 9, this one reads up to 3)"), "\(said)")
+            status != 0 && said.contains("was written by a newer pushmock (store version 9, this one reads up to 4)"), "\(said)")
     }
 }

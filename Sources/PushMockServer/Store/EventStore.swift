@@ -3,40 +3,36 @@ import Foundation
 import Glibc
 import PushMockCore
 
-/// The durable delivery log (`--data-dir`): every event also goes to SQLite, in a table named
-/// and shaped like FCM's BigQuery export (`data`, docs/durable-store.md). The loop thread only
-/// copies each event into a `Row` and appends it to a queue; one writer thread commits the
-/// queue in a transaction every `commitInterval` (WAL, `synchronous=FULL`, so a committed
-/// event survives a crash of pushmock or of the machine).
+/// The durable delivery log (`--data-dir`): every event also goes to SQLite, readable as a
+/// table named and shaped like FCM's BigQuery export (the view `data`, docs/durable-store.md).
+/// The loop thread only appends each event's JSON to the pending commit (`EventRows`); one
+/// writer thread commits what is pending as one row every `commitInterval` (WAL,
+/// `synchronous=FULL`, so a committed event survives a crash of pushmock or of the machine).
 final class EventStore: EventSink, @unchecked Sendable {
     /// The bound on how long an answered send waits to be on disk (plus the commit itself).
     static let commitInterval = 0.05
     /// `PRAGMA application_id` of a pushmock store ("psmk"), so a foreign SQLite file is refused.
     static let applicationID: Int32 = 0x7073_6D6B
     /// `PRAGMA user_version` of the current schema; older stores are migrated at open.
-    static let schemaVersion: Int64 = 3
+    static let schemaVersion: Int64 = 4
 
-    /// One event's columns, as plain values the writer thread may read.
-    struct Row: Sendable {
-        let seq: Int64
-        let timestamp: String
-        let projectNumber: Int64
-        let messageID, instanceID, messageType, platform, app, collapseKey: String?
-        let priority, ttl: Int?
-        let topic: String?
-        let bulkID: Int64?
-        let event: String
-        let label: String?
-        let projectID: String
-        let deviceID, token, reason: String?
-        let api: String?
-        let timeMicros: Int64
+    /// One commit's events: a JSON array of `EventRows` arrays, and the seqs it spans.
+    struct Batch: Sendable {
+        let first, last: Int64
+        let count: Int
+        let json: [UInt8]
     }
 
     let path: String
     /// Everything below is guarded by `condition`'s lock.
     private let condition = NSCondition()
-    private var queue: [Row] = []
+    /// The events of the next commit, as they come (a JSON array not yet closed).
+    private var pending = EventStore.emptyBatch()
+    private var pendingCount = 0
+    private var pendingFirst: Int64 = 0
+    private var pendingLast: Int64 = 0
+    /// Commits to make, oldest first; a failed one waits at the head.
+    private var queue: [Batch] = []
     /// Changed control-plane rows not yet written, oldest first (`Gateway.changedState`).
     private var pendingState: [StateRows] = []
     /// Set when the saved state came from an old store's snapshot: the first commit of rows
@@ -53,6 +49,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// The highest seq on disk.
     private var committedSeq: Int64 = 0
     private var stopping = false
+    /// Loop-thread waits for a commit (`--sync always`): the writer commits at once.
+    private var syncWaiters = 0
     private var stopped = false
     /// Opened and read here (at start, on the caller's thread), then used only by the writer
     /// thread from `start()` until it ends; closed by it.
@@ -66,6 +64,10 @@ final class EventStore: EventSink, @unchecked Sendable {
     private let warn: @Sendable (String) -> Void
     /// The highest seq the store held when it opened: new events are numbered after it.
     let lastStoredSeq: Int64
+    /// The loop thread's: the last event time and its `event_timestamp` (the events of one
+    /// request share their time).
+    private var lastTime: Timestamp = -1
+    private var lastTimeText = ""
 
     /// Opens (or creates) `directory/pushmock.db`, holding `directory/pushmock.lock` for as long
     /// as the process lives: a second pushmock on the same directory is refused. Sets aside
@@ -170,6 +172,10 @@ final class EventStore: EventSink, @unchecked Sendable {
                 db, "ALTER TABLE data ADD COLUMN api TEXT; ALTER TABLE data ADD COLUMN time_us INTEGER NOT NULL DEFAULT 0;",
                 path: path)
         }
+        // Versions 1 to 3 kept a row per event in the table `data`; it becomes `log` commits.
+        if (try? int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'data'")) == 1 {
+            try exec(db, "BEGIN; \(EventRows.migration) COMMIT;", path: path)
+        }
         try exec(
             db,
             """
@@ -177,16 +183,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = FULL;
             PRAGMA application_id = \(applicationID);
-            CREATE TABLE IF NOT EXISTS data (
-              seq INTEGER PRIMARY KEY,
-              event_timestamp TEXT NOT NULL,
-              project_number INTEGER NOT NULL,
-              message_id TEXT, instance_id TEXT, message_type TEXT, sdk_platform TEXT, app_name TEXT,
-              collapse_key TEXT, priority INTEGER, ttl INTEGER, topic TEXT, bulk_id INTEGER,
-              event TEXT NOT NULL, analytics_label TEXT,
-              project_id TEXT NOT NULL, device_id TEXT, token TEXT, reason TEXT,
-              api TEXT, time_us INTEGER NOT NULL
-            );
+            \(EventRows.schema)
             \(StateTables.schema)
             """, path: path)
     }
@@ -194,17 +191,31 @@ final class EventStore: EventSink, @unchecked Sendable {
     // MARK: the loop thread
 
     func record(_ e: Event) {
-        let m = e.message
-        let row = Row(
-            seq: e.seq, timestamp: e.time.rfc3339, projectNumber: e.projectNumber, messageID: e.messageID,
-            instanceID: e.device?.fid, messageType: e.messageType?.rawValue, platform: e.device?.platform.sdkPlatform,
-            app: e.device?.app, collapseKey: m?.options.collapseKey, priority: m?.options.priority.apnsPriority,
-            ttl: m?.options.ttl, topic: m?.topic, bulkID: m?.bulkID, event: e.kind.rawValue,
-            label: m?.options.analyticsLabel, projectID: e.projectID, deviceID: e.device?.id, token: e.token,
-            reason: e.reason, api: m?.api, timeMicros: e.time)
+        if e.time != lastTime {
+            lastTime = e.time
+            lastTimeText = e.time.rfc3339
+        }
         condition.lock()
-        queue.append(row)
+        if pendingCount == 0 { pendingFirst = e.seq }
+        EventRows.write(e, time: lastTimeText, to: &pending)
+        pendingCount += 1
+        pendingLast = e.seq
         condition.unlock()
+    }
+
+    private static func emptyBatch(capacity: Int = 1 << 16) -> JSONWriter {
+        var w = JSONWriter(capacity: capacity)
+        w.beginArray()
+        return w
+    }
+
+    /// Closes the pending events into a commit to make (lock held).
+    private func takePending() -> Batch {
+        pending.endArray()
+        let batch = Batch(first: pendingFirst, last: pendingLast, count: pendingCount, json: pending.bytes)
+        pending = Self.emptyBatch(capacity: max(1 << 16, batch.json.count))
+        pendingCount = 0
+        return batch
     }
 
     func removeAll(projectID: String, through seq: Int64) {
@@ -218,8 +229,10 @@ final class EventStore: EventSink, @unchecked Sendable {
     func waitUntilStored(_ seq: Int64) -> Bool {
         condition.lock()
         defer { condition.unlock() }
+        syncWaiters += 1
         condition.broadcast()
         while committedSeq < seq, failure == nil, !stopped { condition.wait() }
+        syncWaiters -= 1
         return committedSeq >= seq
     }
 
@@ -248,41 +261,32 @@ final class EventStore: EventSink, @unchecked Sendable {
         )
     }
 
-    /// The newest `limit` events, oldest first, read at start (before the writer runs).
+    /// The newest `limit` events, oldest first, read at start (before the writer runs): the
+    /// commits newest first until they hold enough. An event that is not an array of the
+    /// columns comes back with no kind, which the gateway counts as damaged.
     func loadEvents(limit: Int) throws(ServerError) -> [StoredEvent] {
-        let sql = """
-            SELECT seq, time_us, event, project_id, api, message_id, message_type, device_id, token, reason, collapse_key,
-                   priority, ttl, topic, bulk_id, analytics_label FROM (SELECT * FROM data ORDER BY seq DESC LIMIT ?) ORDER BY seq
-            """
         var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { throw unreadable("the events") }
+        guard sqlite3_prepare_v2(db, "SELECT events FROM log ORDER BY first_seq DESC", -1, &stmt, nil) == SQLITE_OK, let stmt
+        else { throw unreadable("the events") }
         defer { sqlite3_finalize(stmt) }
-        sqlite3_bind_int64(stmt, 1, Int64(limit))
-        func text(_ i: Int32) -> String? { sqlite3_column_text(stmt, i).map { String(cString: $0) } }
-        func int(_ i: Int32) -> Int64? { sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, i) }
-        var out: [StoredEvent] = []
+        var commits: [[StoredEvent]] = []
+        var read = 0
         var rc = sqlite3_step(stmt)
-        while rc == SQLITE_ROW {
-            var e = StoredEvent(
-                seq: sqlite3_column_int64(stmt, 0), time: sqlite3_column_int64(stmt, 1), kind: text(2) ?? "",
-                projectID: text(3) ?? "")
-            e.api = text(4)
-            e.messageID = text(5)
-            e.messageType = text(6)
-            e.deviceID = text(7)
-            e.token = text(8)
-            e.reason = text(9)
-            e.collapseKey = text(10)
-            e.priority = int(11).map(Int.init)
-            e.ttl = int(12).map(Int.init)
-            e.topic = text(13)
-            e.bulkID = int(14)
-            e.label = text(15)
-            out.append(e)
+        while rc == SQLITE_ROW, read < limit {
+            let text = sqlite3_column_text(stmt, 0)
+            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, 0)))
+            guard let events = (try? JSONParser.parse(Array(bytes)))?.arrayValue else {
+                throw ServerError(
+                    "\(path): a commit of events is not the JSON pushmock wrote (after \(read) events); the file is damaged: move it away or choose another --data-dir"
+                )
+            }
+            let commit = events.map { EventRows.stored($0) ?? StoredEvent(seq: 0, time: 0, kind: "", projectID: "") }
+            commits.append(commit)
+            read += commit.count
             rc = sqlite3_step(stmt)
         }
-        guard rc == SQLITE_DONE else { throw unreadable("the events", after: out.count) }
-        return out
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw unreadable("the events", after: read) }
+        return Array(commits.reversed().joined().suffix(limit))
     }
 
     /// Whether commits are failing (read on the loop thread before each send).
@@ -301,9 +305,11 @@ final class EventStore: EventSink, @unchecked Sendable {
         stopping = true
         condition.broadcast()
         while !stopped { condition.wait() }
+        if pendingCount > 0 { queue.append(takePending()) }
         guard !queue.isEmpty || !pendingState.isEmpty || !removals.isEmpty else { return nil }
+        let events = queue.reduce(0) { $0 + $1.count }
         let what = [
-            queue.isEmpty ? nil : "\(queue.count) acknowledged events",
+            queue.isEmpty ? nil : "\(events) acknowledged events",
             pendingState.isEmpty ? nil : "the latest control-plane changes",
             removals.isEmpty ? nil : "the removal of \(removals.count) projects' events",
         ].compactMap { $0 }.joined(separator: " and ")
@@ -314,15 +320,27 @@ final class EventStore: EventSink, @unchecked Sendable {
 
     private func writerLoop() {
         var insert: OpaquePointer?
-        let sql = "INSERT OR REPLACE INTO data VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        let sql = "INSERT INTO log VALUES (?, ?, ?, ?)"
         if sqlite3_prepare_v2(db, sql, -1, &insert, nil) != SQLITE_OK {
             condition.lock()
             failure = "cannot prepare the insert: \(Self.message(db))"
             condition.unlock()
         }
+        var lastCommit = Date.distantPast
         while true {
             condition.lock()
-            if queue.isEmpty, !stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.commitInterval)) }
+            // One commit per `commitInterval` at most, so a commit's cost is shared by all
+            // the events of the interval; at once for a `--sync always` send, and at the end.
+            while !stopping, syncWaiters == 0 {
+                let due = lastCommit.addingTimeInterval(Self.commitInterval)
+                let work = pendingCount > 0 || !queue.isEmpty || !pendingState.isEmpty || !removals.isEmpty
+                if work, Date() >= due { break }
+                // Without a reserve (a full disk), try to hold it again once a second.
+                if !work, !reserve.held, Date().timeIntervalSince(reserveTried) >= 1 { break }
+                _ = condition.wait(until: work ? due : Date(timeIntervalSinceNow: Self.commitInterval))
+            }
+            lastCommit = Date()
+            if pendingCount > 0 { queue.append(takePending()) }
             let batch = queue
             queue.removeAll(keepingCapacity: true)
             let state = pendingState
@@ -346,6 +364,7 @@ final class EventStore: EventSink, @unchecked Sendable {
                     warn(
                         "pushmock: the disk holding \(path) is full (\(why)); its reserve was freed to write the events already answered, and new sends are answered 503 until space is freed"
                     )
+                    lastCommit = .distantPast
                     continue
                 }
                 failure = why
@@ -369,15 +388,19 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Commits a batch, then the removals (after the rows, which they may name); returns why
     /// it could not (the transaction rolled back), or nil.
     private func commit(
-        _ batch: [Row], _ state: [StateRows], _ removed: [(projectID: String, through: Int64)], _ stmt: OpaquePointer
+        _ batch: [Batch], _ state: [StateRows], _ removed: [(projectID: String, through: Int64)], _ stmt: OpaquePointer
     ) -> String? {
         guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else { return Self.message(db) }
         var written = true
         for rows in state where written { written = StateTables.write(db, rows) }
         let droppingSnapshot = dropSnapshot && !state.isEmpty
         if droppingSnapshot, written { written = StateTables.dropSnapshot(db) }
-        for row in batch where written {
-            Self.bind(stmt, row)
+        for b in batch where written {
+            sqlite3_bind_int64(stmt, 1, b.first)
+            sqlite3_bind_int64(stmt, 2, b.last)
+            sqlite3_bind_int64(stmt, 3, Int64(b.count))
+            // SQLITE_STATIC (nil): the bytes stay put until the statement is reset.
+            b.json.withUnsafeBytes { _ = sqlite3_bind_text(stmt, 4, $0.baseAddress, Int32($0.count), nil) }
             written = sqlite3_step(stmt) == SQLITE_DONE
             sqlite3_reset(stmt)
         }
@@ -390,7 +413,7 @@ final class EventStore: EventSink, @unchecked Sendable {
         if droppingSnapshot { dropSnapshot = false }
         condition.lock()
         failure = nil
-        if let last = batch.last { committedSeq = last.seq }
+        if let last = batch.last { committedSeq = last.last }
         condition.broadcast()
         condition.unlock()
         return nil
@@ -408,44 +431,32 @@ final class EventStore: EventSink, @unchecked Sendable {
         warn("pushmock: there is room again for \(path); sends are accepted")
     }
 
-    /// Deletes a project's rows through a seq inside the open transaction.
+    /// Removes a project's events through a seq inside the open transaction: each commit that
+    /// holds some is rewritten without them, and a commit left empty goes.
     private func delete(_ projectID: String, through seq: Int64) -> Bool {
+        let keep = "(e.value ->> 15 IS NOT ?1 OR e.value ->> 0 > ?2)"
+        let sql = """
+            UPDATE log SET
+              events = (SELECT json_group_array(json(e.value)) FROM json_each(log.events) AS e WHERE \(keep)),
+              count = (SELECT count(*) FROM json_each(log.events) AS e WHERE \(keep))
+            WHERE first_seq <= ?2 AND instr(events, ?3) > 0;
+            """
         var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "DELETE FROM data WHERE project_id = ? AND seq <= ?", -1, &stmt, nil) == SQLITE_OK,
-            let stmt
-        else { return false }
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { return false }
         defer { sqlite3_finalize(stmt) }
         sqlite3_bind_text(stmt, 1, projectID, -1, Self.transient)
         sqlite3_bind_int64(stmt, 2, seq)
+        sqlite3_bind_text(stmt, 3, "\"" + projectID + "\"", -1, Self.transient)
         return sqlite3_step(stmt) == SQLITE_DONE
+            && sqlite3_exec(db, "DELETE FROM log WHERE count = 0", nil, nil, nil) == SQLITE_OK
     }
 
     // MARK: SQLite helpers
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    private static func bind(_ stmt: OpaquePointer, _ r: Row) {
-        sqlite3_bind_int64(stmt, 1, r.seq)
-        sqlite3_bind_text(stmt, 2, r.timestamp, -1, transient)
-        sqlite3_bind_int64(stmt, 3, r.projectNumber)
-        let texts: [(Int32, String?)] = [
-            (4, r.messageID), (5, r.instanceID), (6, r.messageType), (7, r.platform), (8, r.app),
-            (9, r.collapseKey), (12, r.topic), (15, r.label), (17, r.deviceID), (18, r.token), (19, r.reason),
-        ]
-        for (i, v) in texts {
-            if let v { sqlite3_bind_text(stmt, i, v, -1, transient) } else { sqlite3_bind_null(stmt, i) }
-        }
-        for (i, v) in [(Int32(10), r.priority.map(Int64.init)), (11, r.ttl.map(Int64.init)), (13, r.bulkID)] {
-            if let v { sqlite3_bind_int64(stmt, i, v) } else { sqlite3_bind_null(stmt, i) }
-        }
-        sqlite3_bind_text(stmt, 14, r.event, -1, transient)
-        sqlite3_bind_text(stmt, 16, r.projectID, -1, transient)
-        if let api = r.api { sqlite3_bind_text(stmt, 20, api, -1, transient) } else { sqlite3_bind_null(stmt, 20) }
-        sqlite3_bind_int64(stmt, 21, r.timeMicros)
-    }
-
     private static func maxSeq(_ db: OpaquePointer) throws(ServerError) -> Int64 {
-        guard let n = try? int(db, "SELECT coalesce(max(seq), 0) FROM data") else {
+        guard let n = try? int(db, "SELECT coalesce(max(last_seq), 0) FROM log") else {
             throw ServerError("cannot read the store: \(message(db))")
         }
         return n
