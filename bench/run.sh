@@ -120,20 +120,43 @@ print(f"/fcm/send to one token: nginx {x/n:.0f} req/s, pushmock {p/n:.0f} req/s,
 print(f"v1 messages:send to one token: nginx {x/n:.0f} req/s, pushmock {v/n:.0f} req/s, ratio {v/x:.3f} (libevent floor ratio {v/f:.3f})")
 PY
 
-# The durable log: the same /fcm/send against a pushmock with --data-dir, alternating with the
-# in-memory one.
-start stored 'http://' taskset -c 0 "$bin" --port 0 --tls-port off --device-rate-limit 0 --data-dir "$work/data"; stored=$started
-stoken=$(curl -sf -H 'Content-Type: application/json' -X POST "$stored/emulator/v1/projects/demo-pushmock/devices" \
-  -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
-sed "s/$token/$stoken/" "$work/send.lua" >"$work/stored.lua"
-mem_total=0; disk_total=0
+# The durable log: the same /fcm/send and v1 against a pushmock with --data-dir, alternating
+# with the in-memory one; then /fcm/send with --sync always (each answer waits for its commit).
+# APNs with --data-dir is measured with the other APNs runs below.
+durable() { # name, flags... → starts a pushmock with a data directory, sets $started, $dtoken, $dbearer
+  local name=$1; shift
+  start "$name" 'https://' taskset -c 0 "$bin" --port 0 --tls-port 0 --cert-dir "$work/certs" --device-rate-limit 0 \
+    --quota-per-minute 100000000 --data-dir "$work/$name" "$@"
+  dtoken=$(curl -sf -H 'Content-Type: application/json' -X POST "$started/emulator/v1/projects/demo-pushmock/devices" \
+    -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+  curl -sf "$started/emulator/v1/projects/demo-pushmock/serviceAccount" >"$work/$name-sa.json"
+  dbearer=$(.venv/bin/python -c 'import sys; from google.oauth2 import service_account; from google.auth.transport.requests import Request
+c = service_account.Credentials.from_service_account_file(sys.argv[1], scopes=["https://www.googleapis.com/auth/firebase.messaging"]); c.refresh(Request()); print(c.token)' "$work/$name-sa.json")
+  sed "s|$token|$dtoken|" "$work/send.lua" >"$work/$name.lua"
+  sed -e "s|$token|$dtoken|" -e "s|$bearer|$dbearer|" "$work/v1.lua" >"$work/$name-v1.lua"
+}
+durable stored; stored=$started; storedtls=$(grep -o 'https://[0-9.:]*' "$work/stored.out" | head -n1)
+durable synced --sync always; synced=$started
+mem_total=0; disk_total=0; mem_v1=0; disk_v1=0; sync_total=0
 for r in $(seq "$ROUNDS"); do
   read -r a _ <<<"$(run "$pm")"; read -r b _ <<<"$(run "$stored" stored)"
-  printf 'round %d: /fcm/send %8.0f req/s in memory, %8.0f req/s with --data-dir\n' "$r" "$a" "$b"
+  read -r c _ <<<"$(run "$pm" v1 /v1/projects/demo-pushmock/messages:send)"
+  read -r d _ <<<"$(run "$stored" stored-v1 /v1/projects/demo-pushmock/messages:send)"
+  read -r e _ <<<"$(run "$synced" synced)"
+  printf 'round %d: /fcm/send %8.0f req/s in memory, %8.0f with --data-dir, %8.0f with --sync always; v1 %8.0f in memory, %8.0f with --data-dir\n' \
+    "$r" "$a" "$b" "$e" "$c" "$d"
   mem_total=$(python3 -c "print($mem_total + $a)"); disk_total=$(python3 -c "print($disk_total + $b)")
+  mem_v1=$(python3 -c "print($mem_v1 + $c)"); disk_v1=$(python3 -c "print($disk_v1 + $d)")
+  sync_total=$(python3 -c "print($sync_total + $e)")
 done
-rows=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from data").fetchone()[0])' "$work/data/pushmock.db")
-python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'/fcm/send with --data-dir: {b/a:.3f} of the in-memory rate ({sys.argv[3]} events in pushmock.db)')" "$mem_total" "$disk_total" "$rows"
+rows=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select sum(count) from log").fetchone()[0])' "$work/stored/pushmock.db")
+python3 - "$mem_total" "$disk_total" "$mem_v1" "$disk_v1" "$sync_total" "$rows" <<'PY'
+import sys
+a, b, c, d, e = map(float, sys.argv[1:6])
+print(f"/fcm/send with --data-dir: {b/a:.3f} of the in-memory rate ({sys.argv[6]} events in pushmock.db)")
+print(f"v1 messages:send with --data-dir: {d/c:.3f} of the in-memory rate")
+print(f"/fcm/send with --data-dir --sync always: {e/a:.3f} of the in-memory rate")
+PY
 
 # A webhook that never answers (it accepts and reads nothing) on every delivery, against no
 # bridge, same run: its queue fills within the first milliseconds, and from then on what
@@ -228,6 +251,19 @@ for r in $(seq "$ROUNDS"); do
 done
 python3 -c "import sys; n, a, r = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]); print(f'APNs over HTTP/2 to one token: nghttpd {n/r:.0f} req/s, pushmock {a/r:.0f} req/s, ratio {a/n:.3f}')" \
   "$ng_total" "$apns_total" "$ROUNDS"
+# The same pushes to a pushmock with --data-dir (its own key, token and iPhone).
+curl -sf -H 'Content-Type: application/json' -X POST "$stored/emulator/v1/projects/demo-pushmock/apnsKeys" -d '{}' >"$work/skey.json"
+sapns=$(curl -sf -H 'Content-Type: application/json' -X POST "$stored/emulator/v1/projects/demo-pushmock/devices" \
+  -d '{"platform":"ios","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["apns_token"])')
+sjwt=$(.venv/bin/python -c 'import json, sys, time, jwt; k = json.load(open(sys.argv[1]))
+print(jwt.encode({"iss": k["team_id"], "iat": int(time.time())}, k["private_key"], algorithm="ES256", headers={"kid": k["key_id"]}))' "$work/skey.json")
+mem_apns=0; disk_apns=0
+for r in $(seq "$ROUNDS"); do
+  a=$(h2run "$pmtls"); b=$(jwt=$sjwt apns=$sapns h2run "$storedtls")
+  printf 'round %d: APNs /3/device %8.0f req/s in memory, %8.0f req/s with --data-dir\n' "$r" "$a" "$b"
+  mem_apns=$(python3 -c "print($mem_apns + $a)"); disk_apns=$(python3 -c "print($disk_apns + $b)")
+done
+python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'APNs /3/device with --data-dir: {b/a:.3f} of the in-memory rate')" "$mem_apns" "$disk_apns"
 
 # h2c (HTTP/2 with prior knowledge on the plain port): /fcm/send and v1 with h2load, against
 # nghttpd without TLS (one worker, same core) answering the floor's body from files at the
@@ -315,3 +351,6 @@ print(f"{n} idle devices on one topic: registered in {t1-t0:.2f} s, {(rss1 - rss
 print(f"topic send to {n} subscribers: accepted, delivered and all {count} MESSAGE_DELIVERED events logged "
       f"when answered, after {(a-s)/1e6:.0f} ms")
 PY
+
+# The durable store at scale: a million devices and a million-subscriber send with --data-dir.
+bench/durable_scale.sh "$bin" "$work" "$SUBSCRIBERS"

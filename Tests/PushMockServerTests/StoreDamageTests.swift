@@ -81,3 +81,98 @@ extension StoreTests {
         #expect(server.stop() == 0)
     }
 }
+
+/// Faults at start (a store cut short or overwritten in the middle) and while serving (the
+/// data directory removed): a clear refusal or the services' 503, never a crash or silence.
+extension StoreTests {
+    /// A store with a few hundred events, stopped cleanly; answers its path and size.
+    private func storeWithEvents(_ name: String) throws -> (dir: String, db: String, size: Int) {
+        let dir = freshDirectory(name)
+        let server = try ServerProcess(storeFlags(dir))
+        let token = try server.device("android")["token"] as? String ?? ""
+        let c = try HTTPConnection(port: server.port)
+        for i in 0..<300 {
+            _ = try c.request(
+                "POST", "/fcm/send",
+                body: #"{"to":"\#(token)","data":{"n":"\#(i)","pad":"\#(String(repeating: "x", count: 200))"}}"#,
+                headers: ["Authorization": "key=pushmock-dev-server-key"])
+        }
+        #expect(server.stop() == 0)
+        let db = dir + "/pushmock.db"
+        let size = (try FileManager.default.attributesOfItem(atPath: db)[.size] as? Int) ?? 0
+        return (dir, db, size)
+    }
+
+    /// Whether the server's output has `text`, waiting up to 3 s for its reader to catch up.
+    private func said(_ server: ServerProcess, _ text: String) -> Bool {
+        for _ in 0..<60 {
+            if server.log.contains(text) { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    /// Starts pushmock on a directory and waits for it to end; answers its status and output.
+    private func startOnly(_ dir: String) -> (status: Int32, said: String) {
+        let out = dir + ".out"
+        let status = system("'\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)' > '\(out)' 2>&1")
+        return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
+    }
+
+    @Test(
+        "a store cut short, or with a page overwritten in the middle, stops the start with a message naming the file, and is left as it was"
+    )
+    func truncatedOrCorrupted() throws {
+        let cut = try storeWithEvents("truncated")
+        defer { try? FileManager.default.removeItem(atPath: cut.dir) }
+        #expect(cut.size > 64 * 1024)
+        #expect(truncate(cut.db, off_t(cut.size / 2)) == 0)
+        let (s1, said1) = startOnly(cut.dir)
+        #expect(s1 != 0 && said1.contains(cut.db) && said1.contains("damaged"), "\(said1)")
+        #expect((try FileManager.default.attributesOfItem(atPath: cut.db)[.size] as? Int) == cut.size / 2)
+
+        let hit = try storeWithEvents("corrupted")
+        defer { try? FileManager.default.removeItem(atPath: hit.dir) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: hit.db))
+        try handle.seek(toOffset: UInt64(hit.size / 2 / 4096 * 4096))
+        try handle.write(contentsOf: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
+        try handle.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: hit.db))
+        let (s2, said2) = startOnly(hit.dir)
+        #expect(s2 != 0 && said2.contains(hit.db) && said2.contains("damaged"), "\(said2)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: hit.db)) == before)
+    }
+
+    @Test(
+        "the data directory removed while serving: the next commit notices, sends get the services' 503, reads go on, and the exit says what could not be written",
+        arguments: ["batch", "always"])
+    func dataDirectoryRemoved(sync: String) throws {
+        let dir = freshDirectory("vanish-\(sync)")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(storeFlags(dir) + ["--sync", sync])
+        let token = try server.device("android")["token"] as? String ?? ""
+        let c = try HTTPConnection(port: server.port)
+        func send() throws -> Int {
+            try c.request(
+                "POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"k":"v"}}"#,
+                headers: ["Authorization": "key=pushmock-dev-server-key"]
+            ).status
+        }
+        #expect(try send() == 200)
+        usleep(200_000)
+        try FileManager.default.removeItem(atPath: dir)
+        // Batch: the send is answered before its commit, which finds the store gone; with
+        // --sync always the answer waits for that commit and is the 503.
+        let first = try send()
+        #expect(first == (sync == "always" ? 503 : 200))
+        usleep(200_000)
+        let refused = try c.request(
+            "POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"k":"v"}}"#,
+            headers: ["Authorization": "key=pushmock-dev-server-key"])
+        #expect(refused.status == 503 && refused.headers["retry-after"] == "10", "\(refused.text)")
+        #expect(try c.request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true").status == 200)
+        #expect(said(server, "is gone (the data directory or the file was removed while pushmock ran)"), "\(server.log)")
+        #expect(server.stop() != 0)
+        #expect(said(server, "could not be written to \(dir)/pushmock.db"), "\(server.log)")
+    }
+}

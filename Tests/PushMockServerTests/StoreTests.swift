@@ -162,7 +162,7 @@ extension StoreTests {
     }
 
     @Test(
-        "a full disk with --sync always and a reserve: every answered send is on disk, a 503 leaves no trace, SIGTERM loses nothing, and sends resume once space is freed"
+        "a full disk with --sync always and a reserve: every answered send is on disk, a 503 leaves no trace, a device changed meanwhile is saved, SIGTERM loses nothing, and sends resume once space is freed"
     )
     func fullDiskReserve() throws {
         let (r, exit, said, out) = try fullDisk("reserve")
@@ -177,6 +177,7 @@ extension StoreTests {
         #expect(r["stored"] as? Int == accepted, "\(out)")
         #expect(r["stored_events"] as? Int == r["answered_events"] as? Int, "\(out)")
         #expect(r["integrity"] as? String == "ok")
+        #expect(r["patched"] as? Int == 200 && r["state_saved"] as? Bool == true, "\(out)")
     }
 }
 

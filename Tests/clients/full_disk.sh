@@ -52,6 +52,9 @@ while time.monotonic() < deadline:
         break
     out["accepted"] += 1
     time.sleep(0.002)
+# A control-plane change while the disk is full: answered, and saved once there is room.
+out["patched"] = call("PATCH", "/emulator/v1/projects/demo-pushmock/devices/d1", json.dumps({"app_state": "foreground"}),
+                      {"Content-Type": "application/json"})[0]
 status, _, body = call("POST", "/v1/projects/demo-pushmock/messages:send",
                        json.dumps({"message": {"token": token, "data": {"k": "v"}}}),
                        {"Authorization": "Bearer any", "Content-Type": "application/json"})
@@ -74,6 +77,8 @@ con = sqlite3.connect(dir + "/pushmock.db")
 out["integrity"] = con.execute("PRAGMA integrity_check").fetchone()[0]
 out["stored"] = con.execute("SELECT count(*) FROM data WHERE event = 'MESSAGE_ACCEPTED'").fetchone()[0]
 out["stored_events"] = con.execute("SELECT count(*) FROM data").fetchone()[0]
+row = con.execute("SELECT json FROM state_devices WHERE id = 'd1'").fetchone()
+out["state_saved"] = row is not None and '"app_state":"foreground"' in row[0].decode()
 print(json.dumps(out))
 PY
 status=0

@@ -29,10 +29,15 @@ enum Control {
         guard let obj = value.objectValue else {
             throw invalid("Invalid JSON payload received. Expected an object, got \(value.typeName).")
         }
+        try onlyKnown(obj, allowed: allowed)
+        return obj
+    }
+
+    /// Refuses a body with a member not in `allowed`, as Google's APIs do.
+    static func onlyKnown(_ obj: JSONObject, allowed: Set<String>) throws(ControlError) {
         if let unknown = obj.keys.first(where: { !allowed.contains($0) }) {
             throw invalid("Invalid JSON payload received. Unknown name \"\(unknown)\": Cannot find field.")
         }
-        return obj
     }
 
     /// A string member, nil when absent; an error when present with another type.

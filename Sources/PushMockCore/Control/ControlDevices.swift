@@ -27,14 +27,20 @@ final class ControlDevices {
     func create(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let obj = try Control.body(request, allowed: Self.deviceFields)
+        return .response(.json(201, ControlJSON.deviceJSON(try register(obj, in: project))))
+    }
+
+    /// Registers a device from its fields: the body of `POST .../devices`, or a device of a
+    /// seed fixture or of the saved state (which `Gateway.seed` hands over without HTTP).
+    func register(_ obj: JSONObject, in project: Project) throws(ControlError) -> Device {
+        try Control.onlyKnown(obj, allowed: Self.deviceFields)
         var fields: [String: String] = [:]
         for name in Self.deviceFields where !DeviceStateFields.names.contains(name) {
             fields[name] = try Control.string(obj, name)
         }
         var state = DeviceState()
         try DeviceStateFields.apply(obj, to: &state)
-        let device = try makeDevice(fields, state: state, in: project)
-        return .response(.json(201, ControlJSON.deviceJSON(device)))
+        return try makeDevice(fields, state: state, in: project)
     }
 
     /// `POST .../devices:batchCreate` with `{"platform", "app", "count", "topics"}`: many
@@ -192,7 +198,13 @@ final class ControlDevices {
     /// The client SDK's `subscribe(toTopic:)` / `unsubscribe(fromTopic:)`.
     func topic(_ params: [String: String], subscribe: Bool) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
-        let topic = Topic.bareName(params["topic"]!)
+        try setTopic(params["topic"]!, of: d, in: project, subscribed: subscribe)
+        return .response(.json(200, ControlJSON.deviceJSON(d)))
+    }
+
+    /// The client SDK's subscribe or unsubscribe (also a seed fixture's `topics`).
+    func setTopic(_ name: String, of d: Device, in project: Project, subscribed subscribe: Bool) throws(ControlError) {
+        let topic = Topic.bareName(name)
         guard Topic.isValidName(topic) else {
             throw Control.invalid("Invalid topic name '\(topic)': it must match [a-zA-Z0-9-_.~%]+.")
         }
@@ -204,7 +216,6 @@ final class ControlDevices {
         } else {
             project.topics.unsubscribe(d, from: topic)
         }
-        return .response(.json(200, ControlJSON.deviceJSON(d)))
     }
 
     /// What the device received, oldest first, each with the exact payload it saw.

@@ -58,6 +58,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     private let lockFD: Int32
     /// Made at start, then the writer thread's.
     private var reserve: DiskReserve
+    /// The database file as opened (device and inode), to notice it being removed or replaced.
+    private var opened = stat()
     /// When the writer last tried to hold the reserve again.
     private var reserveTried = Date.distantPast
     /// Reports what the operator must know (a full disk, space back); called on any thread.
@@ -113,6 +115,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             throw error
         }
         committedSeq = lastStoredSeq
+        stat(path, &opened)
         reserve = DiskReserve(directory: directory, bytes: reserveBytes)
         if !reserve.held {
             reserveMissing = true
@@ -148,7 +151,14 @@ final class EventStore: EventSink, @unchecked Sendable {
 
     /// Checks the file is a pushmock store (or empty), then sets it up: WAL, full sync, the table.
     private static func prepare(_ db: OpaquePointer, path: String) throws(ServerError) {
+        if let cut = cutShort(path) {
+            throw ServerError("\(path) is damaged: \(cut); move it away or choose another --data-dir")
+        }
         guard let id = try? int(db, "PRAGMA application_id") else {
+            if isSQLite(path) {
+                throw ServerError(
+                    "\(path) is damaged (SQLite cannot read it: \(message(db))); move it away or choose another --data-dir")
+            }
             throw ServerError(
                 "\(path) is not a SQLite database (corrupt, or another kind of file); move it away or choose another --data-dir")
         }
@@ -349,15 +359,21 @@ final class EventStore: EventSink, @unchecked Sendable {
             removals.removeAll()
             let done = stopping
             condition.unlock()
-            if !batch.isEmpty || !state.isEmpty || !removed.isEmpty, let insert,
-                let why = commit(batch, state, removed, insert)
-            {
+            let work = !batch.isEmpty || !state.isEmpty || !removed.isEmpty
+            // A store whose file was removed or replaced would take commits into a file no one
+            // will read again: checked before each commit, and nothing more is committed.
+            let gone = work ? vanished() : nil
+            if work, let insert, let why = gone ?? commit(batch, state, removed, insert) {
                 // Keep the batch: nothing is dropped while the disk is full.
                 condition.lock()
                 queue.insert(contentsOf: batch, at: 0)
                 pendingState.insert(contentsOf: state, at: 0)
                 removals.insert(contentsOf: removed, at: 0)
-                if reserve.release() {
+                if gone != nil, failure == nil {
+                    reserveMissing = true
+                    warn("pushmock: \(why); nothing more can be made durable: new sends are answered 503; restart pushmock")
+                }
+                if gone == nil, reserve.release() {
                     // Refuse new sends from now on, and write what was answered in the space freed.
                     reserveMissing = true
                     condition.unlock()
@@ -416,6 +432,46 @@ final class EventStore: EventSink, @unchecked Sendable {
         if let last = batch.last { committedSeq = last.last }
         condition.broadcast()
         condition.unlock()
+        return nil
+    }
+
+    /// The first 100 bytes of a database file: SQLite's header ("Database File Format", §1.3,
+    /// https://www.sqlite.org/fileformat2.html#the_database_header).
+    private static func header(_ path: String) -> [UInt8]? {
+        guard let h = FileHandle(forReadingAtPath: path), let data = try? h.read(upToCount: 100), data.count == 100 else {
+            return nil
+        }
+        try? h.close()
+        return Array(data)
+    }
+
+    private static func isSQLite(_ path: String) -> Bool {
+        header(path).map { Array($0[0..<16]) == Array("SQLite format 3\0".utf8) } ?? false
+    }
+
+    /// How a SQLite file is shorter than its header says, when it is: the page size (bytes
+    /// 16–17, 1 meaning 65,536) times the page count (bytes 28–31), which is valid when bytes
+    /// 92–95 equal the change counter (24–27). A file cut short loses its last pages.
+    private static func cutShort(_ path: String) -> String? {
+        guard isSQLite(path), let h = header(path),
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+        else { return nil }
+        func be(_ at: Int, _ n: Int) -> Int { h[at..<at + n].reduce(0) { $0 << 8 | Int($1) } }
+        let pageSize = be(16, 2) == 1 ? 65_536 : be(16, 2)
+        guard be(92, 4) == be(24, 4), pageSize * be(28, 4) > size else { return nil }
+        return "cut short: its header says \(pageSize * be(28, 4)) bytes, the file has \(size)"
+    }
+
+    /// Why the store can no longer be written, when `pushmock.db` is not the file opened at
+    /// start (the data directory or the file was removed or replaced); nil while it is.
+    private func vanished() -> String? {
+        var now = stat()
+        guard stat(path, &now) == 0 else {
+            return "\(path) is gone (the data directory or the file was removed while pushmock ran)"
+        }
+        guard now.st_dev == opened.st_dev, now.st_ino == opened.st_ino else {
+            return "\(path) was replaced by another file while pushmock ran"
+        }
         return nil
     }
 
