@@ -101,6 +101,9 @@ public final class Message {
     /// The request's method, path and headers as received (empty for a send read back from
     /// `--data-dir`, whose log keeps no requests).
     public let requestHead: RequestHead
+    /// The bytes of the request this send keeps (body, request line and headers), which
+    /// `--max-message-mb` bounds.
+    let keptBytes: Int
     public let receivedAt: Timestamp
     public let bulkID: Int64?
     public let dryRun: Bool
@@ -131,6 +134,7 @@ public final class Message {
         self.format = format
         self.requestBytes = requestBytes
         self.requestHead = requestHead
+        keptBytes = requestBytes.count + requestHead.bytes
         self.receivedAt = receivedAt
         self.bulkID = bulkID
         self.dryRun = dryRun
@@ -224,4 +228,6 @@ public struct RequestHead: Sendable {
     public var method = ""
     public var path = ""
     public var headers: [(name: String, value: String)] = []
+
+    var bytes: Int { headers.reduce(method.utf8.count + path.utf8.count) { $0 + $1.name.utf8.count + $1.value.utf8.count } }
 }

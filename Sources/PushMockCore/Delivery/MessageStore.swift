@@ -1,5 +1,5 @@
 /// The sends a project accepted, newest last, bounded by count and by the bytes of their
-/// request bodies (each send keeps its body for `GET .../messages`): the oldest are evicted
+/// requests (each send keeps its body and headers for `GET .../messages`): the oldest are evicted
 /// (and counted) to make room. Every recipient message id finds its send.
 ///
 /// Sends are found by scanning the hashes of their ids, newest first, in an array beside the
@@ -20,7 +20,7 @@ public final class MessageStore {
     private var holes = 0
     /// The sends kept.
     public var count: Int { used - holes }
-    /// The request bodies' bytes of the sends kept.
+    /// The requests' bytes of the sends kept (`Message.keptBytes`).
     public private(set) var bytes = 0
     private var recipients: [MessageKey: Message] = [:]
     public private(set) var evicted = 0
@@ -31,7 +31,7 @@ public final class MessageStore {
     }
 
     func add(_ message: Message) {
-        let size = message.requestBytes.count
+        let size = message.keptBytes
         while used > 0, used == capacity || bytes + size > maxBytes { evictOldest() }
         if used == order.count {
             // The ring is full but below capacity: grow it, oldest first again.
@@ -59,7 +59,7 @@ public final class MessageStore {
         used -= 1
         if let oldest {
             forget(oldest)
-            bytes -= oldest.requestBytes.count
+            bytes -= oldest.keptBytes
             evicted += 1
         } else {
             holes -= 1
@@ -77,7 +77,7 @@ public final class MessageStore {
                 order[slot] = nil
                 hashes[slot] = 0
                 holes += 1
-                bytes -= message.requestBytes.count
+                bytes -= message.keptBytes
                 return
             }
             k -= 1
