@@ -126,7 +126,7 @@ struct BridgeServerTests {
         #expect(dead.filter { $0.hasSuffix("gave up after 2 attempts") }.count == 2)
         let stats = try c.request("GET", base + "/bridges/dead").json["stats"] as? [String: Int]
         #expect(stats?["failed"] == 2 && stats?["succeeded"] == 0 && stats?["attempts"] == 4)
-        #expect(server.stop() == 0)
+        #expect(server.stop() == 0, "\(server.log)")
     }
 
     @Test("the Simulator: a fake xcrun first on PATH sees the exact simctl push and payload; commands log exit status and output")

@@ -1,3 +1,4 @@
+internal import COpenSSL
 import Foundation
 import Glibc
 import PushMockCore
@@ -12,6 +13,8 @@ final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
     private var lanes: [String: Lane] = [:]
     private var finished: [BridgeAttempt] = []
     private var stopping = false
+    /// Worker threads not yet ended.
+    private var running = 0
     private let webhooks: WebhookClient
 
     /// One bridge's waiting deliveries; guarded by `condition`.
@@ -59,12 +62,18 @@ final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
     }
 
     /// At shutdown: workers finish the attempt they are in and stop; what waits is dropped.
+    /// Waits for them to end (up to `stopGrace`), each having released its own OpenSSL state,
+    /// so nothing of theirs is left when the process exits.
     func stop() {
         condition.lock()
         stopping = true
         condition.broadcast()
+        let deadline = Date(timeIntervalSinceNow: Self.stopGrace)
+        while running > 0, condition.wait(until: deadline) {}
         condition.unlock()
     }
+
+    static let stopGrace = 2.0
 
     /// Called with the lock held.
     private func start(_ key: String, _ bridge: Bridge) -> Lane {
@@ -73,7 +82,17 @@ final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
         var threads = 1
         if case .command(let c) = bridge.target { threads = c.concurrency }
         for _ in 0..<threads {
-            let thread = Thread { [self] in work(lane) }
+            running += 1
+            let thread = Thread { [self] in
+                work(lane)
+                // The thread's OpenSSL state (its random generators, made by a webhook's TLS)
+                // goes now, before `stop` lets the process exit.
+                OPENSSL_thread_stop()
+                condition.lock()
+                running -= 1
+                condition.broadcast()
+                condition.unlock()
+            }
             thread.name = "pushmock-bridge-\(bridge.id)"
             thread.start()
         }
