@@ -352,6 +352,8 @@ try:
     console_errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE" and IMAGE not in e["message"]]
     click(By.CSS_SELECTOR, ".tab[data-view=project]")
     wait.until(lambda d: "Chaos" in text("#project-info"))
+    facts = text("#project-info table.facts")
+    out["project_facts"] = "android com.example.news" in facts and "object Object" not in facts
     click(By.CSS_SELECTOR, "input[name=legacy-on]")
     type_into("input[name=legacy-error_rate]", Keys.CONTROL, "a")
     type_into("input[name=legacy-error_rate]", "100")

@@ -23,7 +23,7 @@ export async function render(ctx) {
     el("h2", {}, `Project ${info.id}`),
     el("table", { class: "list facts" }, el("tbody", {},
       [["Project number", info.number], ["Apple team id", info.apple_team_id], ["Server keys", (info.server_keys || []).join(", ")],
-        ["Apps", info.apps], ["Devices", info.devices], ["Topics", info.topics], ["Messages", info.messages], ["Events in the log", info.events_in_log]]
+        ["Apps", (info.apps || []).map((a) => `${a.platform} ${a.app}`).join(", ") || "none"], ["Devices", info.devices], ["Topics", info.topics], ["Messages", info.messages], ["Events in the log", info.events_in_log]]
         .map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, el("code", {}, String(v))))))),
     el("h3", {}, "Chaos"),
     el("p", { id: "chaos-status" }, on.length ? `On for ${on.map(([s]) => s).join(", ")}.` : "Off: every request is answered normally."),

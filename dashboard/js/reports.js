@@ -27,6 +27,7 @@ export async function render() {
   draw("days", data.days.map((d) => d.date), series.map((s) => data.days.map((d) => d[s.toLowerCase()])), series, "Day");
   const reasons = Object.entries(t.dropped_by_reason).sort((a, b) => b[1] - a[1]);
   draw("drops", reasons.map(([r]) => r), [reasons.map(([, n]) => n)], ["Dropped"], "Reason");
+  $("#chart-drops").closest("figure").querySelector("figcaption").textContent = reasons.length ? "Dropped, by reason" : "Dropped, by reason: none";
   const head = el("tr", {}, ["Date", "Sends", "Received", "Impressions", "Opens", "Delivered", "Pending", "Dropped"].map((h) => el("th", {}, h)));
   const line = (label, d) => el("tr", {}, [label, d.sends, d.received, d.impressions, d.opens, d.outcomes.delivered,
     d.outcomes.pending, Object.entries(d.dropped_by_reason).map(([r, n]) => `${r}: ${n}`).join(", ") || "0"].map((c) => el("td", {}, c)));
@@ -90,7 +91,8 @@ function draw(name, labels, data, series, axis) {
       plugins: { legend: { display: series.length > 1, labels: { color: fg } }, tooltip: { enabled: true } },
       scales: {
         x: { title: { display: true, text: axis, color: fg }, ticks: { color: fg }, grid: { color: grid } },
-        y: { beginAtZero: true, title: { display: true, text: "Count", color: fg }, ticks: { precision: 0, color: fg }, grid: { color: grid } },
+        // Room above the tallest bar for its value.
+        y: { beginAtZero: true, grace: "15%", title: { display: true, text: "Count", color: fg }, ticks: { precision: 0, color: fg }, grid: { color: grid } },
       },
     },
   });
