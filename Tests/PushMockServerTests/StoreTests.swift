@@ -484,36 +484,3 @@ extension StoreTests {
             status != 0 && said.contains("was written by a newer pushmock (store version 9, this one reads up to 4)"), "\(said)")
     }
 }
-
-extension StoreTests {
-    @Test("each event's token reads back in SQL and after a restart, though a device's token is stored once per change")
-    func tokensReadBack() throws {
-        let dir = freshDirectory("tokens")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let db = dir + "/pushmock.db"
-        var server = try ServerProcess(storeFlags(dir))
-        var c = try HTTPConnection(port: server.port)
-        let base = "/emulator/v1/projects/demo-pushmock"
-        let auth = ["Authorization": "key=pushmock-dev-server-key"]
-        let phone = try server.device("android")
-        let first = phone["token"] as! String
-        for _ in 0..<3 { _ = try c.request("POST", "/fcm/send", body: #"{"to":"\#(first)","data":{"k":"v"}}"#, headers: auth) }
-        let second = try c.request("POST", base + "/devices/\(phone["id"]!):refreshToken").json["token"] as! String
-        _ = try c.request("POST", "/fcm/send", body: #"{"to":"\#(second)","data":{"k":"v"}}"#, headers: auth)
-        _ = try c.request("POST", "/fcm/send", body: #"{"to":"\#(first)","data":{"k":"v"}}"#, headers: auth)
-        #expect(server.stop() == 0)
-        // Accepted per send: three with the first token, one with the second, then the first
-        // token refused (no device, so stored in the row itself).
-        let sql = try query(db, "SELECT token FROM data WHERE event IN ('MESSAGE_ACCEPTED', 'INVALID_REGISTRATION') ORDER BY seq")
-        #expect(sql.split(separator: "\n").map(String.init) == [first, first, first, second, first], "\(sql)")
-        #expect(try query(db, "SELECT count(*) FROM tokens") == "2")
-
-        server = try ServerProcess(storeFlags(dir))
-        c = try HTTPConnection(port: server.port)
-        let byFirst =
-            try c.request("GET", base + "/events?token=\(first)&event=MESSAGE_ACCEPTED").json["events"] as? [[String: Any]]
-        let bySecond =
-            try c.request("GET", base + "/events?token=\(second)&event=MESSAGE_ACCEPTED").json["events"] as? [[String: Any]]
-        #expect(byFirst?.count == 3 && bySecond?.count == 1)
-    }
-}

@@ -5,9 +5,7 @@ import PushMockCore
 /// and pushmock's in `columns` order; the view `data` spreads them back into one row per event
 /// with those column names (SQLite's `json_each`), so SQL written for the export runs
 /// unchanged (docs/durable-store.md). Writing a commit is then one insert, whatever it holds:
-/// the loop's only cost per event is appending its JSON. A device's token, the longest value,
-/// is written once into `tokens` when it first appears (or changes) and an event of that
-/// device holds `1` in its place; the view looks the token up.
+/// the loop's only cost per event is appending its JSON.
 enum EventRows {
     /// The view's columns, in the order each event's array holds them.
     static let columns = [
@@ -20,27 +18,10 @@ enum EventRows {
         CREATE TABLE IF NOT EXISTS log (
           first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL, count INTEGER NOT NULL, events TEXT NOT NULL
         );
-        CREATE TABLE IF NOT EXISTS tokens (
-          project_id TEXT NOT NULL, device_id TEXT NOT NULL, from_seq INTEGER NOT NULL, token TEXT NOT NULL,
-          PRIMARY KEY (project_id, device_id, from_seq)
-        ) WITHOUT ROWID;
         CREATE VIEW IF NOT EXISTS data AS SELECT
-          \(columns.indices.map { "\(column($0)) AS \(columns[$0])" }.joined(separator: ",\n  "))
+          \(columns.enumerated().map { "e.value ->> \($0.offset) AS \($0.element)" }.joined(separator: ",\n  "))
         FROM log AS l, json_each(l.events) AS e;
         """
-
-    static let tokenColumn = 17
-
-    /// The view's expression for a column: the event's value, or for a token by reference the
-    /// device's token as of the event.
-    private static func column(_ i: Int) -> String {
-        guard i == tokenColumn else { return "e.value ->> \(i)" }
-        return """
-            CASE WHEN e.value ->> \(i) IS 1 THEN (SELECT t.token FROM tokens AS t
-              WHERE t.project_id = e.value ->> 15 AND t.device_id = e.value ->> 16 AND t.from_seq <= e.value ->> 0
-              ORDER BY t.from_seq DESC LIMIT 1) ELSE e.value ->> \(i) END
-            """
-    }
 
     /// Turns a store of schema 3 or before, whose `data` is a table of one row per event, into
     /// commits of 10,000 events (inside the caller's transaction).
@@ -54,9 +35,8 @@ enum EventRows {
         """
 
     /// Appends one event as an array of the columns. `time` is its `event_timestamp`, made by
-    /// the caller (events of one request share it); `tokenInTable`: the event's token is its
-    /// device's, kept in `tokens`.
-    static func write(_ e: Event, time: String, tokenInTable: Bool, to w: inout JSONWriter) {
+    /// the caller (events of one request share it).
+    static func write(_ e: Event, time: String, to w: inout JSONWriter) {
         let m = e.message
         let d = e.device
         w.beginArray()
@@ -82,7 +62,7 @@ enum EventRows {
         string(m?.options.analyticsLabel, &w)
         w.string(e.projectID)
         string(d?.id, &w)
-        if tokenInTable { w.int(1) } else { string(e.token, &w) }
+        string(e.token, &w)
         string(e.reason, &w)
         string(m?.api, &w)
         w.int64(e.time)
@@ -94,8 +74,8 @@ enum EventRows {
     }
 
     /// One event of a commit's array, as the restart needs it; nil when it is not an array of
-    /// the columns (a damaged row). `token` finds a device's token as of a seq in `tokens`.
-    static func stored(_ v: JSONValue, token: (_ project: String, _ device: String, _ seq: Int64) -> String?) -> StoredEvent? {
+    /// the columns (a damaged row).
+    static func stored(_ v: JSONValue) -> StoredEvent? {
         guard let a = v.arrayValue, a.count == columns.count, let seq = int(a[0]), let time = int(a[20]) else { return nil }
         var e = StoredEvent(seq: seq, time: time, kind: a[13].stringValue ?? "", projectID: a[15].stringValue ?? "")
         e.messageID = a[3].stringValue
@@ -107,7 +87,7 @@ enum EventRows {
         e.bulkID = int(a[12])
         e.label = a[14].stringValue
         e.deviceID = a[16].stringValue
-        e.token = a[17].numberValue != nil ? token(e.projectID, e.deviceID ?? "", seq) : a[17].stringValue
+        e.token = a[17].stringValue
         e.reason = a[18].stringValue
         e.api = a[19].stringValue
         return e

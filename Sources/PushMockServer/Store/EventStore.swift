@@ -21,18 +21,6 @@ final class EventStore: EventSink, @unchecked Sendable {
         let first, last: Int64
         let count: Int
         let json: [UInt8]
-        /// Devices' tokens first seen in these events (`EventRows`, the table `tokens`).
-        let tokens: [TokenRow]
-    }
-
-    struct TokenRow: Sendable {
-        let projectID, deviceID: String
-        let fromSeq: Int64
-        let token: String
-    }
-
-    private struct DeviceKey: Hashable {
-        let projectID, deviceID: String
     }
 
     let path: String
@@ -43,7 +31,6 @@ final class EventStore: EventSink, @unchecked Sendable {
     private var pendingCount = 0
     private var pendingFirst: Int64 = 0
     private var pendingLast: Int64 = 0
-    private var pendingTokens: [TokenRow] = []
     /// Commits to make, oldest first; a failed one waits at the head.
     private var queue: [Batch] = []
     /// Changed control-plane rows not yet written, oldest first (`Gateway.changedState`).
@@ -83,10 +70,6 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// request share their time).
     private var lastTime: Timestamp = -1
     private var lastTimeText = ""
-    /// The loop thread's: each device's token as `tokens` last got it; forgotten past
-    /// `tokenMemory` devices (a device seen again then writes its token once more).
-    private var recordedTokens: [DeviceKey: String] = [:]
-    static let tokenMemory = 200_000
 
     /// Opens (or creates) `directory/pushmock.db`, holding `directory/pushmock.lock` for as long
     /// as the process lives: a second pushmock on the same directory is refused. Sets aside
@@ -203,8 +186,6 @@ final class EventStore: EventSink, @unchecked Sendable {
         if (try? int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'data'")) == 1 {
             try exec(db, "BEGIN; \(EventRows.migration) COMMIT;", path: path)
         }
-        // The view is made afresh at each start, so it is always this pushmock's.
-        try exec(db, "DROP VIEW IF EXISTS data;", path: path)
         try exec(
             db,
             """
@@ -224,19 +205,9 @@ final class EventStore: EventSink, @unchecked Sendable {
             lastTime = e.time
             lastTimeText = e.time.rfc3339
         }
-        var tokenRow: TokenRow?
-        if let d = e.device, let token = e.token {
-            let key = DeviceKey(projectID: e.projectID, deviceID: d.id)
-            if recordedTokens[key] != token {
-                if recordedTokens.count >= Self.tokenMemory { recordedTokens.removeAll() }
-                recordedTokens[key] = token
-                tokenRow = TokenRow(projectID: e.projectID, deviceID: d.id, fromSeq: e.seq, token: token)
-            }
-        }
         condition.lock()
         if pendingCount == 0 { pendingFirst = e.seq }
-        EventRows.write(e, time: lastTimeText, tokenInTable: e.device != nil && e.token != nil, to: &pending)
-        if let tokenRow { pendingTokens.append(tokenRow) }
+        EventRows.write(e, time: lastTimeText, to: &pending)
         pendingCount += 1
         pendingLast = e.seq
         condition.unlock()
@@ -251,10 +222,9 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Closes the pending events into a commit to make (lock held).
     private func takePending() -> Batch {
         pending.endArray()
-        let batch = Batch(first: pendingFirst, last: pendingLast, count: pendingCount, json: pending.bytes, tokens: pendingTokens)
+        let batch = Batch(first: pendingFirst, last: pendingLast, count: pendingCount, json: pending.bytes)
         pending = Self.emptyBatch(capacity: max(1 << 16, batch.json.count))
         pendingCount = 0
-        pendingTokens.removeAll()
         return batch
     }
 
@@ -309,10 +279,6 @@ final class EventStore: EventSink, @unchecked Sendable {
         guard sqlite3_prepare_v2(db, "SELECT events FROM log ORDER BY first_seq DESC", -1, &stmt, nil) == SQLITE_OK, let stmt
         else { throw unreadable("the events") }
         defer { sqlite3_finalize(stmt) }
-        let tokens = try loadTokens()
-        func token(_ project: String, _ device: String, _ seq: Int64) -> String? {
-            tokens[DeviceKey(projectID: project, deviceID: device)]?.last { $0.fromSeq <= seq }?.token
-        }
         var commits: [[StoredEvent]] = []
         var read = 0
         var rc = sqlite3_step(stmt)
@@ -324,33 +290,13 @@ final class EventStore: EventSink, @unchecked Sendable {
                     "\(path): a commit of events is not the JSON pushmock wrote (after \(read) events); the file is damaged: move it away or choose another --data-dir"
                 )
             }
-            let commit = events.map {
-                EventRows.stored($0, token: token) ?? StoredEvent(seq: 0, time: 0, kind: "", projectID: "")
-            }
+            let commit = events.map { EventRows.stored($0) ?? StoredEvent(seq: 0, time: 0, kind: "", projectID: "") }
             commits.append(commit)
             read += commit.count
             rc = sqlite3_step(stmt)
         }
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw unreadable("the events", after: read) }
         return Array(commits.reversed().joined().suffix(limit))
-    }
-
-    /// Every device's tokens, oldest first, read at start.
-    private func loadTokens() throws(ServerError) -> [DeviceKey: [(fromSeq: Int64, token: String)]] {
-        var stmt: OpaquePointer?
-        let sql = "SELECT project_id, device_id, from_seq, token FROM tokens ORDER BY project_id, device_id, from_seq"
-        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { throw unreadable("the tokens") }
-        defer { sqlite3_finalize(stmt) }
-        var out: [DeviceKey: [(fromSeq: Int64, token: String)]] = [:]
-        var rc = sqlite3_step(stmt)
-        while rc == SQLITE_ROW {
-            let key = DeviceKey(
-                projectID: String(cString: sqlite3_column_text(stmt, 0)), deviceID: String(cString: sqlite3_column_text(stmt, 1)))
-            out[key, default: []].append((sqlite3_column_int64(stmt, 2), String(cString: sqlite3_column_text(stmt, 3))))
-            rc = sqlite3_step(stmt)
-        }
-        guard rc == SQLITE_DONE else { throw unreadable("the tokens") }
-        return out
     }
 
     /// Whether commits are failing (read on the loop thread before each send).
@@ -471,7 +417,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             sqlite3_bind_int64(stmt, 3, Int64(b.count))
             // SQLITE_STATIC (nil): the bytes stay put until the statement is reset.
             b.json.withUnsafeBytes { _ = sqlite3_bind_text(stmt, 4, $0.baseAddress, Int32($0.count), nil) }
-            written = sqlite3_step(stmt) == SQLITE_DONE && writeTokens(b.tokens)
+            written = sqlite3_step(stmt) == SQLITE_DONE
             sqlite3_reset(stmt)
         }
         for r in removed where written { written = delete(r.projectID, through: r.through) }
@@ -539,24 +485,6 @@ final class EventStore: EventSink, @unchecked Sendable {
         reserveMissing = false
         condition.unlock()
         warn("pushmock: there is room again for \(path); sends are accepted")
-    }
-
-    /// Writes devices' tokens inside the open transaction.
-    private func writeTokens(_ rows: [TokenRow]) -> Bool {
-        guard !rows.isEmpty else { return true }
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO tokens VALUES (?, ?, ?, ?)", -1, &stmt, nil) == SQLITE_OK, let stmt
-        else { return false }
-        defer { sqlite3_finalize(stmt) }
-        for r in rows {
-            sqlite3_bind_text(stmt, 1, r.projectID, -1, Self.transient)
-            sqlite3_bind_text(stmt, 2, r.deviceID, -1, Self.transient)
-            sqlite3_bind_int64(stmt, 3, r.fromSeq)
-            sqlite3_bind_text(stmt, 4, r.token, -1, Self.transient)
-            guard sqlite3_step(stmt) == SQLITE_DONE else { return false }
-            sqlite3_reset(stmt)
-        }
-        return true
     }
 
     /// Removes a project's events through a seq inside the open transaction: each commit that
