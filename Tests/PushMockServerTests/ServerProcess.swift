@@ -7,8 +7,11 @@ final class ServerProcess {
     let port: Int
     /// The TLS port, when the server was started with one (the default).
     let tlsPort: Int?
-    private let output = Pipe()
-    private let printed = PrintedText()
+    /// What the server prints goes to a file, read by path: a pipe's descriptor, closed and
+    /// reused while tests start processes in parallel, once let one test's reader take
+    /// another process's output.
+    private let outputPath = FileManager.default.temporaryDirectory
+        .appendingPathComponent("pushmock-out-\(UUID().uuidString).log").path
 
     static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -32,20 +35,25 @@ final class ServerProcess {
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHMOCK_") }
         env.merge(environment) { $1 }
         process.environment = env
-        process.standardOutput = output
-        process.standardError = output
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil),
+            let sink = FileHandle(forWritingAtPath: outputPath)
+        else { throw StartFailure(description: "cannot create \(outputPath)") }
+        process.standardOutput = sink
+        process.standardError = sink
         try process.run()
-        // The listener lines come last; an empty read means the process ended first.
+        try? sink.close()
+        // The listener lines come last; the process ending first is a failed start.
         var found: String?
         var seen = ""
         let wantsTLS = !(arguments.contains("off") && arguments.contains("--tls-port"))
-        while found == nil || (wantsTLS && !seen.contains("https://")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while found == nil || (wantsTLS && !seen.contains("https://")), Date() < deadline {
+            seen = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             found = seen.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression).map { String(seen[$0]) }
+            if !process.isRunning { break }
+            if found == nil || (wantsTLS && !seen.contains("https://")) { usleep(10_000) }
         }
-        printed.append(seen)
+        if !process.isRunning { seen = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? seen }
         guard let found, let port = Int(found.split(separator: ":").last!) else {
             process.terminate()
             throw StartFailure(description: "pushmock did not report a URL: \(seen)")
@@ -54,19 +62,10 @@ final class ServerProcess {
         self.port = port
         tlsPort = seen.range(of: #"https://127\.0\.0\.1:\d+"#, options: .regularExpression)
             .flatMap { Int(seen[$0].split(separator: ":").last!) }
-        let handle = output.fileHandleForReading
-        let sink = printed
-        DispatchQueue.global().async {
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { return }
-                sink.append(String(decoding: chunk, as: UTF8.self))
-            }
-        }
     }
 
     /// Everything the server printed so far.
-    var log: String { printed.text }
+    var log: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     /// Sends SIGTERM and waits; returns the exit status.
     @discardableResult
@@ -78,7 +77,10 @@ final class ServerProcess {
         return process.terminationStatus
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: outputPath)
+    }
 
     /// Registers a device through the control API and returns it.
     func device(_ platform: String, app: String = "com.example.app") throws -> [String: Any] {
@@ -89,13 +91,4 @@ final class ServerProcess {
         guard r.status == 201 else { throw StartFailure(description: "device: \(r.status) \(r.text)") }
         return r.json
     }
-}
-
-/// Text appended from a reader thread and read by the test; `lock` guards `value`.
-final class PrintedText: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = ""
-
-    func append(_ s: String) { lock.withLock { value += s } }
-    var text: String { lock.withLock { value } }
 }
