@@ -217,8 +217,8 @@ public final class Server {
     }
 
     /// With `--data-dir`, hands the writer the rows of what changed: every 100 ms up to
-    /// `stateChunk` devices (a million new devices are saved over a few seconds without
-    /// holding the loop), and everything at shutdown.
+    /// `stateChunk` devices (a large batch of new devices is saved over several steps, never
+    /// holding the loop for long), and everything at shutdown.
     fileprivate func saveStateIfChanged(limit: Int = Server.stateChunk) {
         guard let store, !gateway.changes.isEmpty else { return }
         store.saveState(gateway.changedState(limit: limit))

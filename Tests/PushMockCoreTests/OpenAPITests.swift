@@ -37,8 +37,9 @@ struct OpenAPITests {
         #expect((doc["openapi"] as? String)?.hasPrefix("3.") == true)
         let paths = doc["paths"] as? [String: [String: [String: Any]]] ?? [:]
         for (path, methods) in paths {
-            let placeholders = Set(
-                path.split(separator: "{").dropFirst().map { String($0.prefix { $0 != "}" }) })
+            // `{project}`, `{id}`, ... as the path names them.
+            let named = path.split(separator: "{").dropFirst().map { String($0.prefix { $0 != "}" }) }
+            let placeholders = Set(named)
             for (method, op) in methods {
                 let name = "\(method.uppercased()) \(path)"
                 #expect((op["summary"] as? String)?.isEmpty == false, "\(name) has no summary")
@@ -46,7 +47,7 @@ struct OpenAPITests {
                 #expect((op["responses"] as? [String: Any])?.isEmpty == false, "\(name) has no responses")
                 let parameters = op["parameters"] as? [[String: Any]] ?? []
                 let inPath = Set(parameters.filter { $0["in"] as? String == "path" }.compactMap { $0["name"] as? String })
-                #expect(inPath == placeholders, "\(name): path parameters \(inPath) ≠ \(placeholders)")
+                #expect(inPath == placeholders, "\(name) describes path parameters \(inPath), its path has \(placeholders)")
                 for p in parameters { #expect((p["description"] as? String)?.isEmpty == false, "\(name): \(p["name"] ?? "?")") }
             }
         }

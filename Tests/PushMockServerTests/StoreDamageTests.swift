@@ -103,7 +103,7 @@ extension StoreTests {
         return (dir, db, size)
     }
 
-    /// Whether the server's output has `text`, waiting up to 3 s for its reader to catch up.
+    /// Whether the server's output has `text`, waiting up to 3 s for it to be written.
     private func said(_ server: ServerProcess, _ text: String) -> Bool {
         for _ in 0..<60 {
             if server.log.contains(text) { return true }

@@ -70,7 +70,8 @@ extension Gateway {
         for p in directory.all { changes.project(p.id) }
     }
 
-    /// Every row, as a first save after a migration needs them.
+    /// Every row, as a first save after a migration needs them. Like `changedState`, what it
+    /// hands over counts as saved: the changes recorded so far are forgotten.
     public func allState() -> StateRows {
         var rows = StateRows()
         for p in directory.all.sorted(by: { $0.id < $1.id }) {

@@ -61,7 +61,7 @@ public final class StateChanges {
     }
 
     /// Forgets every change: the state as it stands is what was saved (it was just resumed).
-    public func markSaved() {
+    func markSaved() {
         _ = take(limit: .max)
     }
 }
