@@ -12,6 +12,9 @@ final class ServerProcess {
     /// another process's output.
     private let outputPath = FileManager.default.temporaryDirectory
         .appendingPathComponent("pushmock-out-\(UUID().uuidString).log").path
+    /// The file's handle, given to the process as its standard output and error. Foundation's
+    /// `Process` uses it after the start too, so it is kept and never closed here.
+    private let sink: FileHandle
 
     static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -38,10 +41,10 @@ final class ServerProcess {
         guard FileManager.default.createFile(atPath: outputPath, contents: nil),
             let sink = FileHandle(forWritingAtPath: outputPath)
         else { throw StartFailure(description: "cannot create \(outputPath)") }
+        self.sink = sink
         process.standardOutput = sink
         process.standardError = sink
         try process.run()
-        try? sink.close()
         // The listener lines come last; the process ending first is a failed start.
         var found: String?
         var seen = ""
