@@ -112,10 +112,12 @@ extension StoreTests {
         return false
     }
 
-    /// Starts pushmock on a directory and waits for it to end; answers its status and output.
+    /// Starts pushmock on a directory and waits for it to end (stopping it after 20 s, when it
+    /// started instead); answers its status and output.
     private func startOnly(_ dir: String) -> (status: Int32, said: String) {
         let out = dir + ".out"
-        let status = system("'\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)' > '\(out)' 2>&1")
+        let command = "'\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)'"
+        let status = system("timeout 20 \(command) > '\(out)' 2>&1")
         return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
     }
 
@@ -133,9 +135,13 @@ extension StoreTests {
 
         let hit = try storeWithEvents("corrupted")
         defer { try? FileManager.default.removeItem(atPath: hit.dir) }
+        // A whole page in the middle, its size read from the header (bytes 16-17, 1 for 65,536).
+        let header = [UInt8](try Data(contentsOf: URL(fileURLWithPath: hit.db)).prefix(18))
+        let pageSize = Int(header[16]) << 8 | Int(header[17]) == 1 ? 65_536 : Int(header[16]) << 8 | Int(header[17])
+        #expect(hit.size / pageSize >= 3, "several pages")
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: hit.db))
-        try handle.seek(toOffset: UInt64(hit.size / 2 / 4096 * 4096))
-        try handle.write(contentsOf: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
+        try handle.seek(toOffset: UInt64(hit.size / 2 / pageSize * pageSize))
+        try handle.write(contentsOf: Data((0..<pageSize).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
         try handle.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: hit.db))
         let (s2, said2) = startOnly(hit.dir)

@@ -321,7 +321,65 @@ extension StoreTests {
                 "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('select count(*), min(seq) from data').fetchone(), c.execute('pragma user_version').fetchone()[0])",
                 dir + "/pushmock.db",
             ])
-        #expect(rows.contains("7) 4"), "\(rows)")
+        #expect(rows.contains("7) 5"), "\(rows)")
+    }
+}
+
+extension StoreTests {
+    @Test(
+        "a store from schema 4 (one array of every column per event) is migrated to groups: its events read the same, come back at a restart, and one project's removal keeps another's"
+    )
+    func arraysMigration() throws {
+        let dir = freshDirectory("arrays")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let db = dir + "/pushmock.db"
+        // Schema 4's commit: one array per event, the view's columns in order.
+        let events = """
+            [[7,"2026-11-01T00:00:00.000001Z",1,"m1","f1","DISPLAY_NOTIFICATION","ANDROID","com.example.app",null,10,2419200,null,null,"MESSAGE_ACCEPTED",null,"demo-pushmock","d1","t1",null,"legacy",1793491200000001],
+             [8,"2026-11-01T00:00:00.000001Z",1,"m1","f1","DISPLAY_NOTIFICATION","ANDROID","com.example.app",null,10,2419200,null,null,"MESSAGE_DROPPED",null,"demo-pushmock","d1","t1","app_force_quit","legacy",1793491200000001],
+             [9,"2026-11-01T00:00:01.000000Z",2,"m2",null,"DATA_MESSAGE",null,null,"ck",5,60,"/topics/news",3,"MESSAGE_ACCEPTED","lbl","other",null,null,null,"v1",1793491201000000]]
+            """
+        let (made, out) = try runCommand(
+            RealClientTests.python,
+            [
+                "-c",
+                """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                c.executescript('''PRAGMA application_id = 1886612843; PRAGMA user_version = 4;
+                  CREATE TABLE log (first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL, count INTEGER NOT NULL, events TEXT NOT NULL);
+                  CREATE VIEW data AS SELECT e.value ->> 0 AS seq FROM log AS l, json_each(l.events) AS e;''')
+                c.execute("INSERT INTO log VALUES (7, 9, 3, ?)", (sys.argv[2],))
+                c.commit()
+                """, db, events,
+            ])
+        #expect(made == 0, "\(out)")
+        let columns = """
+            seq, event_timestamp, project_number, message_id, instance_id, message_type, sdk_platform, app_name, collapse_key,
+            priority, ttl, topic, bulk_id, event, analytics_label, project_id, device_id, token, reason, api, time_us
+            """
+        let expected = """
+            7 2026-11-01T00:00:00.000001Z 1 m1 f1 DISPLAY_NOTIFICATION ANDROID com.example.app None 10 2419200 None None MESSAGE_ACCEPTED None demo-pushmock d1 t1 None legacy 1793491200000001
+            8 2026-11-01T00:00:00.000001Z 1 m1 f1 DISPLAY_NOTIFICATION ANDROID com.example.app None 10 2419200 None None MESSAGE_DROPPED None demo-pushmock d1 t1 app_force_quit legacy 1793491200000001
+            9 2026-11-01T00:00:01.000000Z 2 m2 None DATA_MESSAGE None None ck 5 60 /topics/news 3 MESSAGE_ACCEPTED lbl other None None None v1 1793491201000000
+            """
+        var server = try ServerProcess(storeFlags(dir))
+        let restored = try HTTPConnection(port: server.port).request("GET", "/emulator/v1/projects/demo-pushmock/events").json
+        let kinds = (restored["events"] as? [[String: Any]] ?? []).map {
+            "\($0["seq"] ?? "") \($0["event"] ?? "") \($0["reason"] as? String ?? "-")"
+        }
+        #expect(kinds == ["7 MESSAGE_ACCEPTED -", "8 MESSAGE_DROPPED app_force_quit"], "\(restored)")
+        #expect(server.stop() == 0)
+        #expect(try query(db, "PRAGMA user_version") == "5")
+        #expect(try query(db, "SELECT \(columns) FROM data ORDER BY seq") == expected)
+        server = try ServerProcess(storeFlags(dir))
+        #expect(
+            try HTTPConnection(port: server.port).request("DELETE", "/emulator/v1/projects/demo-pushmock/messages").status == 200)
+        #expect(server.stop() == 0)
+        #expect(
+            try query(db, "SELECT \(columns) FROM data ORDER BY seq") == expected.split(separator: "\n").last.map(String.init))
+        #expect(try query(db, "SELECT first_seq, count FROM log") == "7 1")
     }
 }
 
@@ -457,7 +515,7 @@ extension StoreTests {
         #expect(try query(db, "SELECT count(*) FROM sqlite_master WHERE name = 'state'") == "0")
         #expect(try query(db, "SELECT project_id, id FROM state_devices") == "demo-pushmock d7")
         #expect(try query(db, "SELECT id FROM state_projects ORDER BY id") == "demo-pushmock\nother")
-        #expect(try query(db, "PRAGMA user_version") == "4")
+        #expect(try query(db, "PRAGMA user_version") == "5")
         // And from the rows again.
         server = try ServerProcess(storeFlags(dir))
         c = try HTTPConnection(port: server.port)
@@ -481,6 +539,6 @@ extension StoreTests {
         let status = system("'\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)' > '\(dir)/out' 2>&1")
         let said = (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? ""
         #expect(
-            status != 0 && said.contains("was written by a newer pushmock (store version 9, this one reads up to 4)"), "\(said)")
+            status != 0 && said.contains("was written by a newer pushmock (store version 9, this one reads up to 5)"), "\(said)")
     }
 }

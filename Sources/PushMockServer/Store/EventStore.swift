@@ -5,7 +5,7 @@ import PushMockCore
 
 /// The durable delivery log (`--data-dir`): every event also goes to SQLite, readable as a
 /// table named and shaped like FCM's BigQuery export (the view `data`, docs/durable-store.md).
-/// The loop thread only appends each event's JSON to the pending commit (`EventRows`); one
+/// The loop thread only appends each event's JSON to the pending commit (`PendingCommit`); one
 /// writer thread commits what is pending as one row every `commitInterval` (WAL,
 /// `synchronous=FULL`, so a committed event survives a crash of pushmock or of the machine).
 final class EventStore: EventSink, @unchecked Sendable {
@@ -14,25 +14,15 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// `PRAGMA application_id` of a pushmock store ("psmk"), so a foreign SQLite file is refused.
     static let applicationID: Int32 = 0x7073_6D6B
     /// `PRAGMA user_version` of the current schema; older stores are migrated at open.
-    static let schemaVersion: Int64 = 4
-
-    /// One commit's events: a JSON array of `EventRows` arrays, and the seqs it spans.
-    struct Batch: Sendable {
-        let first, last: Int64
-        let count: Int
-        let json: [UInt8]
-    }
+    static let schemaVersion: Int64 = 5
 
     let path: String
     /// Everything below is guarded by `condition`'s lock.
     private let condition = NSCondition()
-    /// The events of the next commit, as they come (a JSON array not yet closed).
-    private var pending = EventStore.emptyBatch()
-    private var pendingCount = 0
-    private var pendingFirst: Int64 = 0
-    private var pendingLast: Int64 = 0
+    /// The events of the next commit, as they come.
+    private var pending = PendingCommit()
     /// Commits to make, oldest first; a failed one waits at the head.
-    private var queue: [Batch] = []
+    private var queue: [PendingCommit.Commit] = []
     /// Changed control-plane rows not yet written, oldest first (`Gateway.changedState`).
     private var pendingState: [StateRows] = []
     /// Set when the saved state came from an old store's snapshot: the first commit of rows
@@ -66,10 +56,6 @@ final class EventStore: EventSink, @unchecked Sendable {
     private let warn: @Sendable (String) -> Void
     /// The highest seq the store held when it opened: new events are numbered after it.
     let lastStoredSeq: Int64
-    /// The loop thread's: the last event time and its `event_timestamp` (the events of one
-    /// request share their time).
-    private var lastTime: Timestamp = -1
-    private var lastTimeText = ""
 
     /// Opens (or creates) `directory/pushmock.db`, holding `directory/pushmock.lock` for as long
     /// as the process lives: a second pushmock on the same directory is refused. Sets aside
@@ -184,11 +170,15 @@ final class EventStore: EventSink, @unchecked Sendable {
         }
         // Versions 1 to 3 kept a row per event in the table `data`; it becomes `log` commits.
         if (try? int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'data'")) == 1 {
-            try exec(db, "BEGIN; \(EventRows.migration) COMMIT;", path: path)
+            try exec(db, "BEGIN; \(EventRows.migrationFromTable) COMMIT;", path: path)
+        } else if (try? int(db, "PRAGMA user_version")) == 4 {
+            // Version 4 kept one array of all the columns per event; they become groups.
+            try exec(db, "BEGIN; \(EventRows.migrationFromArrays) COMMIT;", path: path)
         }
         try exec(
             db,
             """
+            PRAGMA page_size = 16384;
             PRAGMA user_version = \(schemaVersion);
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = FULL;
@@ -201,31 +191,9 @@ final class EventStore: EventSink, @unchecked Sendable {
     // MARK: the loop thread
 
     func record(_ e: Event) {
-        if e.time != lastTime {
-            lastTime = e.time
-            lastTimeText = e.time.rfc3339
-        }
         condition.lock()
-        if pendingCount == 0 { pendingFirst = e.seq }
-        EventRows.write(e, time: lastTimeText, to: &pending)
-        pendingCount += 1
-        pendingLast = e.seq
+        pending.append(e)
         condition.unlock()
-    }
-
-    private static func emptyBatch(capacity: Int = 1 << 16) -> JSONWriter {
-        var w = JSONWriter(capacity: capacity)
-        w.beginArray()
-        return w
-    }
-
-    /// Closes the pending events into a commit to make (lock held).
-    private func takePending() -> Batch {
-        pending.endArray()
-        let batch = Batch(first: pendingFirst, last: pendingLast, count: pendingCount, json: pending.bytes)
-        pending = Self.emptyBatch(capacity: max(1 << 16, batch.json.count))
-        pendingCount = 0
-        return batch
     }
 
     func removeAll(projectID: String, through seq: Int64) {
@@ -272,8 +240,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     }
 
     /// The newest `limit` events, oldest first, read at start (before the writer runs): the
-    /// commits newest first until they hold enough. An event that is not an array of the
-    /// columns comes back with no kind, which the gateway counts as damaged.
+    /// commits newest first until they hold enough. A group that is not as `EventRows` writes
+    /// them comes back as one event with no kind, which the gateway counts as damaged.
     func loadEvents(limit: Int) throws(ServerError) -> [StoredEvent] {
         var stmt: OpaquePointer?
         guard sqlite3_prepare_v2(db, "SELECT events FROM log ORDER BY first_seq DESC", -1, &stmt, nil) == SQLITE_OK, let stmt
@@ -290,7 +258,7 @@ final class EventStore: EventSink, @unchecked Sendable {
                     "\(path): a commit of events is not the JSON pushmock wrote (after \(read) events); the file is damaged: move it away or choose another --data-dir"
                 )
             }
-            let commit = events.map { EventRows.stored($0) ?? StoredEvent(seq: 0, time: 0, kind: "", projectID: "") }
+            let commit = events.flatMap { EventRows.stored($0) ?? [StoredEvent(seq: 0, time: 0, kind: "", projectID: "")] }
             commits.append(commit)
             read += commit.count
             rc = sqlite3_step(stmt)
@@ -315,7 +283,7 @@ final class EventStore: EventSink, @unchecked Sendable {
         stopping = true
         condition.broadcast()
         while !stopped { condition.wait() }
-        if pendingCount > 0 { queue.append(takePending()) }
+        if pending.count > 0 { queue.append(pending.take()) }
         guard !queue.isEmpty || !pendingState.isEmpty || !removals.isEmpty else { return nil }
         let events = queue.reduce(0) { $0 + $1.count }
         let what = [
@@ -343,14 +311,14 @@ final class EventStore: EventSink, @unchecked Sendable {
             // the events of the interval; at once for a `--sync always` send, and at the end.
             while !stopping, syncWaiters == 0 {
                 let due = lastCommit.addingTimeInterval(Self.commitInterval)
-                let work = pendingCount > 0 || !queue.isEmpty || !pendingState.isEmpty || !removals.isEmpty
+                let work = pending.count > 0 || !queue.isEmpty || !pendingState.isEmpty || !removals.isEmpty
                 if work, Date() >= due { break }
                 // Without a reserve (a full disk), try to hold it again once a second.
                 if !work, !reserve.held, Date().timeIntervalSince(reserveTried) >= 1 { break }
                 _ = condition.wait(until: work ? due : Date(timeIntervalSinceNow: Self.commitInterval))
             }
             lastCommit = Date()
-            if pendingCount > 0 { queue.append(takePending()) }
+            if pending.count > 0 { queue.append(pending.take()) }
             let batch = queue
             queue.removeAll(keepingCapacity: true)
             let state = pendingState
@@ -404,7 +372,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Commits a batch, then the removals (after the rows, which they may name); returns why
     /// it could not (the transaction rolled back), or nil.
     private func commit(
-        _ batch: [Batch], _ state: [StateRows], _ removed: [(projectID: String, through: Int64)], _ stmt: OpaquePointer
+        _ batch: [PendingCommit.Commit], _ state: [StateRows], _ removed: [(projectID: String, through: Int64)],
+        _ stmt: OpaquePointer
     ) -> String? {
         guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else { return Self.message(db) }
         var written = true
@@ -487,18 +456,11 @@ final class EventStore: EventSink, @unchecked Sendable {
         warn("pushmock: there is room again for \(path); sends are accepted")
     }
 
-    /// Removes a project's events through a seq inside the open transaction: each commit that
-    /// holds some is rewritten without them, and a commit left empty goes.
+    /// Removes a project's events through a seq inside the open transaction
+    /// (`EventRows.removal`), then the commits left empty.
     private func delete(_ projectID: String, through seq: Int64) -> Bool {
-        let keep = "(e.value ->> 15 IS NOT ?1 OR e.value ->> 0 > ?2)"
-        let sql = """
-            UPDATE log SET
-              events = (SELECT json_group_array(json(e.value)) FROM json_each(log.events) AS e WHERE \(keep)),
-              count = (SELECT count(*) FROM json_each(log.events) AS e WHERE \(keep))
-            WHERE first_seq <= ?2 AND instr(events, ?3) > 0;
-            """
         var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { return false }
+        guard sqlite3_prepare_v2(db, EventRows.removal, -1, &stmt, nil) == SQLITE_OK, let stmt else { return false }
         defer { sqlite3_finalize(stmt) }
         sqlite3_bind_text(stmt, 1, projectID, -1, Self.transient)
         sqlite3_bind_int64(stmt, 2, seq)

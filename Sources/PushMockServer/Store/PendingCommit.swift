@@ -1,0 +1,191 @@
+import PushMockCore
+
+/// The events of the next commit, written as they come in the layout `EventRows` describes:
+/// a JSON array of groups, each the columns its events share followed by their own
+/// `[seq, event, reason]`. An event joins the open group when its message, device, token and
+/// time are the group's. The bytes are written here, commas and all, rather than through a
+/// general JSON writer: this is the loop thread's whole cost per event with `--data-dir`.
+struct PendingCommit {
+    /// One commit's events as `log` keeps them, and the seqs it spans.
+    struct Commit: Sendable {
+        let first, last: Int64
+        let count: Int
+        let json: [UInt8]
+    }
+
+    private var bytes: [UInt8]
+    private(set) var count = 0
+    private var first: Int64 = 0
+    private var last: Int64 = 0
+    /// The open group's time; nil before the first group.
+    private var groupTime: Timestamp?
+    /// The open group's message and device columns, where they were written in `bytes`: a
+    /// group of the same message (a topic's fan-out) or device (repeated sends) copies them.
+    private var message: Written<MessageKey>?
+    private var device: Written<DeviceKey>?
+
+    init(capacity: Int = 1 << 16) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        bytes.append(UInt8(ascii: "["))
+    }
+
+    /// Adds an event: to the open group when it belongs there, else as a new group.
+    mutating func append(_ e: Event) {
+        if count == 0 { first = e.seq }
+        count += 1
+        last = e.seq
+        if groupTime == e.time, message?.key.matches(e) == true, device?.key.matches(e) == true {
+            bytes.append(UInt8(ascii: ","))
+            writeOwn(e)
+            return
+        }
+        if groupTime != nil { bytes.append(contentsOf: "]],".utf8) }
+        groupTime = e.time
+        bytes.append(UInt8(ascii: "["))
+        if let range = message?.range(for: e) {
+            repeatWritten(range)
+        } else {
+            message = write(MessageKey(e), e, Self.writeMessage)
+        }
+        bytes.append(UInt8(ascii: ","))
+        if let range = device?.range(for: e) {
+            repeatWritten(range)
+        } else {
+            device = write(DeviceKey(e), e, Self.writeDevice)
+        }
+        bytes.append(UInt8(ascii: ","))
+        JSONWriter.appendInt(e.time, to: &bytes)
+        bytes.append(contentsOf: ",[".utf8)
+        writeOwn(e)
+    }
+
+    /// Closes the commit and starts the next one empty.
+    mutating func take() -> Commit {
+        if groupTime != nil { bytes.append(contentsOf: "]]".utf8) }
+        bytes.append(UInt8(ascii: "]"))
+        let commit = Commit(first: first, last: last, count: count, json: bytes)
+        self = PendingCommit(capacity: max(1 << 16, commit.json.count))
+        return commit
+    }
+
+    /// One event's own columns, in `EventRows.eventColumns` order; a null reason is left out.
+    private mutating func writeOwn(_ e: Event) {
+        bytes.append(UInt8(ascii: "["))
+        JSONWriter.appendInt(e.seq, to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+        bytes.append(contentsOf: Self.kindJSON[e.kind.ordinal])
+        if let r = e.reason {
+            bytes.append(UInt8(ascii: ","))
+            JSONWriter.appendQuoted(r, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// `EventRows.messageColumns`, in order.
+    private static func writeMessage(_ e: Event, _ out: inout [UInt8]) {
+        let m = e.message
+        JSONWriter.appendInt(e.projectNumber, to: &out)
+        string(e.messageID, &out)
+        string(e.messageType?.rawValue, &out)
+        string(m?.options.collapseKey, &out)
+        int(m.map { Int64($0.options.priority.apnsPriority) }, &out)
+        int(m.map { Int64($0.options.ttl) }, &out)
+        string(m?.topic, &out)
+        int(m?.bulkID, &out)
+        string(m?.options.analyticsLabel, &out)
+        string(e.projectID, &out)
+        string(m?.api, &out)
+    }
+
+    /// `EventRows.deviceColumns`, in order.
+    private static func writeDevice(_ e: Event, _ out: inout [UInt8]) {
+        let d = e.device
+        string(d?.fid, &out, first: true)
+        string(d?.platform.sdkPlatform, &out)
+        string(d?.app, &out)
+        string(d?.id, &out)
+        string(e.token, &out)
+    }
+
+    /// Writes a group's message or device columns, and remembers where.
+    private mutating func write<Key>(_ key: Key, _ e: Event, _ columns: (Event, inout [UInt8]) -> Void) -> Written<Key> {
+        let start = bytes.count
+        columns(e, &bytes)
+        return Written(key: key, range: start..<bytes.count)
+    }
+
+    /// Appends a copy of bytes written earlier in this commit.
+    private mutating func repeatWritten(_ range: Range<Int>) {
+        let at = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: range.count))
+        bytes.withUnsafeMutableBufferPointer { p in
+            let base = p.baseAddress!
+            (base + at).update(from: base + range.lowerBound, count: range.count)
+        }
+    }
+
+    private static func string(_ s: String?, _ out: inout [UInt8], first: Bool = false) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        if let s { JSONWriter.appendQuoted(s, to: &out) } else { out.append(contentsOf: "null".utf8) }
+    }
+
+    private static func int(_ n: Int64?, _ out: inout [UInt8]) {
+        out.append(UInt8(ascii: ","))
+        if let n { JSONWriter.appendInt(n, to: &out) } else { out.append(contentsOf: "null".utf8) }
+    }
+
+    /// Each event kind as a JSON string, by `ordinal`.
+    private static let kindJSON = EventKind.allCases.map { Array(JSONWriter.quoted($0.rawValue).utf8) }
+
+    /// Columns written in this commit, what they were made of and where they are.
+    private struct Written<Key: ColumnsKey> {
+        let key: Key
+        let range: Range<Int>
+
+        /// Where the event's columns were written already, if they were.
+        func range(for e: Event) -> Range<Int>? { key.matches(e) ? range : nil }
+    }
+
+    private protocol ColumnsKey {
+        /// Whether the event's columns are those this key's event had.
+        func matches(_ e: Event) -> Bool
+    }
+
+    /// Everything a group's message columns are made of.
+    private struct MessageKey: ColumnsKey {
+        let message: Message?
+        let messageID: String?
+        let messageType: MessageType?
+        let projectID: String
+        let projectNumber: Int64
+
+        init(_ e: Event) {
+            message = e.message
+            messageID = e.messageID
+            messageType = e.messageType
+            projectID = e.projectID
+            projectNumber = e.projectNumber
+        }
+
+        func matches(_ e: Event) -> Bool {
+            message === e.message && messageID == e.messageID && messageType == e.messageType && projectID == e.projectID
+                && projectNumber == e.projectNumber
+        }
+    }
+
+    /// Everything a group's device columns are made of.
+    private struct DeviceKey: ColumnsKey {
+        let device: Device?
+        let fid: String?
+        let token: String?
+
+        init(_ e: Event) {
+            device = e.device
+            fid = e.device?.fid
+            token = e.token
+        }
+
+        func matches(_ e: Event) -> Bool { device === e.device && fid == e.device?.fid && token == e.token }
+    }
+}
