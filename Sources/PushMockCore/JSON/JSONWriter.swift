@@ -168,7 +168,7 @@ public struct JSONWriter {
 
     /// Whether any byte is a quote, a backslash or a control character (bytes from 0x80 pass:
     /// UTF-8 is written as it is).
-    static func needsEscape(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+    public static func needsEscape(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         if let base = u.baseAddress {
             while i + 8 <= u.count, !ByteWord.mayNeedEscape(ByteWord.load(base + i)) { i += 8 }

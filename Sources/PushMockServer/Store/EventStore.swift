@@ -385,7 +385,8 @@ final class EventStore: EventSink, @unchecked Sendable {
             sqlite3_bind_int64(stmt, 2, b.last)
             sqlite3_bind_int64(stmt, 3, Int64(b.count))
             // SQLITE_STATIC (nil): the bytes stay put until the statement is reset.
-            b.json.withUnsafeBytes { _ = sqlite3_bind_text(stmt, 4, $0.baseAddress, Int32($0.count), nil) }
+            let json = b.json.bytes
+            sqlite3_bind_text(stmt, 4, json.baseAddress, Int32(json.count), nil)
             written = sqlite3_step(stmt) == SQLITE_DONE
             sqlite3_reset(stmt)
         }

@@ -10,24 +10,23 @@ struct PendingCommit {
     struct Commit: Sendable {
         let first, last: Int64
         let count: Int
-        let json: [UInt8]
+        let json: ByteBuffer
     }
 
-    private var bytes: [UInt8]
+    private var out: ByteBuffer
     private(set) var count = 0
     private var first: Int64 = 0
     private var last: Int64 = 0
     /// The open group's time; nil before the first group.
     private var groupTime: Timestamp?
-    /// The open group's message and device columns, where they were written in `bytes`: a
+    /// The open group's message and device columns, where they were written in `out`: a
     /// group of the same message (a topic's fan-out) or device (repeated sends) copies them.
     private var message: Written<MessageKey>?
     private var device: Written<DeviceKey>?
 
     init(capacity: Int = 1 << 16) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
-        bytes.append(UInt8(ascii: "["))
+        out = ByteBuffer(capacity: capacity)
+        out.byte(UInt8(ascii: "["))
     }
 
     /// Adds an event: to the open group when it belongs there, else as a new group.
@@ -36,103 +35,101 @@ struct PendingCommit {
         count += 1
         last = e.seq
         if groupTime == e.time, message?.key.matches(e) == true, device?.key.matches(e) == true {
-            bytes.append(UInt8(ascii: ","))
+            out.byte(UInt8(ascii: ","))
             writeOwn(e)
             return
         }
-        if groupTime != nil { bytes.append(contentsOf: "]],".utf8) }
+        if groupTime != nil {
+            out.byte(UInt8(ascii: "]"))
+            out.byte(UInt8(ascii: "]"))
+            out.byte(UInt8(ascii: ","))
+        }
         groupTime = e.time
-        bytes.append(UInt8(ascii: "["))
+        out.byte(UInt8(ascii: "["))
         if let range = message?.range(for: e) {
-            repeatWritten(range)
+            out.repeatBytes(range)
         } else {
             message = write(MessageKey(e), e, Self.writeMessage)
         }
-        bytes.append(UInt8(ascii: ","))
+        out.byte(UInt8(ascii: ","))
         if let range = device?.range(for: e) {
-            repeatWritten(range)
+            out.repeatBytes(range)
         } else {
             device = write(DeviceKey(e), e, Self.writeDevice)
         }
-        bytes.append(UInt8(ascii: ","))
-        JSONWriter.appendInt(e.time, to: &bytes)
-        bytes.append(contentsOf: ",[".utf8)
+        out.byte(UInt8(ascii: ","))
+        out.int(e.time)
+        out.byte(UInt8(ascii: ","))
+        out.byte(UInt8(ascii: "["))
         writeOwn(e)
     }
 
     /// Closes the commit and starts the next one empty.
     mutating func take() -> Commit {
-        if groupTime != nil { bytes.append(contentsOf: "]]".utf8) }
-        bytes.append(UInt8(ascii: "]"))
-        let commit = Commit(first: first, last: last, count: count, json: bytes)
-        self = PendingCommit(capacity: max(1 << 16, commit.json.count))
+        if groupTime != nil {
+            out.byte(UInt8(ascii: "]"))
+            out.byte(UInt8(ascii: "]"))
+        }
+        out.byte(UInt8(ascii: "]"))
+        let commit = Commit(first: first, last: last, count: count, json: out)
+        self = PendingCommit(capacity: max(1 << 16, out.count))
         return commit
     }
 
     /// One event's own columns, in `EventRows.eventColumns` order; a null reason is left out.
-    private mutating func writeOwn(_ e: Event) {
-        bytes.append(UInt8(ascii: "["))
-        JSONWriter.appendInt(e.seq, to: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        bytes.append(contentsOf: Self.kindJSON[e.kind.ordinal])
+    private func writeOwn(_ e: Event) {
+        out.byte(UInt8(ascii: "["))
+        out.int(e.seq)
+        out.byte(UInt8(ascii: ","))
+        out.append(Self.kindJSON[e.kind.ordinal])
         if let r = e.reason {
-            bytes.append(UInt8(ascii: ","))
-            JSONWriter.appendQuoted(r, to: &bytes)
+            out.byte(UInt8(ascii: ","))
+            out.string(r)
         }
-        bytes.append(UInt8(ascii: "]"))
+        out.byte(UInt8(ascii: "]"))
     }
 
     /// `EventRows.messageColumns`, in order.
-    private static func writeMessage(_ e: Event, _ out: inout [UInt8]) {
+    private static func writeMessage(_ e: Event, _ out: ByteBuffer) {
         let m = e.message
-        JSONWriter.appendInt(e.projectNumber, to: &out)
-        string(e.messageID, &out)
-        string(e.messageType?.rawValue, &out)
-        string(m?.options.collapseKey, &out)
-        int(m.map { Int64($0.options.priority.apnsPriority) }, &out)
-        int(m.map { Int64($0.options.ttl) }, &out)
-        string(m?.topic, &out)
-        int(m?.bulkID, &out)
-        string(m?.options.analyticsLabel, &out)
-        string(e.projectID, &out)
-        string(m?.api, &out)
+        out.int(e.projectNumber)
+        string(e.messageID, out)
+        string(e.messageType?.rawValue, out)
+        string(m?.options.collapseKey, out)
+        int(m.map { Int64($0.options.priority.apnsPriority) }, out)
+        int(m.map { Int64($0.options.ttl) }, out)
+        string(m?.topic, out)
+        int(m?.bulkID, out)
+        string(m?.options.analyticsLabel, out)
+        string(e.projectID, out)
+        string(m?.api, out)
     }
 
     /// `EventRows.deviceColumns`, in order.
-    private static func writeDevice(_ e: Event, _ out: inout [UInt8]) {
+    private static func writeDevice(_ e: Event, _ out: ByteBuffer) {
         let d = e.device
-        string(d?.fid, &out, first: true)
-        string(d?.platform.sdkPlatform, &out)
-        string(d?.app, &out)
-        string(d?.id, &out)
-        string(e.token, &out)
+        string(d?.fid, out, first: true)
+        string(d?.platform.sdkPlatform, out)
+        string(d?.app, out)
+        string(d?.id, out)
+        string(e.token, out)
     }
 
     /// Writes a group's message or device columns, and remembers where.
-    private mutating func write<Key>(_ key: Key, _ e: Event, _ columns: (Event, inout [UInt8]) -> Void) -> Written<Key> {
-        let start = bytes.count
-        columns(e, &bytes)
-        return Written(key: key, range: start..<bytes.count)
+    private func write<Key>(_ key: Key, _ e: Event, _ columns: (Event, ByteBuffer) -> Void) -> Written<Key> {
+        let start = out.count
+        columns(e, out)
+        return Written(key: key, range: start..<out.count)
     }
 
-    /// Appends a copy of bytes written earlier in this commit.
-    private mutating func repeatWritten(_ range: Range<Int>) {
-        let at = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: range.count))
-        bytes.withUnsafeMutableBufferPointer { p in
-            let base = p.baseAddress!
-            (base + at).update(from: base + range.lowerBound, count: range.count)
-        }
+    private static func string(_ s: String?, _ out: ByteBuffer, first: Bool = false) {
+        if !first { out.byte(UInt8(ascii: ",")) }
+        if let s { out.string(s) } else { out.null() }
     }
 
-    private static func string(_ s: String?, _ out: inout [UInt8], first: Bool = false) {
-        if !first { out.append(UInt8(ascii: ",")) }
-        if let s { JSONWriter.appendQuoted(s, to: &out) } else { out.append(contentsOf: "null".utf8) }
-    }
-
-    private static func int(_ n: Int64?, _ out: inout [UInt8]) {
-        out.append(UInt8(ascii: ","))
-        if let n { JSONWriter.appendInt(n, to: &out) } else { out.append(contentsOf: "null".utf8) }
+    private static func int(_ n: Int64?, _ out: ByteBuffer) {
+        out.byte(UInt8(ascii: ","))
+        if let n { out.int(n) } else { out.null() }
     }
 
     /// Each event kind as a JSON string, by `ordinal`.
