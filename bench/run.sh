@@ -137,26 +137,25 @@ c = service_account.Credentials.from_service_account_file(sys.argv[1], scopes=["
 }
 durable stored; stored=$started; storedtls=$(grep -o 'https://[0-9.:]*' "$work/stored.out" | head -n1)
 durable synced --sync always; synced=$started
-mem_total=0; disk_total=0; mem_v1=0; disk_v1=0; sync_total=0
-for r in $(seq "$ROUNDS"); do
+# Each round's ratios are of runs a few seconds apart; the figure is their median over
+# DURABLE_ROUNDS rounds (one run taken during a burst of the host's other work moves a sum).
+DURABLE_ROUNDS=${BENCH_DURABLE_ROUNDS:-4}
+send_ratios=(); v1_ratios=(); sync_ratios=()
+median() { python3 -c 'import statistics, sys; print(f"{statistics.median(map(float, sys.argv[1:])):.3f}")' "$@"; }
+ratio() { python3 -c 'import sys; print(f"{float(sys.argv[1]) / float(sys.argv[2]):.3f}")' "$1" "$2"; }
+for r in $(seq "$DURABLE_ROUNDS"); do
   read -r a _ <<<"$(run "$pm")"; read -r b _ <<<"$(run "$stored" stored)"
   read -r c _ <<<"$(run "$pm" v1 /v1/projects/demo-pushmock/messages:send)"
   read -r d _ <<<"$(run "$stored" stored-v1 /v1/projects/demo-pushmock/messages:send)"
   read -r e _ <<<"$(run "$synced" synced)"
   printf 'round %d: /fcm/send %8.0f req/s in memory, %8.0f with --data-dir, %8.0f with --sync always; v1 %8.0f in memory, %8.0f with --data-dir\n' \
     "$r" "$a" "$b" "$e" "$c" "$d"
-  mem_total=$(python3 -c "print($mem_total + $a)"); disk_total=$(python3 -c "print($disk_total + $b)")
-  mem_v1=$(python3 -c "print($mem_v1 + $c)"); disk_v1=$(python3 -c "print($disk_v1 + $d)")
-  sync_total=$(python3 -c "print($sync_total + $e)")
+  send_ratios+=("$(ratio "$b" "$a")"); v1_ratios+=("$(ratio "$d" "$c")"); sync_ratios+=("$(ratio "$e" "$a")")
 done
 rows=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select sum(count) from log").fetchone()[0])' "$work/stored/pushmock.db")
-python3 - "$mem_total" "$disk_total" "$mem_v1" "$disk_v1" "$sync_total" "$rows" <<'PY'
-import sys
-a, b, c, d, e = map(float, sys.argv[1:6])
-print(f"/fcm/send with --data-dir: {b/a:.3f} of the in-memory rate ({sys.argv[6]} events in pushmock.db)")
-print(f"v1 messages:send with --data-dir: {d/c:.3f} of the in-memory rate")
-print(f"/fcm/send with --data-dir --sync always: {e/a:.3f} of the in-memory rate")
-PY
+echo "/fcm/send with --data-dir: $(median "${send_ratios[@]}") of the in-memory rate (median of rounds ${send_ratios[*]}; $rows events in pushmock.db)"
+echo "v1 messages:send with --data-dir: $(median "${v1_ratios[@]}") of the in-memory rate (median of rounds ${v1_ratios[*]})"
+echo "/fcm/send with --data-dir --sync always: $(median "${sync_ratios[@]}") of the in-memory rate (median of rounds ${sync_ratios[*]})"
 
 # A webhook that never answers (it accepts and reads nothing) on every delivery, against no
 # bridge, same run: its queue fills within the first milliseconds, and from then on what
@@ -257,13 +256,13 @@ sapns=$(curl -sf -H 'Content-Type: application/json' -X POST "$stored/emulator/v
   -d '{"platform":"ios","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["apns_token"])')
 sjwt=$(.venv/bin/python -c 'import json, sys, time, jwt; k = json.load(open(sys.argv[1]))
 print(jwt.encode({"iss": k["team_id"], "iat": int(time.time())}, k["private_key"], algorithm="ES256", headers={"kid": k["key_id"]}))' "$work/skey.json")
-mem_apns=0; disk_apns=0
-for r in $(seq "$ROUNDS"); do
+apns_ratios=()
+for r in $(seq "$DURABLE_ROUNDS"); do
   a=$(h2run "$pmtls"); b=$(jwt=$sjwt apns=$sapns h2run "$storedtls")
   printf 'round %d: APNs /3/device %8.0f req/s in memory, %8.0f req/s with --data-dir\n' "$r" "$a" "$b"
-  mem_apns=$(python3 -c "print($mem_apns + $a)"); disk_apns=$(python3 -c "print($disk_apns + $b)")
+  apns_ratios+=("$(ratio "$b" "$a")")
 done
-python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'APNs /3/device with --data-dir: {b/a:.3f} of the in-memory rate')" "$mem_apns" "$disk_apns"
+echo "APNs /3/device with --data-dir: $(median "${apns_ratios[@]}") of the in-memory rate (median of rounds ${apns_ratios[*]})"
 
 # h2c (HTTP/2 with prior knowledge on the plain port): /fcm/send and v1 with h2load, against
 # nghttpd without TLS (one worker, same core) answering the floor's body from files at the
