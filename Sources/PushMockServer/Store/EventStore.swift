@@ -50,6 +50,9 @@ final class EventStore: EventSink, @unchecked Sendable {
     private var reserve: DiskReserve
     /// The database file as opened (device and inode), to notice it being removed or replaced.
     private var opened = stat()
+    /// The database file opened for `posix_fadvise` (`releaseWrittenPages`), and its size then.
+    private let cacheFD: Int32
+    private var cachedSize: off_t = 0
     /// When the writer last tried to hold the reserve again.
     private var reserveTried = Date.distantPast
     /// Reports what the operator must know (a full disk, space back); called on any thread.
@@ -102,6 +105,7 @@ final class EventStore: EventSink, @unchecked Sendable {
         }
         committedSeq = lastStoredSeq
         stat(path, &opened)
+        cacheFD = open(path, O_RDONLY | O_CLOEXEC)
         reserve = DiskReserve(directory: directory, bytes: reserveBytes)
         if !reserve.held {
             reserveMissing = true
@@ -358,11 +362,13 @@ final class EventStore: EventSink, @unchecked Sendable {
                 if done { break }
                 continue
             }
+            if work { releaseWrittenPages() }
             if done { break }
             holdReserveAgain()
         }
         sqlite3_finalize(insert)
         sqlite3_close(db)
+        Glibc.close(cacheFD)
         condition.lock()
         stopped = true
         condition.broadcast()
@@ -443,6 +449,18 @@ final class EventStore: EventSink, @unchecked Sendable {
             return "\(path) was replaced by another file while pushmock ran"
         }
         return nil
+    }
+
+    /// Once a checkpoint has moved commits into `pushmock.db` (the file grew; SQLite synced it
+    /// first), asks the kernel to drop the file's pages from its cache: pushmock never reads
+    /// them back while it runs, and a log written for hours would otherwise fill memory with
+    /// them (a container's page cache counts against its memory limit). The write-ahead log,
+    /// rewritten from its start after each checkpoint, stays cached.
+    private func releaseWrittenPages() {
+        var now = stat()
+        guard fstat(cacheFD, &now) == 0, now.st_size != cachedSize else { return }
+        cachedSize = now.st_size
+        _ = posix_fadvise(cacheFD, 0, 0, POSIX_FADV_DONTNEED)
     }
 
     /// After a full disk, once a second: when the reserve can be held again (space was
