@@ -179,6 +179,8 @@ final class EventStore: EventSink, @unchecked Sendable {
             // Version 4 kept one array of all the columns per event; they become groups.
             try exec(db, "BEGIN; \(EventRows.migrationFromArrays) COMMIT;", path: path)
         }
+        // 16 KiB pages (a commit is a long run of overflow pages: fewer, larger writes); the
+        // size takes effect only when the database is created.
         try exec(
             db,
             """
