@@ -79,4 +79,30 @@ extension StoreTests {
         #expect(rows.contains { text($0["token"]) == "not-a-token" && text($0["reason"]) != "null" })
         #expect(rows.contains { text($0["event"]) == "MESSAGE_OPEN" && text($0["message_id"]) == first })
     }
+
+    @Test("a restart with a smaller --max-events takes back the newest events, oldest first, the oldest commit cut")
+    func restartKeepsNewest() throws {
+        let dir = freshDirectory("newest")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var server = try ServerProcess(storeFlags(dir))
+        let token = try server.device("android")["token"] as? String ?? ""
+        var c = try HTTPConnection(port: server.port)
+        for _ in 0..<5 {
+            let r = try c.request(
+                "POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"k":"v"}}"#,
+                headers: ["Authorization": "key=pushmock-dev-server-key"])
+            #expect(r.status == 200)
+            usleep(120_000) // a commit each
+        }
+        let seqs = { (c: HTTPConnection) throws -> [Int] in
+            (try c.request("GET", "/emulator/v1/projects/demo-pushmock/events").json["events"] as? [[String: Any]] ?? [])
+                .map { $0["seq"] as? Int ?? -1 }
+        }
+        let all = try seqs(c)
+        #expect(all.count >= 10)
+        #expect(server.stop() == 0)
+        server = try ServerProcess(storeFlags(dir) + ["--max-events", "7"])
+        c = try HTTPConnection(port: server.port)
+        #expect(try seqs(c) == Array(all.suffix(7)))
+    }
 }

@@ -261,8 +261,10 @@ try:
     # Keyboard: j and k move through the list, Escape closes the detail, / searches.
     ActionChains(driver).send_keys(Keys.ESCAPE).perform()
     wait.until(lambda d: route() == "#/demo-pushmock/messages")
-    first = driver.find_elements(By.CSS_SELECTOR, "#messages tbody tr")[0].get_attribute("data-id")
-    second = driver.find_elements(By.CSS_SELECTOR, "#messages tbody tr")[1].get_attribute("data-id")
+    # Read in one script: closing the detail re-renders the list, and an element found before
+    # that is gone by the time it is asked for its attribute.
+    wait.until(lambda d: js("return document.querySelectorAll('#messages tbody tr').length") >= 2)
+    first, second = js("return [...document.querySelectorAll('#messages tbody tr')].slice(0, 2).map(r => r.dataset.id)")
     js("document.activeElement.blur()")
     ActionChains(driver).send_keys("j").perform()
     wait.until(lambda d: route().endswith(urllib.request.quote(first, safe="")))

@@ -270,7 +270,15 @@ final class EventStore: EventSink, @unchecked Sendable {
             rc = sqlite3_step(stmt)
         }
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw unreadable("the events", after: read) }
-        return Array(commits.reversed().joined().suffix(limit))
+        // Oldest first, without the oldest events beyond `limit`: one copy, a commit at a time.
+        var events: [StoredEvent] = []
+        events.reserveCapacity(min(read, limit))
+        var skip = max(0, read - limit)
+        for commit in commits.reversed() {
+            events.append(contentsOf: commit.dropFirst(skip))
+            skip = max(0, skip - commit.count)
+        }
+        return events
     }
 
     /// Whether commits are failing (read on the loop thread before each send).
