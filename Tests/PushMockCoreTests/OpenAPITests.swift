@@ -38,8 +38,7 @@ struct OpenAPITests {
         let paths = doc["paths"] as? [String: [String: [String: Any]]] ?? [:]
         for (path, methods) in paths {
             // `{project}`, `{id}`, ... as the path names them.
-            let named = path.split(separator: "{").dropFirst().map { String($0.prefix { $0 != "}" }) }
-            let placeholders = Set(named)
+            let namedInPath = Set(path.split(separator: "{").dropFirst().map { String($0.prefix { $0 != "}" }) })
             for (method, op) in methods {
                 let name = "\(method.uppercased()) \(path)"
                 #expect((op["summary"] as? String)?.isEmpty == false, "\(name) has no summary")
@@ -47,7 +46,7 @@ struct OpenAPITests {
                 #expect((op["responses"] as? [String: Any])?.isEmpty == false, "\(name) has no responses")
                 let parameters = op["parameters"] as? [[String: Any]] ?? []
                 let inPath = Set(parameters.filter { $0["in"] as? String == "path" }.compactMap { $0["name"] as? String })
-                #expect(inPath == placeholders, "\(name) describes path parameters \(inPath), its path has \(placeholders)")
+                #expect(inPath == namedInPath, "\(name) describes path parameters \(inPath), its path has \(namedInPath)")
                 for p in parameters { #expect((p["description"] as? String)?.isEmpty == false, "\(name): \(p["name"] ?? "?")") }
             }
         }

@@ -144,7 +144,7 @@ public struct JSONWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
-    public static func appendInt(_ n: Int64, to out: inout [UInt8]) {
+    static func appendInt(_ n: Int64, to out: inout [UInt8]) {
         if n < 0 {
             out.append(UInt8(ascii: "-"))
             if n == .min {

@@ -34,7 +34,9 @@ struct PendingCommit {
         if count == 0 { first = e.seq }
         count += 1
         last = e.seq
-        if groupTime == e.time, message?.key.matches(e) == true, device?.key.matches(e) == true {
+        let sameMessage = message?.key.matches(e) == true
+        let sameDevice = device?.key.matches(e) == true
+        if groupTime == e.time, sameMessage, sameDevice {
             out.byte(UInt8(ascii: ","))
             writeOwn(e)
             return
@@ -46,14 +48,14 @@ struct PendingCommit {
         }
         groupTime = e.time
         out.byte(UInt8(ascii: "["))
-        if let range = message?.range(for: e) {
-            out.repeatBytes(range)
+        if sameMessage, let m = message {
+            out.repeatBytes(m.range)
         } else {
             message = write(MessageKey(e), e, Self.writeMessage)
         }
         out.byte(UInt8(ascii: ","))
-        if let range = device?.range(for: e) {
-            out.repeatBytes(range)
+        if sameDevice, let d = device {
+            out.repeatBytes(d.range)
         } else {
             device = write(DeviceKey(e), e, Self.writeDevice)
         }
@@ -136,21 +138,13 @@ struct PendingCommit {
     private static let kindJSON = EventKind.allCases.map { Array(JSONWriter.quoted($0.rawValue).utf8) }
 
     /// Columns written in this commit, what they were made of and where they are.
-    private struct Written<Key: ColumnsKey> {
+    private struct Written<Key> {
         let key: Key
         let range: Range<Int>
-
-        /// Where the event's columns were written already, if they were.
-        func range(for e: Event) -> Range<Int>? { key.matches(e) ? range : nil }
-    }
-
-    private protocol ColumnsKey {
-        /// Whether the event's columns are those this key's event had.
-        func matches(_ e: Event) -> Bool
     }
 
     /// Everything a group's message columns are made of.
-    private struct MessageKey: ColumnsKey {
+    private struct MessageKey {
         let message: Message?
         let messageID: String?
         let messageType: MessageType?
@@ -172,7 +166,7 @@ struct PendingCommit {
     }
 
     /// Everything a group's device columns are made of.
-    private struct DeviceKey: ColumnsKey {
+    private struct DeviceKey {
         let device: Device?
         let fid: String?
         let token: String?
