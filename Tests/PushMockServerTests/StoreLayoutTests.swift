@@ -31,7 +31,8 @@ extension StoreTests {
                 #"{"to":"\#(phone["token"]!)","collapse_key":"line\nbreak \"\#(i)\" ✓","notification":{"title":"t"}}"#)
             if i == 0 { first = id }
         }
-        try send(#"{"to":"/topics/news","data":{"k":"v"}}"#)
+        // A time to live of 0: the store writes every number's digits itself, zero included.
+        try send(#"{"to":"/topics/news","time_to_live":0,"priority":"normal","data":{"k":"v"}}"#)
         try send(#"{"registration_ids":["not-a-token","\#(phone["token"]!)"],"data":{"k":"v"}}"#)
         // Later, the same message on the same device: a group of its own.
         let opened = try c.request(
@@ -76,6 +77,7 @@ extension StoreTests {
         }
         #expect(rows.contains { text($0["collapse_key"]) == "line\nbreak \"2\" ✓" })
         #expect(rows.contains { text($0["topic"]) == "news" }, "\(rows.map { text($0["topic"]) })")
+        #expect(rows.contains { text($0["ttl"]) == "0" && text($0["priority"]) == "5" })
         #expect(rows.contains { text($0["token"]) == "not-a-token" && text($0["reason"]) != "null" })
         #expect(rows.contains { text($0["event"]) == "MESSAGE_OPEN" && text($0["message_id"]) == first })
     }

@@ -322,25 +322,41 @@ extension StoreTests {
                 dir + "/pushmock.db",
             ])
         // The first schema's rows gained time_us as 0: it is made from their event_timestamp.
-        #expect(rows.contains("7) 5 ('2026-11-01T00:00:00.000000Z', 1793491200000000)"), "\(rows)")
+        #expect(rows.contains("7) 6 ('2026-11-01T00:00:00.000000Z', 1793491200000000)"), "\(rows)")
     }
 }
 
 extension StoreTests {
-    @Test(
-        "a store from schema 4 (one array of every column per event) is migrated to groups: its events read the same, come back at a restart, and one project's removal keeps another's"
-    )
-    func arraysMigration() throws {
-        let dir = freshDirectory("arrays")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let db = dir + "/pushmock.db"
-        // Schema 4's commit: one array per event, the view's columns in order.
-        let events = """
+    /// The same three events as a commit of schema 4 (one array of the view's columns per
+    /// event) and of schema 5 (groups: the message's columns, the device's, the time, then
+    /// `[seq, event, reason]` per event).
+    static let oldCommits = [
+        (
+            4,
+            """
             [[7,"2026-11-01T00:00:00.000001Z",1,"m1","f1","DISPLAY_NOTIFICATION","ANDROID","com.example.app",null,10,2419200,null,null,"MESSAGE_ACCEPTED",null,"demo-pushmock","d1","t1",null,"legacy",1793491200000001],
              [8,"2026-11-01T00:00:00.000001Z",1,"m1","f1","DISPLAY_NOTIFICATION","ANDROID","com.example.app",null,10,2419200,null,null,"MESSAGE_DROPPED",null,"demo-pushmock","d1","t1","app_force_quit","legacy",1793491200000001],
              [9,"2026-11-01T00:00:01.000000Z",2,"m2",null,"DATA_MESSAGE",null,null,"ck",5,60,"/topics/news",3,"MESSAGE_ACCEPTED","lbl","other",null,null,null,"v1",1793491201000000]]
             """
+        ),
+        (
+            5,
+            """
+            [[1,"m1","DISPLAY_NOTIFICATION",null,10,2419200,null,null,null,"demo-pushmock","legacy","f1","ANDROID","com.example.app","d1","t1",1793491200000001,[[7,"MESSAGE_ACCEPTED"],[8,"MESSAGE_DROPPED","app_force_quit"]]],
+             [2,"m2","DATA_MESSAGE","ck",5,60,"/topics/news",3,"lbl","other","v1",null,null,null,null,null,1793491201000000,[[9,"MESSAGE_ACCEPTED"]]]]
+            """
+        ),
+    ]
+
+    @Test(
+        "a store from schema 4 (an array of every column per event) or 5 (groups) is migrated to blocks: its events read the same, come back at a restart, and one project's removal keeps another's",
+        arguments: [4, 5])
+    func oldLayoutMigration(version: Int) throws {
+        let dir = freshDirectory("layout\(version)")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let db = dir + "/pushmock.db"
+        let events = Self.oldCommits.first { $0.0 == version }!.1
         let (made, out) = try runCommand(
             RealClientTests.python,
             [
@@ -348,7 +364,7 @@ extension StoreTests {
                 """
                 import sqlite3, sys
                 c = sqlite3.connect(sys.argv[1])
-                c.executescript('''PRAGMA application_id = 1886612843; PRAGMA user_version = 4;
+                c.executescript('''PRAGMA application_id = 1886612843; PRAGMA user_version = \(version);
                   CREATE TABLE log (first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL, count INTEGER NOT NULL, events TEXT NOT NULL);
                   CREATE VIEW data AS SELECT e.value ->> 0 AS seq FROM log AS l, json_each(l.events) AS e;''')
                 c.execute("INSERT INTO log VALUES (7, 9, 3, ?)", (sys.argv[2],))
@@ -372,7 +388,7 @@ extension StoreTests {
         }
         #expect(kinds == ["7 MESSAGE_ACCEPTED -", "8 MESSAGE_DROPPED app_force_quit"], "\(restored)")
         #expect(server.stop() == 0)
-        #expect(try query(db, "PRAGMA user_version") == "5")
+        #expect(try query(db, "PRAGMA user_version") == "6")
         #expect(try query(db, "SELECT \(columns) FROM data ORDER BY seq") == expected)
         server = try ServerProcess(storeFlags(dir))
         #expect(
@@ -516,7 +532,7 @@ extension StoreTests {
         #expect(try query(db, "SELECT count(*) FROM sqlite_master WHERE name = 'state'") == "0")
         #expect(try query(db, "SELECT project_id, id FROM state_devices") == "demo-pushmock d7")
         #expect(try query(db, "SELECT id FROM state_projects ORDER BY id") == "demo-pushmock\nother")
-        #expect(try query(db, "PRAGMA user_version") == "5")
+        #expect(try query(db, "PRAGMA user_version") == "6")
         // And from the rows again.
         server = try ServerProcess(storeFlags(dir))
         c = try HTTPConnection(port: server.port)
@@ -540,6 +556,6 @@ extension StoreTests {
         let status = system("'\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)' > '\(dir)/out' 2>&1")
         let said = (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? ""
         #expect(
-            status != 0 && said.contains("was written by a newer pushmock (store version 9, this one reads up to 5)"), "\(said)")
+            status != 0 && said.contains("was written by a newer pushmock (store version 9, this one reads up to 6)"), "\(said)")
     }
 }

@@ -1,12 +1,14 @@
 import PushMockCore
 
 /// How the store keeps events. Each commit is one row of the table `log` whose `events` is a
-/// JSON array of groups: the events of one message on one device at one moment (a send's
-/// accepted, delivered, displayed, …) share every column but their seq, event and reason, so
-/// a group is those shared columns (`groupColumns`) followed by an array of `[seq, event,
-/// reason]`, one per event (`PendingCommit` writes them). The view `data` spreads the groups
-/// back into one row per event under the column names of FCM's BigQuery export (SQLite's
-/// `json_each`, twice), so SQL written for the export runs unchanged (docs/durable-store.md).
+/// JSON array of device blocks. Consecutive events on one device share its columns, and the
+/// events of one message on it at one moment (a send's accepted, delivered, displayed, …)
+/// share every other column but their seq, event and reason. So a block is the device's
+/// columns (`deviceColumns`) followed by an array of groups, and a group is the message's
+/// columns and the time (`groupColumns`) followed by an array of `[seq, event, reason]`, one
+/// per event (`PendingCommit` writes them). The view `data` spreads the blocks back into one
+/// row per event under the column names of FCM's BigQuery export (SQLite's `json_each`, three
+/// times), so SQL written for the export runs unchanged (docs/durable-store.md).
 enum EventRows {
     /// The view's columns, in order.
     static let columns = [
@@ -14,22 +16,30 @@ enum EventRows {
         "collapse_key", "priority", "ttl", "topic", "bulk_id", "event", "analytics_label", "project_id", "device_id", "token",
         "reason", "api", "time_us",
     ]
-    /// A group's shared columns, in the order its array holds them; its events follow. The
-    /// message's columns come first, then the device's, then the time (`event_timestamp` is
-    /// made from `time_us` by the view).
-    static let groupColumns = messageColumns + deviceColumns + ["time_us"]
+    /// A block's device columns, in the order its array holds them; its groups follow.
+    static let deviceColumns = ["instance_id", "sdk_platform", "app_name", "device_id", "token"]
+    /// A group's columns, in the order its array holds them; its events follow. The
+    /// message's columns, then the time (`event_timestamp` is made from `time_us` by the view).
+    static let groupColumns = messageColumns + ["time_us"]
     static let messageColumns = [
         "project_number", "message_id", "message_type", "collapse_key", "priority", "ttl", "topic", "bulk_id",
         "analytics_label", "project_id", "api",
     ]
-    static let deviceColumns = ["instance_id", "sdk_platform", "app_name", "device_id", "token"]
     /// Each event's own columns, in the order its array holds them (a null reason is left out).
     static let eventColumns = ["seq", "event", "reason"]
 
-    /// Where the view reads a column: from the event's array or from its group's.
+    /// The groups of a block `d`, and the events of a group `g`, as `json_each` arguments.
+    private static let groupsOf = "d.value, '$[\(deviceColumns.count)]'"
+    private static let eventsOf = "g.value, '$[\(groupColumns.count)]'"
+    /// Every event of the commit row `log`, with its block `d` and group `g`.
+    private static let eachEvent =
+        "json_each(log.events) AS d, json_each(\(groupsOf)) AS g, json_each(\(eventsOf)) AS e"
+
+    /// Where the view reads a column: from the event's array, its group's or its block's.
     private static func source(_ column: String) -> String {
         if let i = eventColumns.firstIndex(of: column) { return "e.value ->> \(i)" }
         if column == "event_timestamp" { return timestamp(source("time_us")) }
+        if let i = deviceColumns.firstIndex(of: column) { return "d.value ->> \(i)" }
         return "g.value ->> \(groupColumns.firstIndex(of: column)!)"
     }
 
@@ -51,14 +61,23 @@ enum EventRows {
         );
         CREATE VIEW IF NOT EXISTS data AS SELECT
           \(columns.map { "\(source($0)) AS \($0)" }.joined(separator: ",\n  "))
-        FROM log AS l, json_each(l.events) AS g, json_each(g.value, '$[\(groupColumns.count)]') AS e;
+        FROM log, \(eachEvent);
         """
 
-    /// One group per event, from SQL values named as the view's columns (`value(name)`).
-    private static func groupPerEvent(_ value: (String) -> String) -> String {
-        let shared = groupColumns.map { $0 == "time_us" ? microseconds(value($0), value("event_timestamp")) : value($0) }
-            .joined(separator: ", ")
-        return "json_array(\(shared), json_array(json_array(\(eventColumns.map(value).joined(separator: ", ")))))"
+    /// A block of one group, from SQL values named as the view's columns (`value(name)`) and
+    /// the group's events as JSON.
+    private static func block(_ value: (String) -> String, events: String) -> String {
+        let device = deviceColumns.map(value).joined(separator: ", ")
+        let group = groupColumns.map(value).joined(separator: ", ")
+        return "json_array(\(device), json_array(json_array(\(group), \(events))))"
+    }
+
+    /// A block of one event, from SQL values named as the view's columns (`value(name)`).
+    private static func blockPerEvent(_ value: @escaping (String) -> String) -> String {
+        let own = eventColumns.map(value).joined(separator: ", ")
+        return block(
+            { $0 == "time_us" ? microseconds(value($0), value("event_timestamp")) : value($0) },
+            events: "json_array(json_array(\(own)))")
     }
 
     /// Turns a store of schema 3 or before, whose `data` is a table of one row per event, into
@@ -66,71 +85,90 @@ enum EventRows {
     static let migrationFromTable = """
         ALTER TABLE data RENAME TO data_before_log;
         \(schema.replacingOccurrences(of: "CREATE VIEW IF NOT EXISTS data", with: "CREATE VIEW IF NOT EXISTS data_unused"))
-        INSERT INTO log SELECT min(seq), max(seq), count(*), json_group_array(\(groupPerEvent { $0 }))
+        INSERT INTO log SELECT min(seq), max(seq), count(*), json_group_array(\(blockPerEvent { $0 }))
           FROM (SELECT * FROM data_before_log ORDER BY seq) GROUP BY seq / 10000;
         DROP TABLE data_before_log;
         DROP VIEW data_unused;
         """
 
     /// Turns a store of schema 4, whose commits hold one array of all the view's columns per
-    /// event, into groups of one event (inside the caller's transaction).
+    /// event, into blocks of one event (inside the caller's transaction).
     static let migrationFromArrays = """
         DROP VIEW IF EXISTS data;
         UPDATE log SET events = (
-          SELECT json_group_array(\(groupPerEvent { "e.value ->> \(columns.firstIndex(of: $0)!)" })) FROM json_each(log.events) AS e
+          SELECT json_group_array(\(blockPerEvent { "e.value ->> \(columns.firstIndex(of: $0)!)" })) FROM json_each(log.events) AS e
         );
         """
 
+    /// Turns a store of schema 5, whose commits hold groups of the message's columns, the
+    /// device's and the time followed by the events, into blocks of one group (inside the
+    /// caller's transaction).
+    static let migrationFromGroups: String = {
+        let shared = messageColumns + deviceColumns + ["time_us"]
+        let value = { (name: String) in "g.value ->> \(shared.firstIndex(of: name)!)" }
+        return """
+            DROP VIEW IF EXISTS data;
+            UPDATE log SET events = (
+              SELECT json_group_array(\(block(value, events: "json(g.value -> \(shared.count))"))) FROM json_each(log.events) AS g
+            );
+            """
+    }()
+
     /// Removes a project's events through a seq (inside the caller's transaction): each commit
-    /// holding some is rewritten without them (`?1` the project, `?2` the seq, `?3` the
-    /// project quoted as JSON); the caller then deletes the commits left empty.
+    /// holding some is rewritten without them, its blocks and groups left empty dropped (`?1`
+    /// the project, `?2` the seq, `?3` the project quoted as JSON); the caller then deletes
+    /// the commits left empty.
     static let removal: String = {
-        let project = "g.value ->> \(groupColumns.firstIndex(of: "project_id")!)"
-        let events = "g.value, '$[\(groupColumns.count)]'"
-        let kept = "(SELECT json_group_array(json(e.value)) FROM json_each(\(events)) AS e WHERE e.value ->> 0 > ?2)"
+        let kept = "\(source("project_id")) IS NOT ?1 OR e.value ->> 0 > ?2"
+        let keptEvents = "(SELECT json_group_array(json(e.value)) FROM json_each(\(eventsOf)) AS e WHERE \(kept))"
+        let keptGroups = """
+            (SELECT json_group_array(json(json_replace(g.value, '$[\(groupColumns.count)]', json(\(keptEvents)))))
+              FROM json_each(\(groupsOf)) AS g WHERE EXISTS (SELECT 1 FROM json_each(\(eventsOf)) AS e WHERE \(kept)))
+            """
         return """
             UPDATE log SET
               events = (
-                SELECT json_group_array(json(CASE WHEN \(project) IS NOT ?1 THEN g.value
-                  ELSE json_replace(g.value, '$[\(groupColumns.count)]', json(\(kept))) END))
-                FROM json_each(log.events) AS g
-                WHERE \(project) IS NOT ?1 OR (SELECT max(e.value ->> 0) FROM json_each(\(events)) AS e) > ?2
+                SELECT json_group_array(json(json_replace(d.value, '$[\(deviceColumns.count)]', json(\(keptGroups)))))
+                FROM json_each(log.events) AS d
+                WHERE EXISTS (SELECT 1 FROM json_each(\(groupsOf)) AS g, json_each(\(eventsOf)) AS e WHERE \(kept))
               ),
-              count = (
-                SELECT count(*) FROM json_each(log.events) AS g, json_each(\(events)) AS e
-                WHERE \(project) IS NOT ?1 OR e.value ->> 0 > ?2
-              )
+              count = (SELECT count(*) FROM \(eachEvent) WHERE \(kept))
             WHERE first_seq <= ?2 AND instr(events, ?3) > 0
             """
     }()
 
-    /// The events of one group, as the restart needs them; nil when it is not a group as
+    /// The events of one block, as the restart needs them; nil when it is not a block as
     /// written here (a damaged row).
     static func stored(_ v: JSONValue) -> [StoredEvent]? {
-        guard let g = v.arrayValue, g.count == groupColumns.count + 1, let events = g[groupColumns.count].arrayValue else {
+        guard let d = v.arrayValue, d.count == deviceColumns.count + 1, let groups = d[deviceColumns.count].arrayValue else {
             return nil
         }
-        func column(_ name: String) -> JSONValue { g[groupIndex[name]!] }
-        guard let time = int(column("time_us")) else { return nil }
+        func device(_ name: String) -> String? { d[deviceColumns.firstIndex(of: name)!].stringValue }
         var out: [StoredEvent] = []
-        for ev in events {
-            guard let own = ev.arrayValue, own.count >= 2, let seq = int(own[0]), let kind = own[1].stringValue else {
-                return nil
+        for group in groups {
+            guard let g = group.arrayValue, g.count == groupColumns.count + 1, let events = g[groupColumns.count].arrayValue,
+                let time = int(g[groupIndex["time_us"]!])
+            else { return nil }
+            func column(_ name: String) -> JSONValue { g[groupIndex[name]!] }
+            for ev in events {
+                guard let own = ev.arrayValue, own.count >= 2, let seq = int(own[0]), let kind = own[1].stringValue else {
+                    return nil
+                }
+                var e = StoredEvent(seq: seq, time: time, kind: kind, projectID: column("project_id").stringValue ?? "")
+                e.messageID = column("message_id").stringValue
+                e.messageType = column("message_type").stringValue
+                e.collapseKey = column("collapse_key").stringValue
+                e.priority = int(column("priority")).map(Int.init)
+                e.ttl = int(column("ttl")).map(Int.init)
+                e.topic = column("topic").stringValue
+                e.bulkID = int(column("bulk_id"))
+                e.label = column("analytics_label").stringValue
+                e.deviceID = device("device_id")
+                e.token = device("token")
+                e.api = column("api").stringValue
+                e.reason = own.count > 2 ? own[2].stringValue : nil
+                out.append(e)
             }
-            var e = StoredEvent(seq: seq, time: time, kind: kind, projectID: column("project_id").stringValue ?? "")
-            e.messageID = column("message_id").stringValue
-            e.messageType = column("message_type").stringValue
-            e.collapseKey = column("collapse_key").stringValue
-            e.priority = int(column("priority")).map(Int.init)
-            e.ttl = int(column("ttl")).map(Int.init)
-            e.topic = column("topic").stringValue
-            e.bulkID = int(column("bulk_id"))
-            e.label = column("analytics_label").stringValue
-            e.deviceID = column("device_id").stringValue
-            e.token = column("token").stringValue
-            e.api = column("api").stringValue
-            e.reason = own.count > 2 ? own[2].stringValue : nil
-            out.append(e)
         }
         return out
     }

@@ -14,7 +14,7 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// `PRAGMA application_id` of a pushmock store ("psmk"), so a foreign SQLite file is refused.
     static let applicationID: Int32 = 0x7073_6D6B
     /// `PRAGMA user_version` of the current schema; older stores are migrated at open.
-    static let schemaVersion: Int64 = 5
+    static let schemaVersion: Int64 = 6
 
     let path: String
     /// Everything below is guarded by `condition`'s lock.
@@ -176,8 +176,11 @@ final class EventStore: EventSink, @unchecked Sendable {
         if (try? int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'data'")) == 1 {
             try exec(db, "BEGIN; \(EventRows.migrationFromTable) COMMIT;", path: path)
         } else if (try? int(db, "PRAGMA user_version")) == 4 {
-            // Version 4 kept one array of all the columns per event; they become groups.
+            // Version 4 kept one array of all the columns per event; they become blocks.
             try exec(db, "BEGIN; \(EventRows.migrationFromArrays) COMMIT;", path: path)
+        } else if (try? int(db, "PRAGMA user_version")) == 5 {
+            // Version 5 kept groups of a message's events with the device's columns in each.
+            try exec(db, "BEGIN; \(EventRows.migrationFromGroups) COMMIT;", path: path)
         }
         // 16 KiB pages (a commit is a long run of overflow pages: fewer, larger writes); the
         // size takes effect only when the database is created.

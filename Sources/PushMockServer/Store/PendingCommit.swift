@@ -1,10 +1,12 @@
 import PushMockCore
 
 /// The events of the next commit, written as they come in the layout `EventRows` describes:
-/// a JSON array of groups, each the columns its events share followed by their own
-/// `[seq, event, reason]`. An event joins the open group when its message, device, token and
-/// time are the group's. The bytes are written here, commas and all, rather than through a
-/// general JSON writer: this is the loop thread's whole cost per event with `--data-dir`.
+/// a JSON array of device blocks, each the device's columns followed by its groups, and each
+/// group the message's columns and the time followed by its events' `[seq, event, reason]`.
+/// An event joins the open block when its device and token are the block's, and the open
+/// group when its message and time are also the group's. The bytes are written here, commas
+/// and all, rather than through a general JSON writer: this is the loop thread's whole cost
+/// per event with `--data-dir`.
 struct PendingCommit {
     /// One commit's events as `log` keeps them, and the seqs it spans.
     struct Commit: Sendable {
@@ -17,65 +19,78 @@ struct PendingCommit {
     private(set) var count = 0
     private var first: Int64 = 0
     private var last: Int64 = 0
-    /// The open group's time; nil before the first group.
-    private var groupTime: Timestamp?
-    /// The open group's message and device columns, where they were written in `out`: a
-    /// group of the same message (a topic's fan-out) or device (repeated sends) copies them.
-    private var message: Written<MessageKey>?
-    private var device: Written<DeviceKey>?
+    /// The open block's device; nil before the first block.
+    private var device: DeviceKey?
+    /// The open group's time.
+    private var groupTime: Timestamp = 0
+    /// The message columns last written, and where in `out`: the open group's, and copied
+    /// by a later group of the same message (a topic's fan-out, a block for each device).
+    private var message: WrittenMessage?
 
     init(capacity: Int = 1 << 16) {
         out = ByteBuffer(capacity: capacity)
         out.byte(UInt8(ascii: "["))
     }
 
-    /// Adds an event: to the open group when it belongs there, else as a new group.
+    /// Adds an event: to the open group, a new group of the open block, or a new block.
     mutating func append(_ e: Event) {
         if count == 0 { first = e.seq }
         count += 1
         last = e.seq
         let sameMessage = message?.key.matches(e) == true
-        let sameDevice = device?.key.matches(e) == true
-        if groupTime == e.time, sameMessage, sameDevice {
-            out.byte(UInt8(ascii: ","))
-            writeOwn(e)
-            return
-        }
-        if groupTime != nil {
-            out.byte(UInt8(ascii: "]"))
-            out.byte(UInt8(ascii: "]"))
-            out.byte(UInt8(ascii: ","))
-        }
-        groupTime = e.time
-        out.byte(UInt8(ascii: "["))
-        if sameMessage, let m = message {
-            out.repeatBytes(m.range)
+        if let device, device.matches(e) {
+            if groupTime == e.time, sameMessage {
+                out.byte(UInt8(ascii: ","))
+                writeOwn(e)
+                return
+            }
+            close(levels: 2)
         } else {
-            message = write(MessageKey(e), e, Self.writeMessage)
+            if device != nil { close(levels: 4) }
+            device = DeviceKey(e)
+            out.byte(UInt8(ascii: "["))
+            Self.writeDevice(e, out)
+            out.byte(UInt8(ascii: ","))
+            out.byte(UInt8(ascii: "["))
         }
-        out.byte(UInt8(ascii: ","))
-        if sameDevice, let d = device {
-            out.repeatBytes(d.range)
-        } else {
-            device = write(DeviceKey(e), e, Self.writeDevice)
-        }
-        out.byte(UInt8(ascii: ","))
-        out.int(e.time)
-        out.byte(UInt8(ascii: ","))
-        out.byte(UInt8(ascii: "["))
-        writeOwn(e)
+        openGroup(e, sameMessage: sameMessage)
     }
 
     /// Closes the commit and starts the next one empty.
     mutating func take() -> Commit {
-        if groupTime != nil {
-            out.byte(UInt8(ascii: "]"))
-            out.byte(UInt8(ascii: "]"))
+        if device != nil {
+            for _ in 0..<4 { out.byte(UInt8(ascii: "]")) }
         }
         out.byte(UInt8(ascii: "]"))
         let commit = Commit(first: first, last: last, count: count, json: out)
         self = PendingCommit(capacity: max(1 << 16, out.count))
         return commit
+    }
+
+    /// Ends the open group (its events and itself: 2 levels), or the group and its block (4),
+    /// ready for the next.
+    private func close(levels: Int) {
+        for _ in 0..<levels { out.byte(UInt8(ascii: "]")) }
+        out.byte(UInt8(ascii: ","))
+    }
+
+    /// Starts a group with its first event; its message columns copied when they were just
+    /// written.
+    private mutating func openGroup(_ e: Event, sameMessage: Bool) {
+        groupTime = e.time
+        out.byte(UInt8(ascii: "["))
+        let start = out.count
+        if sameMessage, let m = message {
+            out.repeatBytes(m.range)
+        } else {
+            Self.writeMessage(e, out)
+        }
+        message = WrittenMessage(key: MessageKey(e), range: start..<out.count)
+        out.byte(UInt8(ascii: ","))
+        out.int(e.time)
+        out.byte(UInt8(ascii: ","))
+        out.byte(UInt8(ascii: "["))
+        writeOwn(e)
     }
 
     /// One event's own columns, in `EventRows.eventColumns` order; a null reason is left out.
@@ -96,7 +111,8 @@ struct PendingCommit {
         let m = e.message
         out.int(e.projectNumber)
         string(e.messageID, out)
-        string(e.messageType?.rawValue, out)
+        out.byte(UInt8(ascii: ","))
+        if let t = e.messageType { out.append(typeJSON(t)) } else { out.null() }
         string(m?.options.collapseKey, out)
         int(m.map { Int64($0.options.priority.apnsPriority) }, out)
         int(m.map { Int64($0.options.ttl) }, out)
@@ -117,13 +133,6 @@ struct PendingCommit {
         string(e.token, out)
     }
 
-    /// Writes a group's message or device columns, and remembers where.
-    private func write<Key>(_ key: Key, _ e: Event, _ columns: (Event, ByteBuffer) -> Void) -> Written<Key> {
-        let start = out.count
-        columns(e, out)
-        return Written(key: key, range: start..<out.count)
-    }
-
     private static func string(_ s: String?, _ out: ByteBuffer, first: Bool = false) {
         if !first { out.byte(UInt8(ascii: ",")) }
         if let s { out.string(s) } else { out.null() }
@@ -136,10 +145,21 @@ struct PendingCommit {
 
     /// Each event kind as a JSON string, by `ordinal`.
     private static let kindJSON = EventKind.allCases.map { Array(JSONWriter.quoted($0.rawValue).utf8) }
+    /// Each message type as a JSON string.
+    private static func typeJSON(_ t: MessageType) -> [UInt8] {
+        switch t {
+        case .displayNotification: displayNotificationJSON
+        case .dataMessage: dataMessageJSON
+        case .topic: topicJSON
+        }
+    }
+    private static let displayNotificationJSON = Array(JSONWriter.quoted(MessageType.displayNotification.rawValue).utf8)
+    private static let dataMessageJSON = Array(JSONWriter.quoted(MessageType.dataMessage.rawValue).utf8)
+    private static let topicJSON = Array(JSONWriter.quoted(MessageType.topic.rawValue).utf8)
 
-    /// Columns written in this commit, what they were made of and where they are.
-    private struct Written<Key> {
-        let key: Key
+    /// Message columns written in this commit, what they were made of and where they are.
+    private struct WrittenMessage {
+        let key: MessageKey
         let range: Range<Int>
     }
 
@@ -165,7 +185,7 @@ struct PendingCommit {
         }
     }
 
-    /// Everything a group's device columns are made of.
+    /// Everything a block's device columns are made of.
     private struct DeviceKey {
         let device: Device?
         let fid: String?
