@@ -38,6 +38,15 @@ public final class DeviceRegistry {
         return "d\(nextNumber)"
     }
 
+    /// Makes room for `n` devices in all, as a fixture or a saved state with many says it
+    /// brings: the indexes every device is in do not grow a step at a time.
+    func reserveCapacity(_ n: Int) {
+        byID.reserveCapacity(n)
+        inOrder.reserveCapacity(n)
+        byToken.reserveCapacity(n)
+        byFID.reserveCapacity(n)
+    }
+
     func insert(_ device: Device) {
         byID[device.id] = device
         inOrder.append(device)

@@ -2,7 +2,11 @@
 /// newest events, then new events go to the store.
 extension Gateway {
     func resume(_ durable: DurableLog) throws(SeedError) {
-        if let state = durable.savedState { try seed(state, file: durable.path + " (saved state)") }
+        if let state = durable.savedState {
+            changes.recording = false
+            defer { changes.recording = true }
+            try seed(state, file: durable.path + " (saved state)")
+        }
         restore(durable.events)
         log.continueAfter(durable.lastStoredSeq)
         log.sink = durable.sink

@@ -56,6 +56,7 @@ extension Gateway {
             // Devices go straight to the control API's own registration (a saved state holds a
             // million of them): checked exactly as `POST .../devices` checks them.
             let project = directory[id]!
+            if let n = p["devices"]?.arrayValue?.count { project.devices.reserveCapacity(project.devices.count + n) }
             try each(p, "devices", at: at, fail) { obj, path throws(SeedError) in
                 var fields = obj
                 fields.entries.removeAll { $0.key == "topics" }

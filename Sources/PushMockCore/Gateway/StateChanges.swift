@@ -25,21 +25,27 @@ public final class StateChanges {
     private var nextDevice = 0
     private var deviceSet: Set<DeviceKey> = []
 
+    /// Off while the saved state is put back at start: what is resumed is what was saved.
+    var recording = true
+
     public init() {}
 
     public var isEmpty: Bool { replaced.isEmpty && projects.isEmpty && nextDevice == devices.count }
 
     func project(_ id: String) {
+        guard recording else { return }
         if projectSet.insert(id).inserted { projects.append(id) }
     }
 
     /// A project declared afresh (created, reset, or seeded): none of its saved devices stays.
     func replaced(_ id: String) {
+        guard recording else { return }
         replaced.append(id)
         project(id)
     }
 
     func device(_ d: Device) {
+        guard recording else { return }
         let key = DeviceKey(projectID: d.projectID, deviceID: d.id)
         if deviceSet.insert(key).inserted { devices.append(key) }
     }

@@ -249,39 +249,60 @@ final class EventStore: EventSink, @unchecked Sendable {
     }
 
     /// The newest `limit` events, oldest first, read at start (before the writer runs): the
-    /// commits newest first until they hold enough. A group that is not as `EventRows` writes
-    /// them comes back as one event with no kind, which the gateway counts as damaged.
+    /// commits' counts, newest first, say which commit they start in and how many of its
+    /// events are older; then the commits from there are read in order into one array. A
+    /// group that is not as `EventRows` writes them comes back as one event with no kind,
+    /// which the gateway counts as damaged.
     func loadEvents(limit: Int) throws(ServerError) -> [StoredEvent] {
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT events FROM log ORDER BY first_seq DESC", -1, &stmt, nil) == SQLITE_OK, let stmt
-        else { throw unreadable("the events") }
-        defer { sqlite3_finalize(stmt) }
-        var commits: [[StoredEvent]] = []
-        var read = 0
-        var rc = sqlite3_step(stmt)
-        while rc == SQLITE_ROW, read < limit {
+        var start: Int64 = .max
+        var total = 0
+        try step("SELECT first_seq, count FROM log ORDER BY first_seq DESC", what: "the commits of events") { stmt in
+            start = sqlite3_column_int64(stmt, 0)
+            total += Int(sqlite3_column_int64(stmt, 1))
+            return total < limit
+        }
+        var skip = max(0, total - limit)
+        var events: [StoredEvent] = []
+        events.reserveCapacity(min(total, limit))
+        try step("SELECT events FROM log WHERE first_seq >= \(start) ORDER BY first_seq", what: "the commits of events") {
+            stmt throws(ServerError) in
             let text = sqlite3_column_text(stmt, 0)
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, 0)))
-            guard let events = (try? JSONParser.parse(Array(bytes)))?.arrayValue else {
+            guard let blocks = (try? JSONParser.parse(Array(bytes)))?.arrayValue else {
                 throw ServerError(
-                    "\(path): a commit of events is not the JSON pushmock wrote (after \(read) events); the file is damaged: move it away or choose another --data-dir"
+                    "\(path): a commit of events is not the JSON pushmock wrote (after \(events.count) events); the file is damaged: move it away or choose another --data-dir"
                 )
             }
-            let commit = events.flatMap { EventRows.stored($0) ?? [StoredEvent(seq: 0, time: 0, kind: "", projectID: "")] }
-            commits.append(commit)
-            read += commit.count
+            for block in blocks {
+                var read = EventRows.stored(block) ?? [StoredEvent(seq: 0, time: 0, kind: "", projectID: "")]
+                if skip > 0 {
+                    let skipped = min(skip, read.count)
+                    read.removeFirst(skipped)
+                    skip -= skipped
+                }
+                events.append(contentsOf: read)
+            }
+            return true
+        }
+        // A damaged commit whose count is wrong can bring more than `limit`.
+        if events.count > limit { events.removeFirst(events.count - limit) }
+        return events
+    }
+
+    /// Steps a query at start, handing each row over until `row` says to stop; throws when
+    /// the read fails part-way (a damaged file).
+    private func step(_ sql: String, what: String, _ row: (OpaquePointer) throws(ServerError) -> Bool) throws(ServerError) {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { throw unreadable(what) }
+        defer { sqlite3_finalize(stmt) }
+        var rows = 0
+        var rc = sqlite3_step(stmt)
+        while rc == SQLITE_ROW {
+            rows += 1
+            guard try row(stmt) else { return }
             rc = sqlite3_step(stmt)
         }
-        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw unreadable("the events", after: read) }
-        // Oldest first, without the oldest events beyond `limit`: one copy, a commit at a time.
-        var events: [StoredEvent] = []
-        events.reserveCapacity(min(read, limit))
-        var skip = max(0, read - limit)
-        for commit in commits.reversed() {
-            events.append(contentsOf: commit.dropFirst(skip))
-            skip = max(0, skip - commit.count)
-        }
-        return events
+        guard rc == SQLITE_DONE else { throw unreadable(what, after: rows) }
     }
 
     /// Whether commits are failing (read on the loop thread before each send).
