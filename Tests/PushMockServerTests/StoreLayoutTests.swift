@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The view `data` against the events API: the store writes each send's columns once per
-/// group and reuses a message's or device's columns, so every column of every row is checked.
+/// The view `data` against the events API: the store writes a device's columns once per block
+/// and a send's once per group, and copies a message's columns it wrote before, so every
+/// column of every row is checked.
 extension StoreTests {
     @Test(
         "the view data answers every column the events API answers: one token, a topic's fan-out, an unknown token, a later open, and strings that need escaping"
@@ -34,6 +35,9 @@ extension StoreTests {
         // A time to live of 0: the store writes every number's digits itself, zero included.
         try send(#"{"to":"/topics/news","time_to_live":0,"priority":"normal","data":{"k":"v"}}"#)
         try send(#"{"registration_ids":["not-a-token","\#(phone["token"]!)"],"data":{"k":"v"}}"#)
+        // Two sends that differ only in their ids, in one block.
+        try send(#"{"to":"\#(phone["token"]!)","data":{"k":"v"}}"#)
+        try send(#"{"to":"\#(phone["token"]!)","data":{"k":"v"}}"#)
         // Later, the same message on the same device: a group of its own.
         let opened = try c.request(
             "POST", base + "/devices/\(phone["id"]!)/notifications/\(first.replacingOccurrences(of: "%", with: "%25")):open",
