@@ -251,7 +251,7 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// The newest `limit` events, oldest first, read at start (before the writer runs): the
     /// commits' counts, newest first, say which commit they start in and how many of its
     /// events are older; then the commits from there are read in order into one array. A
-    /// group that is not as `EventRows` writes them comes back as one event with no kind,
+    /// block that is not as `EventRows` writes them comes back as one event with no kind,
     /// which the gateway counts as damaged.
     func loadEvents(limit: Int) throws(ServerError) -> [StoredEvent] {
         var start: Int64 = .max
