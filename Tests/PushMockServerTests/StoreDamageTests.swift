@@ -137,7 +137,8 @@ extension StoreTests {
         defer { try? FileManager.default.removeItem(atPath: hit.dir) }
         // A whole page in the middle, its size read from the header (bytes 16-17, 1 for 65,536).
         let header = [UInt8](try Data(contentsOf: URL(fileURLWithPath: hit.db)).prefix(18))
-        let pageSize = Int(header[16]) << 8 | Int(header[17]) == 1 ? 65_536 : Int(header[16]) << 8 | Int(header[17])
+        let stored = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = stored == 1 ? 65_536 : stored
         #expect(hit.size / pageSize >= 3, "several pages")
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: hit.db))
         try handle.seek(toOffset: UInt64(hit.size / 2 / pageSize * pageSize))

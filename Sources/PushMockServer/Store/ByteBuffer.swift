@@ -4,7 +4,7 @@ import PushMockCore
 /// every append: the pending commit (`PendingCommit`) is written here on the loop thread,
 /// then handed whole to the writer thread, which only reads it.
 final class ByteBuffer: @unchecked Sendable {
-    private(set) var base: UnsafeMutablePointer<UInt8>
+    private var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
 

@@ -143,7 +143,8 @@ enum EventRows {
         guard let d = v.arrayValue, d.count == deviceColumns.count + 1, let groups = d[deviceColumns.count].arrayValue else {
             return nil
         }
-        func device(_ name: String) -> String? { d[deviceColumns.firstIndex(of: name)!].stringValue }
+        let deviceID = d[deviceColumns.firstIndex(of: "device_id")!].stringValue
+        let token = d[deviceColumns.firstIndex(of: "token")!].stringValue
         var out: [StoredEvent] = []
         for group in groups {
             guard let g = group.arrayValue, g.count == groupColumns.count + 1, let events = g[groupColumns.count].arrayValue,
@@ -163,8 +164,8 @@ enum EventRows {
                 e.topic = column("topic").stringValue
                 e.bulkID = int(column("bulk_id"))
                 e.label = column("analytics_label").stringValue
-                e.deviceID = device("device_id")
-                e.token = device("token")
+                e.deviceID = deviceID
+                e.token = token
                 e.api = column("api").stringValue
                 e.reason = own.count > 2 ? own[2].stringValue : nil
                 out.append(e)

@@ -256,7 +256,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     func loadEvents(limit: Int) throws(ServerError) -> [StoredEvent] {
         var start: Int64 = .max
         var total = 0
-        try step("SELECT first_seq, count FROM log ORDER BY first_seq DESC", what: "the commits of events") { stmt in
+        let fail = { (rows: Int?) in self.unreadable("the commits of events", after: rows) }
+        try SQLiteQuery.each(db, "SELECT first_seq, count FROM log ORDER BY first_seq DESC", fail: fail) { stmt in
             start = sqlite3_column_int64(stmt, 0)
             total += Int(sqlite3_column_int64(stmt, 1))
             return total < limit
@@ -264,7 +265,7 @@ final class EventStore: EventSink, @unchecked Sendable {
         var skip = max(0, total - limit)
         var events: [StoredEvent] = []
         events.reserveCapacity(min(total, limit))
-        try step("SELECT events FROM log WHERE first_seq >= \(start) ORDER BY first_seq", what: "the commits of events") {
+        try SQLiteQuery.each(db, "SELECT events FROM log WHERE first_seq >= \(start) ORDER BY first_seq", fail: fail) {
             stmt throws(ServerError) in
             let text = sqlite3_column_text(stmt, 0)
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, 0)))
@@ -287,22 +288,6 @@ final class EventStore: EventSink, @unchecked Sendable {
         // A damaged commit whose count is wrong can bring more than `limit`.
         if events.count > limit { events.removeFirst(events.count - limit) }
         return events
-    }
-
-    /// Steps a query at start, handing each row over until `row` says to stop; throws when
-    /// the read fails part-way (a damaged file).
-    private func step(_ sql: String, what: String, _ row: (OpaquePointer) throws(ServerError) -> Bool) throws(ServerError) {
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { throw unreadable(what) }
-        defer { sqlite3_finalize(stmt) }
-        var rows = 0
-        var rc = sqlite3_step(stmt)
-        while rc == SQLITE_ROW {
-            rows += 1
-            guard try row(stmt) else { return }
-            rc = sqlite3_step(stmt)
-        }
-        guard rc == SQLITE_DONE else { throw unreadable(what, after: rows) }
     }
 
     /// Whether commits are failing (read on the loop thread before each send).

@@ -104,19 +104,14 @@ enum StateTables {
         return sqlite3_step(stmt) == SQLITE_DONE
     }
 
-    /// Steps a query to its end, handing each row over; throws `fail` when the read stops on an error.
+    /// Every row of a query; `fail` when the read stops on an error.
     private static func each(
         _ db: OpaquePointer, _ sql: String, fail: ServerError, _ row: (OpaquePointer) -> Void
     ) throws(ServerError) {
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { throw fail }
-        defer { sqlite3_finalize(stmt) }
-        while true {
-            switch sqlite3_step(stmt) {
-            case SQLITE_ROW: row(stmt)
-            case SQLITE_DONE: return
-            default: throw fail
-            }
+        let failed = { (_: Int?) in fail }
+        try SQLiteQuery.each(db, sql, fail: failed) { stmt in
+            row(stmt)
+            return true
         }
     }
 
