@@ -16,7 +16,8 @@ enum Port: String, CaseIterable, CustomTestStringConvertible {
 /// `http/1.1`), so tests control exactly what goes on the wire (keep-alive, partial requests,
 /// oversize bodies).
 final class HTTPConnection {
-    let fd: Int32
+    /// The socket; -1 once `close()` has closed it.
+    private(set) var fd: Int32
     let port: Int
     /// The TLS session over `fd`, on the TLS port.
     private var ssl: OpaquePointer?
@@ -44,7 +45,7 @@ final class HTTPConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard rc == 0 else {
-            close(fd)
+            Glibc.close(fd)
             throw Failure(description: "connect failed: \(errno)")
         }
         setTimeout(timeout)
@@ -76,11 +77,18 @@ final class HTTPConnection {
         guard SSL_connect(ssl) == 1 else { throw Failure(description: "TLS handshake failed") }
     }
 
-    deinit {
+    /// Closes the connection now, once: the number may belong to another test's socket later,
+    /// so `deinit` must not close it again.
+    func close() {
         if let ssl { SSL_free(ssl) }
         if let context { SSL_CTX_free(context) }
-        close(fd)
+        ssl = nil
+        context = nil
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
     }
+
+    deinit { close() }
 
     private func send(_ bytes: UnsafeRawBufferPointer) -> Int {
         if let ssl { return Int(SSL_write(ssl, bytes.baseAddress, Int32(bytes.count))) }

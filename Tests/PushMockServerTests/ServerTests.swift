@@ -217,7 +217,7 @@ struct ServerTests {
         let c = try HTTPConnection(port: server.port, timeout: 0.7)
         try c.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(throws: HTTPConnection.Failure.self) { try c.readReply() }
-        close(a.fd)
+        a.close()
         c.setTimeout(5)
         #expect(try c.readReply().status == 200)
     }
