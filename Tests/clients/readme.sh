@@ -59,13 +59,15 @@ export PATH="$work/shims:$PATH"
 "$python" - "$readme" >"$work/session.sh" <<'EXTRACT'
 import re, sys
 text = open(sys.argv[1]).read()
-out = ["set -euo pipefail", "trap 'kill $(jobs -p) 2>/dev/null' EXIT"]
+out = ["set -euo pipefail", "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT"]
 for n, (lang, body) in enumerate(re.findall(r"^```(\w+)\n(.*?)^```$", text, re.S | re.M), 1):
     if lang == "sh":
         out += [f"echo '== block {n} (sh)'", body]
     elif lang == "python":
         out += [f"echo '== block {n} (python)'", "python3 - <<'PYTHON'", body + "PYTHON"]
-out.append("echo 'README OK'")
+# The servers a block left running are stopped, and what they say on stopping is printed,
+# before the session says it is done.
+out += ["kill $(jobs -p) 2>/dev/null || true", "wait", "echo 'README OK'"]
 print("\n".join(out))
 EXTRACT
 cd "$work/cwd"
