@@ -150,23 +150,27 @@ enum EventRows {
             guard let g = group.arrayValue, g.count == groupColumns.count + 1, let events = g[groupColumns.count].arrayValue,
                 let time = int(g[groupIndex["time_us"]!])
             else { return nil }
+            // What the group's events share, read once; each event adds its own columns.
             func column(_ name: String) -> JSONValue { g[groupIndex[name]!] }
+            var shared = StoredEvent(seq: 0, time: time, kind: "", projectID: column("project_id").stringValue ?? "")
+            shared.messageID = column("message_id").stringValue
+            shared.messageType = column("message_type").stringValue
+            shared.collapseKey = column("collapse_key").stringValue
+            shared.priority = int(column("priority")).map(Int.init)
+            shared.ttl = int(column("ttl")).map(Int.init)
+            shared.topic = column("topic").stringValue
+            shared.bulkID = int(column("bulk_id"))
+            shared.label = column("analytics_label").stringValue
+            shared.deviceID = deviceID
+            shared.token = token
+            shared.api = column("api").stringValue
             for ev in events {
                 guard let own = ev.arrayValue, own.count >= 2, let seq = int(own[0]), let kind = own[1].stringValue else {
                     return nil
                 }
-                var e = StoredEvent(seq: seq, time: time, kind: kind, projectID: column("project_id").stringValue ?? "")
-                e.messageID = column("message_id").stringValue
-                e.messageType = column("message_type").stringValue
-                e.collapseKey = column("collapse_key").stringValue
-                e.priority = int(column("priority")).map(Int.init)
-                e.ttl = int(column("ttl")).map(Int.init)
-                e.topic = column("topic").stringValue
-                e.bulkID = int(column("bulk_id"))
-                e.label = column("analytics_label").stringValue
-                e.deviceID = deviceID
-                e.token = token
-                e.api = column("api").stringValue
+                var e = shared
+                e.seq = seq
+                e.kind = kind
                 e.reason = own.count > 2 ? own[2].stringValue : nil
                 out.append(e)
             }
