@@ -330,22 +330,18 @@ extension StoreTests {
     /// The same three events as a commit of schema 4 (one array of the view's columns per
     /// event) and of schema 5 (groups: the message's columns, the device's, the time, then
     /// `[seq, event, reason]` per event).
-    static let oldCommits = [
-        (
-            4,
+    static let oldCommits: [Int: String] = [
+        4:
             """
-            [[7,"2026-11-01T00:00:00.000001Z",1,"m1","f1","DISPLAY_NOTIFICATION","ANDROID","com.example.app",null,10,2419200,null,null,"MESSAGE_ACCEPTED",null,"demo-pushmock","d1","t1",null,"legacy",1793491200000001],
-             [8,"2026-11-01T00:00:00.000001Z",1,"m1","f1","DISPLAY_NOTIFICATION","ANDROID","com.example.app",null,10,2419200,null,null,"MESSAGE_DROPPED",null,"demo-pushmock","d1","t1","app_force_quit","legacy",1793491200000001],
-             [9,"2026-11-01T00:00:01.000000Z",2,"m2",null,"DATA_MESSAGE",null,null,"ck",5,60,"/topics/news",3,"MESSAGE_ACCEPTED","lbl","other",null,null,null,"v1",1793491201000000]]
+        [[7,"2026-11-01T00:00:00.000001Z",1,"m1","f1","DISPLAY_NOTIFICATION","ANDROID","com.example.app",null,10,2419200,null,null,"MESSAGE_ACCEPTED",null,"demo-pushmock","d1","t1",null,"legacy",1793491200000001],
+         [8,"2026-11-01T00:00:00.000001Z",1,"m1","f1","DISPLAY_NOTIFICATION","ANDROID","com.example.app",null,10,2419200,null,null,"MESSAGE_DROPPED",null,"demo-pushmock","d1","t1","app_force_quit","legacy",1793491200000001],
+         [9,"2026-11-01T00:00:01.000000Z",2,"m2",null,"DATA_MESSAGE",null,null,"ck",5,60,"/topics/news",3,"MESSAGE_ACCEPTED","lbl","other",null,null,null,"v1",1793491201000000]]
+        """,
+        5:
             """
-        ),
-        (
-            5,
-            """
-            [[1,"m1","DISPLAY_NOTIFICATION",null,10,2419200,null,null,null,"demo-pushmock","legacy","f1","ANDROID","com.example.app","d1","t1",1793491200000001,[[7,"MESSAGE_ACCEPTED"],[8,"MESSAGE_DROPPED","app_force_quit"]]],
-             [2,"m2","DATA_MESSAGE","ck",5,60,"/topics/news",3,"lbl","other","v1",null,null,null,null,null,1793491201000000,[[9,"MESSAGE_ACCEPTED"]]]]
-            """
-        ),
+        [[1,"m1","DISPLAY_NOTIFICATION",null,10,2419200,null,null,null,"demo-pushmock","legacy","f1","ANDROID","com.example.app","d1","t1",1793491200000001,[[7,"MESSAGE_ACCEPTED"],[8,"MESSAGE_DROPPED","app_force_quit"]]],
+         [2,"m2","DATA_MESSAGE","ck",5,60,"/topics/news",3,"lbl","other","v1",null,null,null,null,null,1793491201000000,[[9,"MESSAGE_ACCEPTED"]]]]
+        """,
     ]
 
     @Test(
@@ -356,7 +352,7 @@ extension StoreTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let db = dir + "/pushmock.db"
-        let events = Self.oldCommits.first { $0.0 == version }!.1
+        let events = Self.oldCommits[version]!
         let (made, out) = try runCommand(
             RealClientTests.python,
             [
