@@ -85,10 +85,12 @@ lint:
 format:
 	swift format format --in-place --recursive $(SWIFT_SOURCES)
 
-## check: the inner loop: build, then the Core and server tests (no sanitizer, no fuzzing)
-check: test-deps venv
+## check: the inner loop: build, the Core tests and the server tests that need no Python
+## venv nor browser (no sanitizer, no fuzzing); `make test` is the whole suite
+CHECK_SUITES := PushMockCoreTests|PushMockServerTests\.(ServerTests|DeviceJourneyTests|ExposureTests|FixtureTests)/
+check: deps
 	swift build --build-tests
-	swift test --skip-build
+	swift test --skip-build --filter '$(CHECK_SUITES)'
 
 # The server tests against pushmock built with the address sanitizer (the C boundary:
 # libevent, nghttp2, OpenSSL, SQLite), leak checks on (Tests/sanitizers/lsan.supp explains
