@@ -1,6 +1,8 @@
 /// Failure injection ("chaos"): per project and surface, a chance of the real service's
 /// errors, of a dropped connection, and added latency, rolled on a generator `--chaos-seed`
-/// seeds so a run repeats; plus the per-device scripts of `:scriptErrors`. Chaos acts on
+/// seeds so a run repeats; plus the failures scripted for a device's next sends
+/// (`:scriptErrors`). Chaos decides in no service's words (drop, fail with one of the
+/// surface's codes, delay); the adapter on the surface renders the failure. It acts on
 /// authenticated requests (their project is known) before they are processed, so a failed
 /// request is never accepted. Every injected failure is logged with reason `chaos`.
 /// Loop thread only.
@@ -8,7 +10,8 @@ final class Chaos {
     /// What one roll decided for one request.
     struct Roll {
         var drop: DropMode?
-        var fails = false
+        /// The surface's error the request fails with, if it fails.
+        var failure: ChaosFailure?
         var delaySeconds = 0.0
     }
 
@@ -18,6 +21,9 @@ final class Chaos {
     private let clock: Clock
     /// Chaos rolls only, so `--chaos-seed` repeats a run's failures whatever else draws.
     private var random: RandomSource
+    /// Scripted failures by device (`Delivery.waitingKey`'s key); an entry left by a device
+    /// that is gone is dropped when another device asks under its key.
+    private var scriptsByDevice: [String: DeviceScript] = [:]
 
     init(log: EventLog, clock: Clock, seed: UInt64?) {
         self.log = log
@@ -36,23 +42,31 @@ final class Chaos {
         var roll = Roll()
         guard let s = settings else { return roll }
         if s.dropRate > 0, chance(s.dropRate) { roll.drop = s.drop }
-        // Legacy per-recipient errors are rolled per recipient (`injectedFailure`).
-        if s.errorRate > 0, !(surface == .legacy && s.isPerRecipient), chance(s.errorRate) { roll.fails = true }
+        // Per-recipient errors are rolled per recipient (`perRecipientFailure`).
+        if s.errorRate > 0, !surface.perRecipientErrors.contains(s.error), chance(s.errorRate) {
+            roll.failure = ChaosFailure(code: s.error, retryAfter: s.retryAfter)
+        }
         roll.delaySeconds = (s.latencyMs + (s.jitterMs > 0 ? unitRandom() * s.jitterMs : 0)) / 1000
         return roll
     }
 
     /// Runs `body` for a request on `surface` unless chaos drops or fails it first; whatever
-    /// the answer, it waits for the rolled latency. A failure takes the shape of `family`.
-    func run(_ surface: ChaosSurface, _ project: Project, answering family: APIFamily, _ body: () -> Reply) -> Reply {
+    /// the answer, it waits for the rolled latency. `render` answers a failure in the API's
+    /// own shape and names the event it is logged as.
+    func run(
+        _ surface: ChaosSurface, _ project: Project, failure render: (ChaosFailure) -> (Response, EventKind),
+        _ body: () -> Reply
+    ) -> Reply {
         guard let settings = project.chaos[surface] else { return body() }
         let roll = self.roll(surface, settings)
         if let mode = roll.drop {
             logChaos(.internalError, project)
             return .drop(mode)
         }
-        let reply = roll.fails ? .response(failure(surface, settings, project, family)) : body()
-        return Self.delay(reply, roll.delaySeconds)
+        guard let failure = roll.failure else { return Self.delay(body(), roll.delaySeconds) }
+        let (response, event) = render(failure)
+        logChaos(event, project)
+        return Self.delay(.response(response), roll.delaySeconds)
     }
 
     static func delay(_ reply: Reply, _ seconds: Double) -> Reply {
@@ -60,71 +74,47 @@ final class Chaos {
         return .delayed(r, seconds: seconds)
     }
 
-    /// A failure for one recipient of a legacy or v1 send: the device's script first, then
-    /// the legacy surface's per-recipient chance.
-    func injectedFailure(_ device: Device, _ project: Project, surface: ChaosSurface) -> LegacyError? {
-        if !device.scriptedErrors.isEmpty { return device.scriptedErrors.removeFirst() }
-        guard surface == .legacy, let s = project.chaos[.legacy], s.isPerRecipient, s.errorRate > 0,
+    /// A per-recipient failure for one recipient of a send on `surface`, if the roll says so:
+    /// one of the surface's `perRecipientErrors`.
+    func perRecipientFailure(_ surface: ChaosSurface, _ project: Project) -> String? {
+        guard let s = project.chaos[surface], surface.perRecipientErrors.contains(s.error), s.errorRate > 0,
             chance(s.errorRate)
         else { return nil }
-        return LegacyError(rawValue: s.error)
+        return s.error
     }
 
-    /// The APNs reason for an injected failure of this project, if the roll says so.
-    func injectedAPNsFailure(_ device: Device, _ roll: Roll, _ project: Project) -> APNsFailure? {
-        let reason: APNsReason
-        if !device.scriptedAPNsErrors.isEmpty {
-            reason = device.scriptedAPNsErrors.removeFirst()
-        } else {
-            guard roll.fails, let name = project.chaos[.apns]?.error, let rolled = APNsReason(rawValue: name) else { return nil }
-            reason = rolled
-        }
-        return APNsFailure(reason, timestamp: reason == .unregistered ? clock.now() : nil, device: device, injected: true)
+    /// Replaces the device's FCM script (nil: leaves it as it is) and its APNs script.
+    func script(_ device: Device, refusals: [Refusal]?, codes: [String]?) {
+        var s = script(of: device) ?? DeviceScript(device: device)
+        if let refusals { s.refusals = refusals }
+        if let codes { s.codes = codes }
+        scriptsByDevice[Delivery.waitingKey(device)] = s
     }
 
-    /// A whole request's injected error in the surface's own shape, logged.
-    private func failure(_ surface: ChaosSurface, _ s: SurfaceChaos, _ project: Project, _ family: APIFamily) -> Response {
-        switch (surface, s.error) {
-        case (.legacy, "500"):
-            logChaos(.internalError, project)
-            return .text(500, "Internal Server Error")
-        case (.legacy, _):
-            logChaos(.internalError, project)
-            return Response(
-                status: 503, headers: [("Retry-After", String(s.retryAfter)), ("Content-Type", "text/plain; charset=UTF-8")],
-                body: Array("Unavailable".utf8))
-        case (.v1, "QUOTA_EXCEEDED"):
-            logChaos(.quotaExceeded, project)
-            return V1Error.quotaExceeded(
-                "Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com'.",
-                retryAfter: Int64(s.retryAfter) * 1_000_000
-            ).response
-        case (.v1, "INTERNAL"):
-            logChaos(.internalError, project)
-            return V1Error(.internalServerError).response
-        case (.v1, _):
-            logChaos(.internalError, project)
-            var e = V1Error(.unavailable)
-            e.retryAfter = s.retryAfter
-            return e.response
-        case (.topics, let code):
-            logChaos(code == "RESOURCE_EXHAUSTED" ? .quotaExceeded : .internalError, project)
-            let status = code == "INTERNAL" ? 500 : code == "RESOURCE_EXHAUSTED" ? 429 : 503
-            var r: Response =
-                family == .legacy
-                ? .json(status, "{\"error\":\(JSONWriter.quoted(code))}")
-                : .googleError(
-                    status, code,
-                    code == "INTERNAL"
-                        ? "Internal error encountered."
-                        : code == "UNAVAILABLE" ? "The service is currently unavailable." : "Topic subscription rate exceeded.")
-            if status != 500 { r.headers.append(("Retry-After", String(s.retryAfter))) }
-            return r
-        case (.apns, _):
-            // A push's failure carries its device and apns-id: `APNsProvider` rolls and answers
-            // it (`injectedAPNsFailure`) after authenticating the sender.
-            preconditionFailure("APNs chaos is answered by APNsProvider, not Chaos.run")
+    /// The next scripted refusal of an FCM send to the device, taken from its script.
+    func scriptedRefusal(_ device: Device) -> Refusal? {
+        guard var s = script(of: device), !s.refusals.isEmpty else { return nil }
+        let next = s.refusals.removeFirst()
+        scriptsByDevice[Delivery.waitingKey(device)] = s
+        return next
+    }
+
+    /// The next scripted code of an APNs push to the device, taken from its script.
+    func scriptedCode(_ device: Device) -> String? {
+        guard var s = script(of: device), !s.codes.isEmpty else { return nil }
+        let next = s.codes.removeFirst()
+        scriptsByDevice[Delivery.waitingKey(device)] = s
+        return next
+    }
+
+    private func script(of device: Device) -> DeviceScript? {
+        let key = Delivery.waitingKey(device)
+        guard let s = scriptsByDevice[key] else { return nil }
+        guard s.device === device else {
+            scriptsByDevice[key] = nil
+            return nil
         }
+        return s
     }
 
     func logChaos(_ kind: EventKind, _ project: Project, device: Device? = nil, messageID: String? = nil) {
@@ -139,7 +129,20 @@ final class Chaos {
     private func unitRandom() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
 }
 
-extension SurfaceChaos {
-    /// Legacy `Unavailable` and `InternalServerError` are per-recipient results (HTTP 200).
-    var isPerRecipient: Bool { error == "Unavailable" || error == "InternalServerError" }
+/// A request's injected failure: one of its surface's error codes, and the `Retry-After`
+/// seconds its answer carries where the service sends one.
+struct ChaosFailure {
+    let code: String
+    let retryAfter: Int
+}
+
+/// The failures scripted for a device's next sends (`POST .../devices/{id}:scriptErrors`),
+/// kept by chaos, which injects them: FCM sends (legacy and HTTP v1) take neutral refusals that
+/// each API renders as its own error; APNs provider API pushes take APNs reasons by name.
+struct DeviceScript {
+    /// The device it was scripted for: an entry outlives a deleted device only until its key
+    /// is asked for again.
+    let device: Device
+    var refusals: [Refusal] = []
+    var codes: [String] = []
 }

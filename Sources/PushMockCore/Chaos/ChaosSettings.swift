@@ -31,6 +31,10 @@ public enum ChaosSurface: String, CaseIterable, Sendable {
         case .apns: ["ServiceUnavailable", "TooManyRequests", "InternalServerError", "Shutdown", "Unregistered"]
         }
     }
+
+    /// The errors that fail one recipient of a send (legacy results with HTTP 200), rolled per
+    /// recipient; the others fail the whole request.
+    public var perRecipientErrors: Set<String> { self == .legacy ? ["Unavailable", "InternalServerError"] : [] }
 }
 
 /// How an injected dropped connection ends: the TCP connection closed with no reply, or (over

@@ -43,32 +43,46 @@ extension ControlDevices {
     func scriptErrors(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
         let (_, d) = try directory.device(params)
         let obj = try Control.body(request, allowed: ["errors", "apns_errors"])
-        var apns: [APNsReason] = []
+        var apns: [String] = []
         for item in obj["apns_errors"]?.arrayValue ?? [] {
-            guard let name = item.stringValue, let reason = APNsReason(rawValue: name) else {
+            guard let name = item.stringValue, APNsReason(rawValue: name) != nil else {
                 throw Control.invalid("Unknown APNs reason \(JSONWriter.quotedJSON(item)).")
             }
-            apns.append(reason)
+            apns.append(name)
         }
         if obj["apns_errors"] != nil {
             guard d.platform == .ios else { throw Control.invalid("'apns_errors' applies to iOS devices only.") }
-            d.scriptedAPNsErrors = apns
+            chaos.script(d, refusals: nil, codes: apns)
         }
         if obj["errors"] == nil, obj["apns_errors"] != nil { return .response(.json(200, "{\"scripted\":\(apns.count)}")) }
         guard let items = obj["errors"]?.arrayValue else {
             throw Control.invalid("Field 'errors' must be a list of error codes.")
         }
-        var errors: [LegacyError] = []
+        var errors: [Refusal] = []
         for item in items {
-            guard let name = item.stringValue, let e = LegacyError.scripted(name) else {
+            guard let name = item.stringValue, let e = Self.scriptedRefusal(name) else {
                 throw Control.invalid(
                     "Unknown error code \(JSONWriter.quotedJSON(item)): use UNAVAILABLE, INTERNAL, QUOTA_EXCEEDED, UNREGISTERED, SENDER_ID_MISMATCH, INVALID_ARGUMENT or THIRD_PARTY_AUTH_ERROR (or their legacy names)."
                 )
             }
             errors.append(e)
         }
-        d.scriptedErrors = errors
+        chaos.script(d, refusals: errors, codes: nil)
         return .response(.json(200, "{\"scripted\":\(errors.count)}"))
+    }
+
+    /// The refusal a script's code names, in HTTP v1 or legacy spelling.
+    private static func scriptedRefusal(_ name: String) -> Refusal? {
+        switch name {
+        case "UNAVAILABLE", "Unavailable": .unavailable
+        case "INTERNAL", "InternalServerError": .internalError
+        case "QUOTA_EXCEEDED", "DeviceMessageRateExceeded": .rateLimited
+        case "UNREGISTERED", "NotRegistered": .unregistered
+        case "SENDER_ID_MISMATCH", "MismatchSenderId": .otherSender
+        case "INVALID_ARGUMENT", "InvalidRegistration": .malformedAddress
+        case "THIRD_PARTY_AUTH_ERROR", "InvalidApnsCredential": .missingCredential
+        default: nil
+        }
     }
 
     /// `POST .../devices/{id}/notifications/{message_id}:open`: the user taps a displayed or

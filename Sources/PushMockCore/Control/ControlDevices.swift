@@ -7,17 +7,19 @@ final class ControlDevices {
 
     let directory: ProjectDirectory
     let delivery: Delivery
+    let chaos: Chaos
     let clock: Clock
     let random: RandomSource
     let log: EventLog
     private let configuration: Configuration
 
     init(
-        directory: ProjectDirectory, delivery: Delivery, log: EventLog, clock: Clock, random: RandomSource,
+        directory: ProjectDirectory, delivery: Delivery, chaos: Chaos, log: EventLog, clock: Clock, random: RandomSource,
         configuration: Configuration
     ) {
         self.directory = directory
         self.delivery = delivery
+        self.chaos = chaos
         self.clock = clock
         self.random = random
         self.log = log

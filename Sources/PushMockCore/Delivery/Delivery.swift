@@ -160,14 +160,14 @@ final class Delivery {
     }
 
     /// Why a device that is registered cannot take this message, if it cannot.
-    func deviceError(_ device: Device, _ options: PushOptions, project: Project) -> LegacyError? {
+    func refusal(of device: Device, _ options: PushOptions, project: Project) -> Refusal? {
         if let restricted = options.restrictedPackageName, device.platform == .android, restricted != device.app {
-            return .invalidPackageName
+            return .wrongApp
         }
         if device.platform == .ios {
             let app = project.app(.ios, device.app)
             guard let env = device.apnsEnvironment, app?.apnsCredentials.contains(env) == true else {
-                return .invalidAPNsCredential
+                return .missingCredential
             }
         }
         return nil
@@ -180,8 +180,10 @@ final class Delivery {
         var accepted = 0
         let now = clock.now()
         for device in devices where device.token != nil {
-            if let error = deviceError(device, message.options, project: project) {
-                logRejection(error, project: project, message: message, messageID: messageID, device: device)
+            if let refusal = refusal(of: device, message.options, project: project) {
+                logRejection(
+                    refusal.event, reason: refusal.reason, project: project, message: message, messageID: messageID,
+                    device: device)
                 continue
             }
             if device.idle(at: now) > DeviceModel.tokenExpiresAfter { continue }
@@ -191,14 +193,16 @@ final class Delivery {
         return accepted
     }
 
+    /// Logs a send (or one recipient of it) that was refused, as `kind` with `reason`; the
+    /// message counts one more failure.
     func logRejection(
-        _ error: LegacyError, project: Project, message: Message? = nil, messageID: String? = nil,
-        device: Device? = nil, token: String? = nil, type: MessageType? = nil, reason: String? = nil
+        _ kind: EventKind, reason: String, project: Project, message: Message? = nil, messageID: String? = nil,
+        device: Device? = nil, token: String? = nil, type: MessageType? = nil
     ) {
         log.append(
-            kind: error.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
+            kind: kind, time: clock.now(), projectID: project.id, projectNumber: project.number,
             message: message, messageID: messageID, messageType: type, device: device, token: token,
-            reason: reason ?? error.reason)
+            reason: reason)
         message?.failed += 1
     }
 
@@ -217,23 +221,23 @@ final class Delivery {
         return Array(seen.values)
     }
     /// The live device a token names in this project, or why there is none.
-    func lookup(token: String, project: Project) -> Result<Device, LegacyError> {
-        if token.isEmpty { return .failure(.missingRegistration) }
+    func lookup(token: String, project: Project) -> Result<Device, Refusal> {
+        if token.isEmpty { return .failure(.noAddress) }
         if let device = project.devices.withToken(token) {
             // A token idle for 270 days is expired (docs/reference/delivery-rules.md §F.2).
-            if device.idle(at: clock.now()) > DeviceModel.tokenExpiresAfter { return .failure(.notRegistered) }
+            if device.idle(at: clock.now()) > DeviceModel.tokenExpiresAfter { return .failure(.unregistered) }
             return .success(device)
         }
-        if directory.owner(ofToken: token) != nil { return .failure(.mismatchSenderID) }
+        if directory.owner(ofToken: token) != nil { return .failure(.otherSender) }
         // Every token pushmock issued or accepted has this shape, so uninstalled, refreshed
-        // and reset tokens answer NotRegistered without being remembered.
-        return .failure(Identifiers.looksLikeRegistrationToken(token) ? .notRegistered : .invalidRegistration)
+        // and reset tokens are unregistered without being remembered.
+        return .failure(Identifiers.looksLikeRegistrationToken(token) ? .unregistered : .malformedAddress)
     }
 
-    /// The outcome for one addressed token: a device to deliver to, or an error code.
-    func check(token: String, _ options: PushOptions, project: Project) -> Result<Device, LegacyError> {
+    /// The outcome for one addressed token: a device to deliver to, or why not.
+    func check(token: String, _ options: PushOptions, project: Project) -> Result<Device, Refusal> {
         lookup(token: token, project: project).flatMap { device in
-            deviceError(device, options, project: project).map { .failure($0) } ?? .success(device)
+            refusal(of: device, options, project: project).map { .failure($0) } ?? .success(device)
         }
     }
 

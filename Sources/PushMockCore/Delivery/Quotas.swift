@@ -1,6 +1,7 @@
 /// FCM's quotas (docs/reference/fcm-v1.md §B.9): messages per minute per project, and per
-/// Android device 240 a minute and 5,000 an hour. Over quota: 429 QUOTA_EXCEEDED with
-/// `Retry-After`. The counters live on the project and the device; this applies the rules.
+/// Android device 240 a minute and 5,000 an hour. Over quota, a send is refused with
+/// `OverQuota`, which each API answers its own way (HTTP v1: 429 QUOTA_EXCEEDED with
+/// `Retry-After`). The counters live on the project and the device; this applies the rules.
 final class Quotas {
     private let configuration: Configuration
     private let clock: Clock
@@ -10,22 +11,20 @@ final class Quotas {
         self.clock = clock
     }
 
-    func consumeQuota(_ project: Project) throws(V1Error) {
+    func consumeQuota(_ project: Project) throws(OverQuota) {
         let now = clock.now()
         if now - project.quotaWindowStart >= 60_000_000 {
             project.quotaWindowStart = now
             project.quotaUsed = 0
         }
         guard project.quotaUsed < configuration.quotaPerMinute else {
-            throw V1Error.quotaExceeded(
-                "Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com'.",
-                retryAfter: project.quotaWindowStart + 60_000_000 - now)
+            throw OverQuota(scope: .project, retryAfter: project.quotaWindowStart + 60_000_000 - now)
         }
         project.quotaUsed += 1
     }
 
-    func consumeDeviceRate(_ device: Device) throws(V1Error) {
-        if let wait = takeDeviceRate(device) { throw V1Error.quotaExceeded("Device message rate exceeded.", retryAfter: wait) }
+    func consumeDeviceRate(_ device: Device) throws(OverQuota) {
+        if let wait = takeDeviceRate(device) { throw OverQuota(scope: .device, retryAfter: wait) }
     }
 
     /// Counts one message for the device; when it is over its limit, how long until it is not.
@@ -48,6 +47,14 @@ final class Quotas {
         device.rate.hour += 1
         return nil
     }
+}
+
+/// A send over a quota: the project's messages per minute, or the device's rate, and how
+/// long (µs) until it has room again.
+struct OverQuota: Error {
+    enum Scope { case project, device }
+    let scope: Scope
+    let retryAfter: Timestamp
 }
 
 /// A device's send counters for the per-device rate limits.

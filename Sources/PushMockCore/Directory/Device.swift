@@ -21,10 +21,6 @@ public final class Device {
     var collapsibleAllowance = DeviceModel.collapsibleBurst
     var collapsibleRefilled: Timestamp = 0
     var rate = DeviceRate()
-    /// Errors the next sends to this device answer, in order (`:scriptErrors`).
-    var scriptedErrors: [LegacyError] = []
-    /// Reasons the next APNs provider API pushes to this device answer, in order.
-    var scriptedAPNsErrors: [APNsReason] = []
     /// The last time the device was seen by the service (registration, online, app use);
     /// tokens idle for 270 days are expired.
     public internal(set) var lastSeen: Timestamp

@@ -101,7 +101,7 @@ public final class Gateway {
         oauth = OAuthAPI(credentials: credentials, clock: clock, random: random)
         controlProjects = ControlProjects(directory: directory, delivery: delivery, bridges: bridges, log: log, clock: clock)
         controlDevices = ControlDevices(
-            directory: directory, delivery: delivery, log: log, clock: clock, random: random,
+            directory: directory, delivery: delivery, chaos: chaos, log: log, clock: clock, random: random,
             configuration: configuration)
         controlCredentials = ControlCredentials(
             directory: directory, credentials: credentials, random: random,

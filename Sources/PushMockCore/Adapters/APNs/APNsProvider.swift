@@ -104,7 +104,9 @@ final class APNsProvider {
         guard !request.body.isEmpty else { throw APNsFailure(.payloadEmpty, device: device) }
         let limit = headers.pushType == "voip" ? Self.maxVoIPPayload : Self.maxPayload
         guard request.body.count <= limit else { throw APNsFailure(.payloadTooLarge, device: device) }
-        if let injected = chaos.injectedAPNsFailure(device, roll, project) { throw injected }
+        if let code = chaos.scriptedCode(device) ?? roll.failure?.code, let reason = APNsReason(rawValue: code) {
+            throw APNsFailure(reason, timestamp: reason == .unregistered ? clock.now() : nil, device: device, injected: true)
+        }
         if quotas.takeDeviceRate(device, anyPlatform: true) != nil { throw APNsFailure(.tooManyRequests, device: device) }
         return (device, project, headers)
     }

@@ -18,10 +18,15 @@ final class InstanceIDAPI {
         .response(.json(status, "{\"error\":\(JSONWriter.quoted(code))}"))
     }
 
+    /// An injected failure as the Instance ID server answers it: `{"error": code}`.
+    private static func render(_ failure: ChaosFailure) -> (Response, EventKind) {
+        (failure.topicAnswer(.json(failure.topicStatus, "{\"error\":\(JSONWriter.quoted(failure.code))}")), failure.topicEvent)
+    }
+
     /// `POST /iid/v1:batchAdd` and `:batchRemove`: one result per token, `{}` on success.
     func batch(_ request: Request, add: Bool) -> Reply {
         guard let project = auth.projectAcceptingBearer(request) else { return auth.unauthorized(request) }
-        return chaos.run(.topics, project, answering: .legacy) { batch(request, add: add, project) }
+        return chaos.run(.topics, project, failure: Self.render) { batch(request, add: add, project) }
     }
 
     private func batch(_ request: Request, add: Bool, _ project: Project) -> Reply {
@@ -52,7 +57,7 @@ final class InstanceIDAPI {
     /// `POST /iid/v1/{token}/rel/topics/{topic}`: subscribes one token.
     func relate(_ request: Request, _ params: [String: String]) -> Reply {
         guard let project = auth.projectAcceptingBearer(request) else { return auth.unauthorized(request) }
-        return chaos.run(.topics, project, answering: .legacy) { relate(params, project) }
+        return chaos.run(.topics, project, failure: Self.render) { relate(params, project) }
     }
 
     private func relate(_ params: [String: String], _ project: Project) -> Reply {

@@ -32,7 +32,18 @@ final class LegacyAPI {
 
     func send(_ request: Request) -> Reply {
         guard let project = auth.project(request) else { return auth.unauthorized(request) }
-        return chaos.run(.legacy, project, answering: .legacy) { send(request, project) }
+        return chaos.run(.legacy, project, failure: Self.render) { send(request, project) }
+    }
+
+    /// An injected failure of the whole request: the status FCM answered, with `Retry-After`
+    /// on a 503.
+    private static func render(_ failure: ChaosFailure) -> (Response, EventKind) {
+        if failure.code == "500" { return (.text(500, "Internal Server Error"), .internalError) }
+        let r = Response(
+            status: 503,
+            headers: [("Retry-After", String(failure.retryAfter)), ("Content-Type", "text/plain; charset=UTF-8")],
+            body: Array("Unavailable".utf8))
+        return (r, .internalError)
     }
 
     private func send(_ request: Request, _ project: Project) -> Reply {
@@ -87,11 +98,14 @@ final class LegacyAPI {
         let device: Device
         switch delivery.check(token: token, send.content.options, project: project) {
         case .success(let d): device = d
-        case .failure(let e): return .failure(RecipientFailure(e))
+        case .failure(let refusal): return .failure(RecipientFailure(LegacyError(refusal)))
         }
         if let messageError { return .failure(RecipientFailure(messageError)) }
-        if let injected = chaos.injectedFailure(device, project, surface: .legacy) {
-            return .failure(RecipientFailure(injected, injected: true))
+        if let scripted = chaos.scriptedRefusal(device) {
+            return .failure(RecipientFailure(LegacyError(scripted), injected: true))
+        }
+        if let code = chaos.perRecipientFailure(.legacy, project), let rolled = LegacyError(rawValue: code) {
+            return .failure(RecipientFailure(rolled, injected: true))
         }
         if !send.dryRun, quotas.takeDeviceRate(device) != nil { return .failure(RecipientFailure(.deviceMessageRateExceeded)) }
         return .success(device)
@@ -119,8 +133,8 @@ final class LegacyAPI {
             case .failure(let failure):
                 let error = failure.error
                 delivery.logRejection(
-                    error, project: project, message: message, device: project.devices.withToken(token),
-                    token: token, type: message.options.messageType, reason: failure.reason)
+                    error.event, reason: failure.reason, project: project, message: message,
+                    device: project.devices.withToken(token), token: token, type: message.options.messageType)
                 // Plain text signals these with the status, not a line (docs/reference/fcm-legacy.md §A.5).
                 if send.isForm, error == .unavailable { return .text(503, "") }
                 if send.isForm, error == .internalServerError { return .text(500, "") }
@@ -163,7 +177,7 @@ final class LegacyAPI {
         condition: Condition? = nil
     ) -> Response {
         if let error = LegacyValidation.messageError(send, topicLike: true) {
-            delivery.logRejection(error, project: project, type: .topic)
+            delivery.logRejection(error.event, reason: error.reason, project: project, type: .topic)
             return .json(200, "{\"error\":\"\(error.rawValue)\"}")
         }
         if send.dryRun {
@@ -194,8 +208,8 @@ final class LegacyAPI {
             switch outcome {
             case .failure(let failure):
                 delivery.logRejection(
-                    failure.error, project: project, message: message, device: project.devices.withToken(token),
-                    token: token, reason: failure.reason)
+                    failure.error.event, reason: failure.reason, project: project, message: message,
+                    device: project.devices.withToken(token), token: token)
                 failed.append(token)
             case .success(let device) where !send.dryRun:
                 let id = ids.recipient()

@@ -29,17 +29,18 @@ enum LegacyError: String, Error {
         }
     }
 
-    /// The code a device's script names, in legacy or HTTP v1 spelling.
-    static func scripted(_ name: String) -> LegacyError? {
-        switch name {
-        case "UNAVAILABLE", "Unavailable": .unavailable
-        case "INTERNAL", "InternalServerError": .internalServerError
-        case "QUOTA_EXCEEDED", "DeviceMessageRateExceeded": .deviceMessageRateExceeded
-        case "UNREGISTERED", "NotRegistered": .notRegistered
-        case "SENDER_ID_MISMATCH", "MismatchSenderId": .mismatchSenderID
-        case "INVALID_ARGUMENT", "InvalidRegistration": .invalidRegistration
-        case "THIRD_PARTY_AUTH_ERROR", "InvalidApnsCredential": .invalidAPNsCredential
-        default: nil
+    /// The legacy result for a recipient delivery refused.
+    init(_ refusal: Refusal) {
+        switch refusal {
+        case .noAddress: self = .missingRegistration
+        case .malformedAddress: self = .invalidRegistration
+        case .unregistered: self = .notRegistered
+        case .otherSender: self = .mismatchSenderID
+        case .wrongApp: self = .invalidPackageName
+        case .missingCredential: self = .invalidAPNsCredential
+        case .rateLimited: self = .deviceMessageRateExceeded
+        case .unavailable: self = .unavailable
+        case .internalError: self = .internalServerError
         }
     }
 

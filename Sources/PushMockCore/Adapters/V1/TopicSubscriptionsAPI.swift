@@ -26,7 +26,18 @@ final class TopicSubscriptionsAPI {
         guard credentials.bearerFailure(request, projectID: params["project"]!) == nil,
             let project = credentials.googleAPIProject(params["project"]!)
         else { return body() }
-        return chaos.run(.topics, project, answering: .google, body)
+        return chaos.run(.topics, project, failure: Self.render, body)
+    }
+
+    /// An injected failure as Google's REST front end answers it.
+    private static func render(_ failure: ChaosFailure) -> (Response, EventKind) {
+        let message =
+            switch failure.code {
+            case "INTERNAL": "Internal error encountered."
+            case "UNAVAILABLE": "The service is currently unavailable."
+            default: "Topic subscription rate exceeded."
+            }
+        return (failure.topicAnswer(.googleError(failure.topicStatus, failure.code, message)), failure.topicEvent)
     }
 
     private func addSubscription(_ request: Request, _ params: [String: String]) -> Reply {
@@ -78,5 +89,18 @@ final class TopicSubscriptionsAPI {
 
     static func subscriptionJSON(_ project: Project, _ token: String, _ topic: String) -> String {
         "{\"name\":\(JSONWriter.quoted("projects/\(project.id)/registrations/\(token)/topicSubscriptions/\(topic)"))}"
+    }
+}
+
+extension ChaosFailure {
+    /// Topic management's injected failures, on the Instance ID API and HTTP v1 alike: the
+    /// status for the code, the event it is logged as, and `Retry-After` on all but a 500.
+    var topicStatus: Int { code == "INTERNAL" ? 500 : code == "RESOURCE_EXHAUSTED" ? 429 : 503 }
+    var topicEvent: EventKind { code == "RESOURCE_EXHAUSTED" ? .quotaExceeded : .internalError }
+
+    func topicAnswer(_ response: Response) -> Response {
+        var r = response
+        if topicStatus != 500 { r.headers.append(("Retry-After", String(retryAfter))) }
+        return r
     }
 }

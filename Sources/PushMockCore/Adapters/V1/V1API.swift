@@ -46,14 +46,29 @@ final class V1API {
         guard let project = credentials.googleAPIProject(projectID) else {
             return .response(Credentials.permissionDenied(projectID))
         }
-        return chaos.run(.v1, project, answering: .google) { send(request, project) }
+        return chaos.run(.v1, project, failure: Self.render) { send(request, project) }
+    }
+
+    /// An injected failure of a send, as HTTP v1 answers it.
+    private static func render(_ failure: ChaosFailure) -> (Response, EventKind) {
+        switch failure.code {
+        case "QUOTA_EXCEEDED":
+            let e = V1Error(OverQuota(scope: .project, retryAfter: Timestamp(failure.retryAfter) * 1_000_000))
+            return (e.response, .quotaExceeded)
+        case "INTERNAL":
+            return (V1Error(.internalError).response, .internalError)
+        default:
+            var e = V1Error(.unavailable)
+            e.retryAfter = failure.retryAfter
+            return (e.response, .internalError)
+        }
     }
 
     private func send(_ request: Request, _ project: Project) -> Reply {
         if storeFailing() { return .response(Self.storeUnavailable) }
-        do {
+        do throws(V1Error) {
             let send = try V1Request.decode(request.body)
-            try quotas.consumeQuota(project)
+            do throws(OverQuota) { try quotas.consumeQuota(project) } catch { throw V1Error(error) }
             return .response(try deliver(send, request, project))
         } catch {
             log.append(
@@ -88,9 +103,9 @@ final class V1API {
                     messageID: "fake_message_id", messageType: options.messageType, device: device, reason: "dry_run")
                 return name("fake_message_id")
             }
-            if let error = delivery.deviceError(device, options, project: project) { throw V1Error(error) }
-            if let injected = chaos.injectedFailure(device, project, surface: .v1) {
-                var e = V1Error(injected)
+            if let refusal = delivery.refusal(of: device, options, project: project) { throw V1Error(refusal) }
+            if let scripted = chaos.scriptedRefusal(device) {
+                var e = V1Error(scripted)
                 e.reason = Chaos.reason
                 throw e
             }
@@ -100,7 +115,7 @@ final class V1API {
                 throw .invalid(
                     "Data messages to Apple devices must have apns-priority 5 (normal priority).", field: "message.apns.headers")
             }
-            try quotas.consumeDeviceRate(device)
+            do throws(OverQuota) { try quotas.consumeDeviceRate(device) } catch { throw V1Error(error) }
             let id = ids.recipient()
             let message = record(send, .token, request, project, id: id, bulkID: nil)
             delivery.deliver(message, messageID: id, to: device, project: project)
@@ -134,7 +149,7 @@ final class V1API {
         case .token(let token):
             switch delivery.lookup(token: token, project: project) {
             case .success(let device): return device
-            case .failure(let error): throw V1Error(error)
+            case .failure(let refusal): throw V1Error(refusal)
             }
         default:
             throw .invalid("Recipient of the message is not set.")

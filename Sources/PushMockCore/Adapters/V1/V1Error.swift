@@ -50,40 +50,50 @@ extension V1Error {
         return e
     }
 
-    /// HTTP v1's answer for a legacy per-recipient error (docs/reference/fcm-v1.md §B.7).
-    init(_ error: LegacyError) {
+    /// HTTP v1's answer for a send over a quota.
+    init(_ over: OverQuota) {
+        switch over.scope {
+        case .project:
+            self = .quotaExceeded(
+                "Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com'.",
+                retryAfter: over.retryAfter)
+        case .device:
+            self = .quotaExceeded("Device message rate exceeded.", retryAfter: over.retryAfter)
+        }
+    }
+
+    /// HTTP v1's answer for a recipient delivery refused (docs/reference/fcm-v1.md §B.7).
+    init(_ refusal: Refusal) {
         var e: V1Error
-        switch error {
-        case .notRegistered, .missingRegistration:
+        switch refusal {
+        case .unregistered, .noAddress:
             self = .unregistered()
             return
-        case .invalidRegistration:
+        case .malformedAddress:
             e = .invalid("The registration token is not a valid FCM registration token")
-        case .mismatchSenderID:
+        case .otherSender:
             e = V1Error(status: 403, canonical: "PERMISSION_DENIED", message: "SenderId mismatch", fcmCode: "SENDER_ID_MISMATCH")
-        case .invalidAPNsCredential:
+        case .missingCredential:
             e = V1Error(
                 status: 401, canonical: "UNAUTHENTICATED", message: "Auth error from APNS or Web Push Service",
                 fcmCode: "THIRD_PARTY_AUTH_ERROR")
             e.details.append(
                 "{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.ApnsError\",\"statusCode\":403,\"reason\":\"InvalidProviderToken\"}"
             )
-        case .invalidPackageName:
+        case .wrongApp:
             e = .invalid("The restricted package name does not match the registration token's app.")
-        case .deviceMessageRateExceeded:
+        case .rateLimited:
             self = .quotaExceeded("Device message rate exceeded.", retryAfter: 60_000_000)
             return
         case .unavailable:
             e = V1Error(
                 status: 503, canonical: "UNAVAILABLE", message: "The service is currently unavailable.", fcmCode: "UNAVAILABLE")
             e.retryAfter = 1
-        case .internalServerError:
+        case .internalError:
             e = V1Error(status: 500, canonical: "INTERNAL", message: "Internal error encountered.", fcmCode: "INTERNAL")
-        case .messageTooBig, .invalidDataKey, .invalidTTL:
-            e = .invalid("Request contains an invalid argument.")
         }
-        e.event = error.event
-        e.reason = error.reason
+        e.event = refusal.event
+        e.reason = refusal.reason
         self = e
     }
 }
