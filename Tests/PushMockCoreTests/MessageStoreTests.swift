@@ -7,7 +7,8 @@ struct MessageStoreTests {
     func message(_ id: String, bytes: Int = 0) -> Message {
         Message(
             id: id, projectID: "p", projectNumber: 1, api: "apns", target: .token, options: PushContent().options,
-            format: .apns, requestBytes: Array(repeating: 0, count: bytes), requestHead: RequestHead(), receivedAt: 0,
+            format: APNsProvider.format, requestBytes: Array(repeating: 0, count: bytes), requestHead: RequestHead(),
+            receivedAt: 0,
             bulkID: nil,
             dryRun: false)
     }

@@ -64,7 +64,7 @@ enum BridgeEnvelope {
     /// The notification's title and body, from FCM's `notification` or APNs' `aps.alert`.
     static func titleAndBody(_ m: Message) -> (String?, String?) {
         if let n = m.content.notification { return (n["title"]?.stringValue, n["body"]?.stringValue) }
-        guard m.format == .apns, let payload = (try? JSONParser.parse(m.requestBytes))?.objectValue else { return (nil, nil) }
+        guard m.format.direct, let payload = (try? JSONParser.parse(m.requestBytes))?.objectValue else { return (nil, nil) }
         let alert = payload["aps"]?["alert"]
         if let text = alert?.stringValue { return (nil, text) }
         return (alert?["title"]?.stringValue, alert?["body"]?.stringValue)

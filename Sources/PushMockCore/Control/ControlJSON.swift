@@ -233,12 +233,12 @@ enum ControlJSON {
     /// One line for a list: the notification's title and body, else the data keys.
     static func summary(_ m: Message) -> String {
         let c = m.content
-        if m.format == .apns, let aps = (try? JSONParser.parse(m.requestBytes))?["aps"] {
+        if m.format.direct, let aps = (try? JSONParser.parse(m.requestBytes))?["aps"] {
             if let s = aps["alert"]?.stringValue { return s }
             let parts = [aps["alert"]?["title"]?.stringValue, aps["alert"]?["body"]?.stringValue].compactMap { $0 }
             if !parts.isEmpty { return parts.joined(separator: " — ") }
         }
-        if let n = c.notification ?? c.v1?["notification"]?.objectValue {
+        if let n = c.notification ?? c.perPlatform?["notification"]?.objectValue {
             let parts = [n["title"]?.stringValue, n["body"]?.stringValue].compactMap { $0 }
             if !parts.isEmpty { return parts.joined(separator: " — ") }
         }

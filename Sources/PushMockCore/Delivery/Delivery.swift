@@ -23,7 +23,7 @@ final class Delivery {
 
     /// Records an accepted send, whichever API it came through, so `GET .../messages` finds it.
     func accept(
-        api: String, format: Message.Format, options: PushOptions, target: Message.Target,
+        api: String, format: MessageFormat, options: PushOptions, target: Message.Target,
         request: Request, project: Project, id: String, bulkID: Int64?, dryRun: Bool = false
     ) -> Message {
         let message = Message(

@@ -33,9 +33,9 @@ public struct PushContent {
     public var notification: JSONObject?
     public var data: JSONObject?
     public var options: PushOptions
-    /// HTTP v1: the whole `message` (snake_case), whose `android` and `apns` parts shape what
-    /// each platform receives.
-    public var v1: JSONObject?
+    /// A send that shapes each platform's payload itself (HTTP v1's `android`, `apns` and
+    /// `webpush` blocks): the whole message, snake_case, as the renderers read it.
+    public var perPlatform: JSONObject?
 
     public init(
         notification: JSONObject? = nil, data: JSONObject? = nil, priority: Priority? = nil,
@@ -65,11 +65,9 @@ public enum MessageType: String, Sendable {
 
 /// One accepted send, as the app server made it: the request exactly as received, its
 /// options and its target. The full content that payloads are rendered from is decoded again
-/// from the request when first needed, so the log's many messages stay small.
+/// from the request when first needed (by its protocol's `MessageFormat`), so the log's many
+/// messages stay small.
 public final class Message {
-    /// How `requestBytes` is decoded back into content.
-    public enum Format { case legacyJSON, legacyForm, v1, apns }
-
     public enum Target {
         case token, multicast
         case topic(String)
@@ -95,7 +93,7 @@ public final class Message {
     public let api: String
     public let target: Target
     public let options: PushOptions
-    public let format: Format
+    public let format: MessageFormat
     /// The request body exactly as received.
     public let requestBytes: [UInt8]
     /// The request's method, path and headers as received (empty for a send read back from
@@ -112,16 +110,16 @@ public final class Message {
     public internal(set) var overTLS = false
     /// Message ids of the recipients that were accepted (token and multicast sends).
     public internal(set) var recipientIDs: [String] = []
-    /// APNs provider API pushes: the request's `apns-*` headers as read, and the push type
-    /// they resolve to (its `apns-id` is `id`).
-    public internal(set) var apns: APNsHeaders?
-    public internal(set) var apnsPushType: String?
+    /// What the send's protocol keeps besides the content (APNs: the headers as read and the
+    /// push type they resolve to).
+    public internal(set) var details: (any MessageDetails)?
     /// Guarded by the loop thread.
     public internal(set) var accepted = 0
     public internal(set) var failed = 0
 
     init(
-        id: String, projectID: String, projectNumber: Int64, api: String, target: Target, options: PushOptions, format: Format,
+        id: String, projectID: String, projectNumber: Int64, api: String, target: Target, options: PushOptions,
+        format: MessageFormat,
         requestBytes: [UInt8], requestHead: RequestHead, receivedAt: Timestamp, bulkID: Int64?, dryRun: Bool
     ) {
         self.id = id
@@ -145,17 +143,7 @@ public final class Message {
     public var topic: String? { if case .topic(let t) = target { t } else { nil } }
 
     /// The content payloads are rendered from, decoded from the request on first use.
-    public private(set) lazy var content: PushContent = {
-        switch format {
-        case .legacyJSON: return (try? LegacyRequest.decodeJSON(requestBytes))?.content ?? PushContent()
-        case .legacyForm: return (try? LegacyRequest.decodeForm(requestBytes))?.content ?? PushContent()
-        case .v1: return (try? V1Request.decode(requestBytes))?.content ?? PushContent()
-        case .apns:
-            // The payload's own keys beside `aps` are what the app reads as data.
-            let payload = (try? JSONParser.parse(requestBytes))?.objectValue ?? JSONObject()
-            return PushContent(data: JSONObject(payload.entries.filter { $0.key != "aps" }))
-        }
-    }()
+    public private(set) lazy var content: PushContent = format.decode(requestBytes)
 
     /// How a browser sees this send: whether it carries a notification, its TTL and its
     /// collapse key (the Web Push `Topic`). Decoded with the content, once, on first use.
@@ -184,7 +172,7 @@ public final class Message {
                 let (micros, overflow) = exp.multipliedReportingOverflow(by: 1_000_000)
                 return overflow ? (exp > 0 ? .max : .min) : micros
             }
-            if format == .v1 || format == .apns { return receivedAt + 30 * 86_400 * 1_000_000 }
+            if format.appleDefaultExpiry { return receivedAt + 30 * 86_400 * 1_000_000 }
         }
         return receivedAt + Timestamp(options.ttl) * 1_000_000
     }
@@ -205,7 +193,7 @@ public struct WebOptions {
     public let collapseKey: String?
 
     init(_ content: PushContent) {
-        guard let m = content.v1 else {
+        guard let m = content.perPlatform else {
             isNotification = content.options.isNotification
             ttl = content.options.ttl
             collapseKey = content.options.collapseKey

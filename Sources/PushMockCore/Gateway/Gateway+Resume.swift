@@ -36,7 +36,7 @@ extension Gateway {
                 } else if let options = Self.options(s) {
                     let m = Message(
                         id: id, projectID: project.id, projectNumber: project.number, api: s.api ?? "unknown",
-                        target: s.topic.map { .topic($0) } ?? .token, options: options, format: .v1, requestBytes: [],
+                        target: s.topic.map { .topic($0) } ?? .token, options: options, format: .stored, requestBytes: [],
                         requestHead: RequestHead(), receivedAt: s.time, bulkID: s.bulkID, dryRun: false)
                     project.messages.add(m) // once per id: `messages` remembers it
                     messages[key] = m

@@ -62,6 +62,18 @@ public struct JSONObject: Equatable, Sendable {
         return nil
     }
 
+    /// The member at a path of keys, e.g. `m.value(at: "apns", "headers")`.
+    public func value(at keys: String...) -> JSONValue? {
+        var object = self
+        for (i, key) in keys.enumerated() {
+            guard let v = object[key] else { return nil }
+            if i == keys.count - 1 { return v }
+            guard let next = v.objectValue else { return nil }
+            object = next
+        }
+        return nil
+    }
+
     public var keys: [String] { entries.map(\.key) }
     public var isEmpty: Bool { entries.isEmpty }
 

@@ -25,8 +25,10 @@ public struct APNsRendering {
 
     /// What FCM sends APNs for this device, from a legacy or an HTTP v1 send.
     public static func render(message: Message, messageID: String, device: Device) -> APNsRendering {
-        if message.format == .apns { return APNsRendering(direct: message) }
-        if let v1 = message.content.v1 { return V1Rendering.apns(v1, message: message, messageID: messageID, device: device) }
+        if message.format.direct { return APNsRendering(direct: message) }
+        if let v1 = message.content.perPlatform {
+            return V1Rendering.apns(v1, message: message, messageID: messageID, device: device)
+        }
         return APNsRendering(message: message, messageID: messageID, device: device)
     }
 
@@ -116,15 +118,7 @@ extension APNsRendering {
     /// A push made through the APNs provider API reaches the device as it was sent: its
     /// headers and its payload (shown as a string when it is not JSON).
     init(direct message: Message) {
-        var headers: [(name: String, value: String)] = []
-        if let h = message.apns {
-            if let v = message.apnsPushType { headers.append(("apns-push-type", v)) }
-            headers.append(("apns-id", message.id))
-            if let v = h.topic { headers.append(("apns-topic", v)) }
-            if let v = h.priority { headers.append(("apns-priority", String(v))) }
-            if let v = h.expiration { headers.append(("apns-expiration", String(v))) }
-            if let v = h.collapseID { headers.append(("apns-collapse-id", v)) }
-        }
+        let headers = message.details?.deviceHeaders(messageID: message.id) ?? []
         let isJSON = (try? JSONParser.parse(message.requestBytes)) != nil
         self.init(headers: headers, payload: isJSON ? message.requestBody : JSONWriter.quoted(message.requestBody))
     }

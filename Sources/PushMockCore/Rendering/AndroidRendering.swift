@@ -19,12 +19,20 @@ public struct AndroidRendering {
     /// (where FCM puts its own value, so a sender's `collapse_key` data key never arrives) and
     /// anything under `google.` or `gcm.` (docs/fcm-legacy.md, "Data keys named like FCM's").
     static func isAppDataKey(_ key: String) -> Bool {
-        key != "collapse_key" && !V1Request.isReserved(key)
+        key != "collapse_key" && !isReservedKey(key)
+    }
+
+    /// A data key FCM keeps for itself: `from`, `message_type`, and anything under `google.` or
+    /// `gcm.` (HTTP v1 refuses a send that uses one).
+    static func isReservedKey(_ key: String) -> Bool {
+        key == "from" || key == "message_type" || key.hasPrefix("google.") || key.hasPrefix("gcm.")
     }
 
     /// The RemoteMessage for this device, from a legacy or an HTTP v1 send.
     public static func render(message: Message, messageID: String, device: Device) -> AndroidRendering {
-        if let v1 = message.content.v1 { return V1Rendering.android(v1, message: message, messageID: messageID, device: device) }
+        if let v1 = message.content.perPlatform {
+            return V1Rendering.android(v1, message: message, messageID: messageID, device: device)
+        }
         return AndroidRendering(message: message, messageID: messageID, device: device)
     }
 

@@ -5,7 +5,7 @@ enum V1Rendering {
     /// payload sets one, the image in `fcm_options`, data and FCM's keys at the top level;
     /// `apns.headers` as sent, with FCM's defaults for the rest.
     static func apns(_ m: JSONObject, message: Message, messageID: String, device: Device) -> APNsRendering {
-        let payload = V1Request.value(m, "apns", "payload")?.objectValue ?? JSONObject()
+        let payload = m.value(at: "apns", "payload")?.objectValue ?? JSONObject()
         var aps = payload["aps"]?.objectValue ?? JSONObject()
         if aps["alert"] == nil, let n = m["notification"]?.objectValue, n["title"] != nil || n["body"] != nil {
             var alert: [(key: String, value: JSONValue)] = []
@@ -19,8 +19,8 @@ enum V1Rendering {
         for (k, v) in payload.entries where k != "aps" { w.member(k, v) }
         for (k, v) in m["data"]?.objectValue?.entries ?? [] { w.member(k, v) }
         let image =
-            V1Request.value(m, "apns", "fcm_options", "image")?.stringValue
-            ?? V1Request.value(m, "notification", "image")?.stringValue
+            m.value(at: "apns", "fcm_options", "image")?.stringValue
+            ?? m.value(at: "notification", "image")?.stringValue
         if let image {
             w.key("fcm_options")
             w.beginObject()
@@ -34,7 +34,7 @@ enum V1Rendering {
         w.member("google.c.sender.id", String(message.projectNumber))
         w.endObject()
 
-        let sent = V1Request.value(m, "apns", "headers")?.objectValue ?? JSONObject()
+        let sent = m.value(at: "apns", "headers")?.objectValue ?? JSONObject()
         var headers: [(name: String, value: String)] = sent.entries.compactMap { e in e.value.stringValue.map { (e.key, $0) } }
         let alert = aps["alert"] != nil
         let defaults: [(String, String)] = [
@@ -61,11 +61,11 @@ enum V1Rendering {
         w.member("ttl", options.ttl)
         w.member("sent_time", Int(message.receivedAt / 1000))
         var data = m["data"]?.objectValue ?? JSONObject()
-        if let overrides = V1Request.value(m, "android", "data")?.objectValue { data = overrides }
+        if let overrides = m.value(at: "android", "data")?.objectValue { data = overrides }
         data.entries.removeAll { !AndroidRendering.isAppDataKey($0.key) }
         w.member("data", .object(data))
         let common = m["notification"]?.objectValue
-        let specific = V1Request.value(m, "android", "notification")?.objectValue
+        let specific = m.value(at: "android", "notification")?.objectValue
         if common != nil || specific != nil {
             var merged = common ?? JSONObject()
             for (k, v) in specific?.entries ?? [] {

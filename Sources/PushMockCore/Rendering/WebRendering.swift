@@ -18,7 +18,7 @@ public struct WebRendering {
         var notification: JSONObject?
         var data: JSONObject?
         var fcmOptions: JSONObject?
-        if let m = content.v1 {
+        if let m = content.perPlatform {
             (notification, data, fcmOptions) = fromV1(m)
         } else {
             notification = content.notification.map { n in

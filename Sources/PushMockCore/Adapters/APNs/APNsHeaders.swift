@@ -138,3 +138,19 @@ public final class APNsHeaders: Sendable {
         return (c >= 0x30 && c <= 0x39) || (lower >= 0x61 && lower <= 0x66)
     }
 }
+
+/// A provider API push's headers as read, and the push type they resolve to: what the device
+/// is handed with the payload.
+struct APNsPushDetails: MessageDetails {
+    let headers: APNsHeaders
+    let pushType: String
+
+    func deviceHeaders(messageID: String) -> [(name: String, value: String)] {
+        var out: [(name: String, value: String)] = [("apns-push-type", pushType), ("apns-id", messageID)]
+        if let v = headers.topic { out.append(("apns-topic", v)) }
+        if let v = headers.priority { out.append(("apns-priority", String(v))) }
+        if let v = headers.expiration { out.append(("apns-expiration", String(v))) }
+        if let v = headers.collapseID { out.append(("apns-collapse-id", v)) }
+        return out
+    }
+}

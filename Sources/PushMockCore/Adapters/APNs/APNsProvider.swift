@@ -139,11 +139,17 @@ final class APNsProvider {
         content.options.isNotification = pushType == "alert" && hasAlert
         content.options.apnsExpiration = headers.expiration
         let message = delivery.accept(
-            api: "apns", format: .apns, options: content.options, target: .token, request: request,
+            api: "apns", format: Self.format, options: content.options, target: .token, request: request,
             project: project, id: apnsID, bulkID: nil)
-        message.apns = headers
-        message.apnsPushType = pushType
+        message.details = APNsPushDetails(headers: headers, pushType: pushType)
         return message
+    }
+
+    /// A push reaches the device as sent; the payload's own keys beside `aps` are what the app
+    /// reads as data.
+    static let format = MessageFormat(appleDefaultExpiry: true, direct: true) { body in
+        let payload = (try? JSONParser.parse(body))?.objectValue ?? JSONObject()
+        return PushContent(data: JSONObject(payload.entries.filter { $0.key != "aps" }))
     }
 
     /// The `apns-id` an answer carries: the request's when it is a UUID, else a new one.

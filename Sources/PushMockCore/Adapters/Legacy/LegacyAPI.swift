@@ -85,7 +85,8 @@ final class LegacyAPI {
         id: String, bulkID: Int64?
     ) -> Message {
         delivery.accept(
-            api: "legacy", format: send.isForm ? .legacyForm : .legacyJSON, options: send.content.options,
+            api: "legacy", format: send.isForm ? LegacyRequest.formFormat : LegacyRequest.jsonFormat,
+            options: send.content.options,
             target: target, request: request, project: project, id: id, bulkID: bulkID, dryRun: send.dryRun)
     }
 

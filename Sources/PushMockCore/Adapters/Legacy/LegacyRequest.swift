@@ -25,6 +25,10 @@ struct LegacyRequest {
 
     /// Decodes by `Content-Type`: JSON for `application/json`, plain text otherwise (GCM's
     /// rule: an absent or form content type means the plain-text format).
+    /// How a kept JSON or plain-text send decodes back into content (`Message.content`).
+    static let jsonFormat = MessageFormat { (try? decodeJSON($0))?.content ?? PushContent() }
+    static let formFormat = MessageFormat { (try? decodeForm($0))?.content ?? PushContent() }
+
     static func decode(_ request: Request) throws(Rejection) -> LegacyRequest {
         request.hasMediaType("application/json") ? try decodeJSON(request.body) : try decodeForm(request.body)
     }

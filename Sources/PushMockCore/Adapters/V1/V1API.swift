@@ -161,7 +161,7 @@ final class V1API {
         id: String, bulkID: Int64?
     ) -> Message {
         delivery.accept(
-            api: "v1", format: .v1, options: send.content.options, target: target, request: request,
+            api: "v1", format: V1Request.format, options: send.content.options, target: target, request: request,
             project: project, id: id, bulkID: bulkID)
     }
 }

@@ -15,6 +15,9 @@ struct V1Request {
 
     static let labelPattern = "^[a-zA-Z0-9-_.~%]{1,50}$"
 
+    /// How a kept send decodes back into content (`Message.content`).
+    static let format = MessageFormat(appleDefaultExpiry: true) { (try? decode($0))?.content ?? PushContent() }
+
     static func decode(_ body: [UInt8]) throws(V1Error) -> V1Request {
         let root: JSONValue
         do { root = try JSONParser.parse(body) } catch {
@@ -71,7 +74,7 @@ struct V1Request {
     }
 
     private static func check(_ m: JSONObject, target: Target) throws(V1Error) {
-        for (key, _) in m["data"]?.objectValue?.entries ?? [] where isReserved(key) {
+        for (key, _) in m["data"]?.objectValue?.entries ?? [] where AndroidRendering.isReservedKey(key) {
             throw .invalid(
                 "Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.",
                 field: "message.data", reason: "reserved_data_key")
@@ -112,28 +115,12 @@ struct V1Request {
         }
     }
 
-    static func isReserved(_ key: String) -> Bool {
-        key == "from" || key == "message_type" || key.hasPrefix("google.") || key.hasPrefix("gcm.")
-    }
-
     /// Bytes of the data map and the notification's strings (the §A.8 rule, applied to v1).
     static func payloadSize(_ m: JSONObject) -> Int {
         var n = 0
         for (k, v) in m["data"]?.objectValue?.entries ?? [] { n += k.utf8.count + (v.stringValue?.utf8.count ?? 0) }
         for (k, v) in m["notification"]?.objectValue?.entries ?? [] { n += k.utf8.count + (v.stringValue?.utf8.count ?? 0) }
         return n
-    }
-
-    /// The member at a path of keys, e.g. `value(m, "apns", "headers")`.
-    static func value(_ m: JSONObject, _ keys: String...) -> JSONValue? {
-        var object = m
-        for (i, key) in keys.enumerated() {
-            guard let v = object[key] else { return nil }
-            if i == keys.count - 1 { return v }
-            guard let next = v.objectValue else { return nil }
-            object = next
-        }
-        return nil
     }
 
     /// `^[a-zA-Z0-9-_.~%]{1,50}$`, without a regular-expression engine on the hot path.
@@ -177,7 +164,7 @@ struct V1Request {
         if let exp = apnsHeaders?["apns-expiration"]?.stringValue.flatMap({ Int64($0) }) {
             content.options.apnsExpiration = exp
         }
-        content.v1 = m
+        content.perPlatform = m
         return content
     }
 }
