@@ -10,7 +10,7 @@ enum BridgeEnvelope {
         w.key("event")
         ControlJSON.writeEvent(e, to: &w)
         w.key("device")
-        w.raw(ControlJSON.deviceJSON(device))
+        w.raw(DeviceFields.json(device))
         if let id = e.messageID, let entry = device.entry(id)?.entry { w.member("shown", entry.shown.rawValue) }
         if let message = e.message, let id = e.messageID {
             w.key("received")

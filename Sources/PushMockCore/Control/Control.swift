@@ -11,6 +11,17 @@ enum Control {
         ControlError(response: .googleError(409, "ALREADY_EXISTS", message))
     }
 
+    /// Runs `body`, answering a registration refused as the control API does.
+    static func mapped<T>(_ body: () throws(RegistrationError) -> T) throws(ControlError) -> T {
+        do { return try body() } catch {
+            switch error.kind {
+            case .invalid: throw invalid(error.message)
+            case .conflict: throw conflict(error.message)
+            case .failedPrecondition: throw failedPrecondition(error.message)
+            }
+        }
+    }
+
     /// Runs a handler body that may fail with a control error.
     static func run(_ body: () throws(ControlError) -> Reply) -> Reply {
         do { return try body() } catch { return .response(error.response) }

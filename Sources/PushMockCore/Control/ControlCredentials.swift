@@ -70,7 +70,7 @@ final class ControlCredentials {
         }
         guard credentials.apnsKeys[keyID] == nil else { throw Control.conflict("APNs key \(keyID) is already registered.") }
         let environment = try Control.string(obj, "environment").map { e throws(ControlError) in
-            try ControlDevices.apnsEnvironment(e)
+            try Control.mapped { () throws(RegistrationError) in try DeviceFields.environment(e) }
         }
         var topics: [String]?
         if let list = obj["topics"], list != .null {
@@ -118,7 +118,7 @@ final class ControlCredentials {
             throw Control.invalid("Field 'bundle_id' is required.")
         }
         let environment = try Control.string(obj, "environment").map { e throws(ControlError) in
-            try ControlDevices.apnsEnvironment(e)
+            try Control.mapped { () throws(RegistrationError) in try DeviceFields.environment(e) }
         }
         guard let keys else { throw ControlError(response: .googleError(500, "INTERNAL", "No key service is configured.")) }
         let issued: (certificatePEM: String, privateKeyPEM: String)

@@ -5,35 +5,24 @@ extension ControlDevices {
     /// true` (seed 001): a device without a token gets one.
     func enableAutoInit(_ params: [String: String]) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
-        var state = d.state
-        state.autoInitEnabled = true
-        delivery.change(d, to: state, project: project)
-        return .response(.json(200, ControlJSON.deviceJSON(d)))
+        registration.enableAutoInit(d, project: project)
+        return .response(.json(200, DeviceFields.json(d)))
     }
 
     /// `POST .../devices/{id}:refreshToken`: the SDK got a new registration token for the
     /// same installation; the old one now answers as a stale token (NotRegistered).
     func refreshToken(_ params: [String: String]) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
-        guard d.token != nil else { throw Control.failedPrecondition("The device has no token yet (auto-init is off).") }
-        project.devices.reassign(d, token: Identifiers.registrationToken(fid: d.fid, random))
-        return .response(.json(200, ControlJSON.deviceJSON(d)))
+        try Control.mapped { () throws(RegistrationError) in try registration.refreshToken(d, project: project) }
+        return .response(.json(200, DeviceFields.json(d)))
     }
 
     /// `POST .../devices/{id}:reinstall`: the app was deleted and installed again: a new
     /// installation (FID), token and APNs token; subscriptions and anything stored are gone.
     func reinstall(_ params: [String: String]) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
-        delivery.dropWaiting(d, project: project)
-        project.topics.unsubscribeAll(d)
-        let fid = Identifiers.fid(random)
-        project.devices.reassign(
-            d,
-            token: d.state.autoInitEnabled && d.state.hasPushSubscription(on: d.platform)
-                ? Identifiers.registrationToken(fid: fid, random) : nil,
-            fid: fid)
-        if d.platform == .ios { project.devices.reassignAPNs(d, token: Identifiers.apnsToken(random), at: clock.now()) }
-        return .response(.json(200, ControlJSON.deviceJSON(d)))
+        registration.reinstall(d, project: project)
+        return .response(.json(200, DeviceFields.json(d)))
     }
 
     /// `POST .../devices/{id}:scriptErrors` with `{"errors": ["UNAVAILABLE", "UNAVAILABLE"]}`:
@@ -115,6 +104,6 @@ extension ControlDevices {
             state.appState = .foreground
             delivery.change(d, to: state, project: project)
         }
-        return .response(.json(200, ControlJSON.deviceJSON(d)))
+        return .response(.json(200, DeviceFields.json(d)))
     }
 }

@@ -30,63 +30,6 @@ enum ControlJSON {
         w.endObject()
     }
 
-    static func deviceJSON(_ d: Device) -> String {
-        var w = JSONWriter(capacity: 400)
-        writeDevice(d, asFixture: false, to: &w)
-        return w.text
-    }
-
-    /// A device as the control API shows it; `asFixture`: only what `POST .../devices` takes
-    /// (plus `topics`), without nulls, for the saved state.
-    static func writeDevice(_ d: Device, asFixture: Bool, to w: inout JSONWriter) {
-        w.beginObject()
-        w.member("id", d.id)
-        if !asFixture { w.member("project", d.projectID) }
-        w.member("platform", d.platform.rawValue)
-        w.member("app", d.app)
-        if let t = d.token {
-            w.member("token", t)
-        } else if !asFixture {
-            w.key("token")
-            w.null()
-        }
-        w.member("fid", d.fid)
-        if let a = d.apnsToken {
-            w.member("apns_token", a)
-        } else if !asFixture {
-            w.key("apns_token")
-            w.null()
-        }
-        if let e = d.apnsEnvironment {
-            w.member("apns_environment", e.rawValue)
-        } else if !asFixture {
-            w.key("apns_environment")
-            w.null()
-        }
-        w.key("topics")
-        w.beginArray()
-        for t in d.topics.keys.sorted() { w.string(t) }
-        w.endArray()
-        let s = d.state
-        w.member("app_state", s.appState.rawValue)
-        w.member("online", s.online)
-        w.member("notifications", s.notifications.rawValue)
-        w.member("low_power_mode", s.lowPowerMode)
-        w.key("presentation_options")
-        w.beginArray()
-        for o in s.presentationOptions { w.string(o.rawValue) }
-        w.endArray()
-        w.member("auto_init_enabled", s.autoInitEnabled)
-        if !asFixture {
-            w.member("received", d.inbox.count + d.inboxDropped)
-            w.member("pending", d.pending.count)
-            w.member("held", d.held != nil)
-            w.member("created_at", d.createdAt.rfc3339)
-            w.member("last_seen", d.lastSeen.rfc3339)
-        }
-        w.endObject()
-    }
-
     /// `"apns": {"headers": {...}, "payload": {...}}` for iOS, `"android": {...}` for Android,
     /// `"web": {"payload": {...}, "notification": {...}}` for a browser.
     static func writeRendering(_ message: Message, _ messageID: String, _ device: Device, to w: inout JSONWriter) {

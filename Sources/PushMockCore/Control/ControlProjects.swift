@@ -52,7 +52,7 @@ final class ControlProjects {
             throw Control.invalid("Field 'platform' must be \(Platform.spelled).")
         }
         guard let name = obj["app"]?.stringValue, !name.isEmpty else { throw Control.invalid("Field 'app' is required.") }
-        if platform == .web { try App.checkWebOrigin(name) }
+        if platform == .web { try Control.mapped { () throws(RegistrationError) in try DeviceRegistration.checkWebOrigin(name) } }
         var envs: Set<APNsEnvironment> = [.sandbox, .production]
         if let list = obj["apns_environments"] {
             guard let items = list.arrayValue, items.allSatisfy({ $0.stringValue.flatMap(APNsEnvironment.init) != nil }) else {

@@ -121,7 +121,7 @@ extension Gateway {
     /// A device as a fixture's device (with its id, tokens, state and topics).
     static func deviceRow(_ d: Device) -> [UInt8] {
         var w = JSONWriter(capacity: 512)
-        ControlJSON.writeDevice(d, asFixture: true, to: &w)
+        DeviceFields.write(d, asFixture: true, to: &w)
         return w.bytes
     }
 }

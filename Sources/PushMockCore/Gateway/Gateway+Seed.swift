@@ -53,15 +53,16 @@ extension Gateway {
             try each(p, "service_accounts", at: at, fail) { obj, path throws(SeedError) in
                 try addServiceAccount(obj, project: id, at: path, fail)
             }
-            // Devices go straight to the control API's own registration (a saved state holds a
-            // million of them): checked exactly as `POST .../devices` checks them.
+            // Devices go straight to registration (a saved state holds a million of them):
+            // checked exactly as `POST .../devices` checks them.
             let project = directory[id]!
             if let n = p["devices"]?.arrayValue?.count { project.devices.reserveCapacity(project.devices.count + n) }
             try each(p, "devices", at: at, fail) { obj, path throws(SeedError) in
                 var fields = obj
                 fields.entries.removeAll { $0.key == "topics" }
                 let device: Device
-                do throws(ControlError) { device = try controlDevices.register(fields, in: project) } catch {
+                do throws(RegistrationError) { device = try registration.register(DeviceFields.spec(fields), in: project) } catch
+                {
                     throw fail(path, error.message)
                 }
                 guard let topics = obj["topics"] else { return }
@@ -69,8 +70,8 @@ extension Gateway {
                     throw fail(path + ".topics", "must be a list of topic names")
                 }
                 for (k, topic) in names.enumerated() {
-                    do throws(ControlError) {
-                        try controlDevices.setTopic(topic, of: device, in: project, subscribed: true)
+                    do throws(RegistrationError) {
+                        try registration.setTopic(topic, of: device, in: project, subscribed: true)
                     } catch {
                         throw fail(path + ".topics[\(k)]", error.message)
                     }

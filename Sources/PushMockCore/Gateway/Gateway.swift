@@ -14,6 +14,7 @@ public final class Gateway {
     let credentials: Credentials
     let delivery: Delivery
     let chaos: Chaos
+    let registration: DeviceRegistration
 
     let legacyAuth: LegacyAuth
     let legacy: LegacyAPI
@@ -100,9 +101,11 @@ public final class Gateway {
             shutdown: services.shutdown, storeFailing: storeFailing)
         oauth = OAuthAPI(credentials: credentials, clock: clock, random: random)
         controlProjects = ControlProjects(directory: directory, delivery: delivery, bridges: bridges, log: log, clock: clock)
+        let registration = DeviceRegistration(
+            directory: directory, delivery: delivery, clock: clock, random: random, strictApps: configuration.strictApps)
+        self.registration = registration
         controlDevices = ControlDevices(
-            directory: directory, delivery: delivery, chaos: chaos, log: log, clock: clock, random: random,
-            configuration: configuration)
+            directory: directory, registration: registration, delivery: delivery, chaos: chaos, log: log, clock: clock)
         controlCredentials = ControlCredentials(
             directory: directory, credentials: credentials, random: random,
             configuration: configuration)

@@ -1,0 +1,166 @@
+/// A device's wire names, spelled in one place: what `POST .../devices`, a `--seed` fixture
+/// and the saved state give (`spec`, `apply`), and how the control API, the bridges and the
+/// saved state show a device (`write`).
+enum DeviceFields {
+    /// The settable state, taken by registration and by `PATCH`.
+    static let state: Set<String> = [
+        "app_state", "online", "notifications", "low_power_mode", "presentation_options", "auto_init_enabled",
+    ]
+    /// Everything a registration may give.
+    static let registration = Set(["id", "platform", "app", "apns_environment", "token", "fid", "apns_token"]).union(state)
+
+    /// The registration a JSON object asks for, its members' types and values checked.
+    static func spec(_ obj: JSONObject) throws(RegistrationError) -> DeviceSpec {
+        if let unknown = obj.keys.first(where: { !registration.contains($0) }) {
+            throw .invalid("Invalid JSON payload received. Unknown name \"\(unknown)\": Cannot find field.")
+        }
+        guard let p = try string(obj, "platform") else {
+            throw .invalid("Missing required field 'platform' (\(Platform.spelled)).")
+        }
+        guard let platform = Platform(rawValue: p) else {
+            throw .invalid("Invalid value at 'platform': \"\(p)\" is not \(Platform.spelled).")
+        }
+        var spec = DeviceSpec(platform: platform, app: try string(obj, "app") ?? "")
+        spec.id = try string(obj, "id")
+        spec.token = try string(obj, "token")
+        spec.fid = try string(obj, "fid")
+        spec.apnsToken = try string(obj, "apns_token")
+        let environment = try string(obj, "apns_environment")
+        if platform == .ios {
+            spec.apnsEnvironment = try environment.map(Self.environment) ?? .sandbox
+        } else if environment != nil || spec.apnsToken != nil {
+            throw .invalid("'apns_environment' and 'apns_token' apply to iOS devices only.")
+        }
+        try apply(obj, to: &spec.state)
+        return spec
+    }
+
+    static func environment(_ s: String) throws(RegistrationError) -> APNsEnvironment {
+        guard let env = APNsEnvironment(rawValue: s) else {
+            throw .invalid("Invalid value at 'apns_environment': \"\(s)\" is not sandbox or production.")
+        }
+        return env
+    }
+
+    /// Applies the state members present in `obj`; a wrong type or value is refused.
+    static func apply(_ obj: JSONObject, to state: inout DeviceState) throws(RegistrationError) {
+        if let v = try string(obj, "app_state") {
+            guard let s = AppState(rawValue: v) else {
+                throw .invalid("Invalid value at 'app_state': \"\(v)\" is not foreground, background, not_running or terminated.")
+            }
+            state.appState = s
+        }
+        if let v = try string(obj, "notifications") {
+            guard let p = NotificationPermission(rawValue: v) else {
+                throw .invalid(
+                    "Invalid value at 'notifications': \"\(v)\" is not authorized, denied, provisional or not_determined.")
+            }
+            state.notifications = p
+        }
+        if let b = try bool(obj, "online") { state.online = b }
+        if let b = try bool(obj, "low_power_mode") { state.lowPowerMode = b }
+        if let b = try bool(obj, "auto_init_enabled") { state.autoInitEnabled = b }
+        if let v = obj["presentation_options"], v != .null {
+            guard let items = v.arrayValue else {
+                throw .invalid("Invalid value at 'presentation_options': expected a list of banner, list, sound, badge.")
+            }
+            var options: [PresentationOption] = []
+            for item in items {
+                guard let o = item.stringValue.flatMap(PresentationOption.init) else {
+                    throw .invalid(
+                        "Invalid value at 'presentation_options': \(JSONWriter.quotedJSON(item)) is not banner, list, sound or badge."
+                    )
+                }
+                if !options.contains(o) { options.append(o) }
+            }
+            state.presentationOptions = options
+        }
+    }
+
+    /// A device as the control API shows it.
+    static func json(_ d: Device) -> String {
+        var w = JSONWriter(capacity: 400)
+        write(d, asFixture: false, to: &w)
+        return w.text
+    }
+
+    /// A device as the control API shows it; `asFixture`: only what a registration takes
+    /// (plus `topics`), without nulls, for the saved state.
+    static func write(_ d: Device, asFixture: Bool, to w: inout JSONWriter) {
+        w.beginObject()
+        w.member("id", d.id)
+        if !asFixture { w.member("project", d.projectID) }
+        w.member("platform", d.platform.rawValue)
+        w.member("app", d.app)
+        if let t = d.token {
+            w.member("token", t)
+        } else if !asFixture {
+            w.key("token")
+            w.null()
+        }
+        w.member("fid", d.fid)
+        if let a = d.apnsToken {
+            w.member("apns_token", a)
+        } else if !asFixture {
+            w.key("apns_token")
+            w.null()
+        }
+        if let e = d.apnsEnvironment {
+            w.member("apns_environment", e.rawValue)
+        } else if !asFixture {
+            w.key("apns_environment")
+            w.null()
+        }
+        w.key("topics")
+        w.beginArray()
+        for t in d.topics.keys.sorted() { w.string(t) }
+        w.endArray()
+        let s = d.state
+        w.member("app_state", s.appState.rawValue)
+        w.member("online", s.online)
+        w.member("notifications", s.notifications.rawValue)
+        w.member("low_power_mode", s.lowPowerMode)
+        w.key("presentation_options")
+        w.beginArray()
+        for o in s.presentationOptions { w.string(o.rawValue) }
+        w.endArray()
+        w.member("auto_init_enabled", s.autoInitEnabled)
+        if !asFixture {
+            w.member("received", d.inbox.count + d.inboxDropped)
+            w.member("pending", d.pending.count)
+            w.member("held", d.held != nil)
+            w.member("created_at", d.createdAt.rfc3339)
+            w.member("last_seen", d.lastSeen.rfc3339)
+        }
+        w.endObject()
+    }
+
+    /// A string member, nil when absent; refused when present with another type.
+    static func string(_ obj: JSONObject, _ name: String) throws(RegistrationError) -> String? {
+        guard let v = obj[name], v != .null else { return nil }
+        guard let s = v.stringValue else {
+            throw .invalid("Invalid value at '\(name)' (TYPE_STRING), \(JSONWriter.quotedJSON(v))")
+        }
+        return s
+    }
+
+    private static func bool(_ obj: JSONObject, _ name: String) throws(RegistrationError) -> Bool? {
+        guard let v = obj[name], v != .null else { return nil }
+        guard let b = v.boolValue else { throw .invalid("Invalid value at '\(name)' (TYPE_BOOL), \(JSONWriter.quotedJSON(v))") }
+        return b
+    }
+}
+
+/// What a registration asks for; nil fields are pushmock's to choose.
+struct DeviceSpec {
+    var platform: Platform
+    /// The bundle id, package name or web origin.
+    var app: String
+    /// iOS only.
+    var apnsEnvironment: APNsEnvironment?
+    var id: String?
+    var token: String?
+    var fid: String?
+    var apnsToken: String?
+    var state = DeviceState()
+}

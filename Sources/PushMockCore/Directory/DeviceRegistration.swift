@@ -1,0 +1,174 @@
+/// Every rule of registering a device, and everything the client SDK or the user does to a
+/// registration: enable auto-init, refresh the token, reinstall or uninstall the app, change
+/// its state, subscribe to topics. The control API, the `--seed` loader and the restart call it
+/// (and the SDK-facing registration APIs will), each answering a `RegistrationError` in its own
+/// shape. Loop thread only.
+final class DeviceRegistration {
+    private let directory: ProjectDirectory
+    private let delivery: Delivery
+    private let clock: Clock
+    private let random: RandomSource
+    /// `--strict-apps`: a device's app must be registered first.
+    private let strictApps: Bool
+
+    init(directory: ProjectDirectory, delivery: Delivery, clock: Clock, random: RandomSource, strictApps: Bool) {
+        self.directory = directory
+        self.delivery = delivery
+        self.clock = clock
+        self.random = random
+        self.strictApps = strictApps
+    }
+
+    /// Checks a registration and adds the device; what was not given, pushmock makes (the next
+    /// `dN` id, an FID, a registration token, an APNs token).
+    func register(_ spec: DeviceSpec, in project: Project) throws(RegistrationError) -> Device {
+        let platform = spec.platform
+        guard !spec.app.isEmpty else {
+            throw .invalid("Missing required field 'app' (a bundle id, package name or web origin).")
+        }
+        if platform == .web { try Self.checkWebOrigin(spec.app) }
+        try Self.check(spec.state, for: platform)
+        if project.app(platform, spec.app) == nil {
+            guard !strictApps else {
+                throw .failedPrecondition(
+                    "App \(platform.rawValue)/\(spec.app) is not registered in project \(project.id) (--strict-apps).")
+            }
+            project.addApp(platform, spec.app, credentials: [.sandbox, .production])
+        }
+        let fid = spec.fid ?? Identifiers.fid(random)
+        let token = spec.token ?? Identifiers.registrationToken(fid: fid, random)
+        if let t = spec.token, !Identifiers.looksLikeRegistrationToken(t) {
+            throw .invalid("Invalid value at 'token': not a registration token.")
+        }
+        if let a = spec.apnsToken,
+            a.utf8.count != 64 || !a.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        {
+            throw .invalid("Invalid value at 'apns_token': expected 64 lower-case hex digits.")
+        }
+        if spec.token != nil && !spec.state.autoInitEnabled {
+            throw .invalid("A device with 'auto_init_enabled': false has no token yet; do not give one.")
+        }
+        if spec.token != nil && !spec.state.hasPushSubscription(on: platform) {
+            throw .invalid("A web device without notification permission has no push subscription; do not give a token.")
+        }
+        if directory.owner(ofToken: token) != nil || project.devices.withFID(fid) != nil {
+            throw .conflict("A device with this token or fid already exists.")
+        }
+        let id = try deviceID(spec.id, in: project)
+        let device = Device(
+            id: id, platform: platform, app: spec.app, projectID: project.id, fid: fid,
+            token: spec.state.autoInitEnabled && spec.state.hasPushSubscription(on: platform) ? token : nil,
+            apnsToken: platform == .ios ? (spec.apnsToken ?? Identifiers.apnsToken(random)) : nil,
+            apnsEnvironment: spec.apnsEnvironment, createdAt: clock.now())
+        device.state = spec.state
+        project.devices.insert(device)
+        return device
+    }
+
+    /// The given id (checked, unique; a `dN` one moves the numbering past it), or the next `dN`.
+    private func deviceID(_ given: String?, in project: Project) throws(RegistrationError) -> String {
+        if let given {
+            guard (1...64).contains(given.utf8.count),
+                given.utf8.allSatisfy({ c in
+                    (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2D || c == 0x5F
+                })
+            else { throw .invalid("Invalid value at 'id': use 1-64 letters, digits, '-' or '_'.") }
+        }
+        guard let id = project.devices.claimID(given) else {
+            throw .conflict("A device with id \(given ?? "") already exists.")
+        }
+        return id
+    }
+
+    /// Changes the device's state (and APNs environment), with its consequences
+    /// (`Delivery.change`); a state the platform cannot be in is refused first.
+    func change(_ d: Device, to state: DeviceState, apnsEnvironment: APNsEnvironment?, project: Project) throws(RegistrationError)
+    {
+        try Self.check(state, for: d.platform)
+        if apnsEnvironment != nil, d.platform != .ios {
+            throw .invalid("'apns_environment' applies to iOS devices only.")
+        }
+        delivery.change(d, to: state, apnsEnvironment: apnsEnvironment, project: project)
+    }
+
+    /// The app was uninstalled: the device is gone and its token unregistered.
+    func uninstall(_ d: Device, project: Project) {
+        delivery.dropWaiting(d, project: project)
+        project.remove(d, at: clock.now())
+    }
+
+    /// `Messaging.messaging().isAutoInitEnabled = true`: a device without a token gets one.
+    func enableAutoInit(_ d: Device, project: Project) {
+        var state = d.state
+        state.autoInitEnabled = true
+        delivery.change(d, to: state, project: project)
+    }
+
+    /// The SDK got a new registration token for the same installation; the old one is stale.
+    func refreshToken(_ d: Device, project: Project) throws(RegistrationError) {
+        guard d.token != nil else { throw .failedPrecondition("The device has no token yet (auto-init is off).") }
+        project.devices.reassign(d, token: Identifiers.registrationToken(fid: d.fid, random))
+    }
+
+    /// The app was deleted and installed again: a new installation (FID), token and APNs
+    /// token; subscriptions and anything stored are gone.
+    func reinstall(_ d: Device, project: Project) {
+        delivery.dropWaiting(d, project: project)
+        project.topics.unsubscribeAll(d)
+        let fid = Identifiers.fid(random)
+        project.devices.reassign(
+            d,
+            token: d.state.autoInitEnabled && d.state.hasPushSubscription(on: d.platform)
+                ? Identifiers.registrationToken(fid: fid, random) : nil,
+            fid: fid)
+        if d.platform == .ios { project.devices.reassignAPNs(d, token: Identifiers.apnsToken(random), at: clock.now()) }
+    }
+
+    /// The client SDK's `subscribe(toTopic:)` / `unsubscribe(fromTopic:)`.
+    func setTopic(_ name: String, of d: Device, in project: Project, subscribed subscribe: Bool) throws(RegistrationError) {
+        let topic = Topic.bareName(name)
+        guard Topic.isValidName(topic) else {
+            throw .invalid("Invalid topic name '\(topic)': it must match [a-zA-Z0-9-_.~%]+.")
+        }
+        if subscribe {
+            guard project.topics.subscribe(d, to: topic, at: clock.now()) else {
+                throw .failedPrecondition("TOO_MANY_TOPICS: a device can subscribe to at most \(Topic.maxPerInstance) topics.")
+            }
+        } else {
+            project.topics.unsubscribe(d, from: topic)
+        }
+    }
+
+    /// What a platform cannot be: a browser has no force-stop, provisional permission or Low
+    /// Power Mode for a web app (docs/device-model.md, "Web").
+    static func check(_ state: DeviceState, for platform: Platform) throws(RegistrationError) {
+        guard platform == .web else { return }
+        if state.appState == .terminated {
+            throw .invalid(
+                "A web app cannot be force-stopped: use app_state foreground (page visible), background or not_running, and online false for a closed browser."
+            )
+        }
+        if state.notifications == .provisional {
+            throw .invalid("Browsers have no provisional permission: use authorized, denied or not_determined.")
+        }
+        if state.lowPowerMode { throw .invalid("'low_power_mode' applies to phones, not web devices.") }
+    }
+
+    /// A web app is named by its origin, where its service worker runs: push needs a secure
+    /// context, so `https://host[:port]`, or `http://localhost` / `http://127.0.0.1` as
+    /// browsers allow for development (docs/device-model.md, "Web").
+    static func checkWebOrigin(_ name: String) throws(RegistrationError) {
+        let rest: Substring
+        if name.hasPrefix("https://") {
+            rest = name.dropFirst(8)
+        } else if name.hasPrefix("http://localhost") || name.hasPrefix("http://127.0.0.1") {
+            rest = name.dropFirst(7)
+        } else {
+            throw .invalid(
+                "Invalid value at 'app': a web app is its origin, https://host[:port] (or http://localhost), not \"\(name)\".")
+        }
+        guard !rest.isEmpty, !rest.contains("/"), !rest.contains("?"), !rest.contains("#") else {
+            throw .invalid("Invalid value at 'app': an origin has no path, query or fragment: \"\(name)\".")
+        }
+    }
+}
