@@ -8,14 +8,14 @@ enum BridgeEnvelope {
         w.member("delivery_id", key)
         w.member("bridge", bridge.id)
         w.key("event")
-        ControlJSON.writeEvent(e, to: &w)
+        RecordJSON.writeEvent(e, to: &w)
         w.key("device")
         w.raw(DeviceFields.json(device))
         if let id = e.messageID, let entry = device.entry(id)?.entry { w.member("shown", entry.shown.rawValue) }
         if let message = e.message, let id = e.messageID {
             w.key("received")
             w.beginObject()
-            ControlJSON.writeRendering(message, id, device, to: &w)
+            RecordJSON.writeRendering(message, id, device, to: &w)
             w.endObject()
         }
         w.endObject()

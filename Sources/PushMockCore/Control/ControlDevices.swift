@@ -121,7 +121,7 @@ final class ControlDevices {
             w.member("received_at", entry.receivedAt.rfc3339)
             w.member("shown", entry.shown.rawValue)
             w.member("opened", entry.opened)
-            ControlJSON.writeRendering(entry.message, entry.messageID, d, to: &w)
+            RecordJSON.writeRendering(entry.message, entry.messageID, d, to: &w)
             w.endObject()
         }
         w.endArray()

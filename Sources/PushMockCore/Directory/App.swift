@@ -28,3 +28,11 @@ extension Platform {
         }
     }
 }
+
+extension App {
+    /// The Firebase app id, `1:<project number>:<platform>:<16 hex>`, stable for a name.
+    public func appID(projectNumber: Int64) -> String {
+        let hex = String(Identifiers.stableHash(name), radix: 16)
+        return "1:\(projectNumber):\(platform.rawValue):" + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
+    }
+}

@@ -72,13 +72,8 @@ extension Gateway {
             g.topicSubscriptions.unsubscribe(req, p)
         }
         // FCM Data API (docs/reference/reporting.md §G.3): an OAuth token with the cloud-platform scope
-        r.control("GET", "/v1beta1/projects/{project}/androidApps/{app}/deliveryData", family: .google) {
-            g, req, p throws(ControlError) in
-            let scope = (AccessToken.cloudPlatformScope, "fcmdata.googleapis.com")
-            if let failure = g.credentials.bearerFailure(req, projectID: p["project"]!, scope: scope) {
-                return .response(failure)
-            }
-            return try g.readers.deliveryData(req, p)
+        r.add(.google, "GET", "/v1beta1/projects/{project}/androidApps/{app}/deliveryData") { g, req, p in
+            g.deliveryData.deliveryData(req, p)
         }
 
         // APNs provider API (docs/reference/apns.md), over HTTP/2
@@ -146,14 +141,14 @@ extension Gateway {
         r.control("GET", project + "/messages/{id}") { g, _, p throws(ControlError) in try g.inspector.message(p) }
         r.control("DELETE", project + "/messages/{id}") { g, _, p throws(ControlError) in try g.controlProjects.deleteMessage(p) }
         r.control("GET", project + "/topics") { g, _, p throws(ControlError) in try g.inspector.listTopics(p) }
-        r.control("GET", project + "/reports") { g, req, p throws(ControlError) in try g.readers.reports(req, p) }
+        r.control("GET", project + "/reports") { g, req, p throws(ControlError) in try g.controlEvents.reports(req, p) }
         r.control("GET", project + "/events:stream") { g, req, p throws(ControlError) in
-            try g.readers.eventStream(req, p, format: .sse)
+            try g.controlEvents.stream(req, p, format: .sse)
         }
         r.control("GET", project + "/events:export") { g, req, p throws(ControlError) in
-            try g.readers.eventStream(req, p, format: .ndjson)
+            try g.controlEvents.stream(req, p, format: .ndjson)
         }
-        r.control("GET", project + "/events") { g, req, p throws(ControlError) in try g.readers.events(req, p) }
+        r.control("GET", project + "/events") { g, req, p throws(ControlError) in try g.controlEvents.events(req, p) }
         return r.router
     }
 }

@@ -30,6 +30,8 @@ public final class Gateway {
     let controlChaos: ControlChaos
     let controlBridges: ControlBridges
     let inspector: Inspector
+    let controlEvents: ControlEvents
+    let deliveryData: DeliveryDataAPI
     let bridges: Bridges
 
     /// The dashboard's files by path.
@@ -113,6 +115,8 @@ public final class Gateway {
         controlBridges = ControlBridges(directory: directory, bridges: bridges, random: random)
         self.bridges = bridges
         inspector = Inspector(directory: directory, log: log)
+        controlEvents = ControlEvents(readers: readers, directory: directory, log: log)
+        deliveryData = DeliveryDataAPI(log: log, directory: directory, credentials: credentials)
         assets = services.assets
         waitUntilStored = services.durableLog?.waitUntilStored
         router = Self.routes()

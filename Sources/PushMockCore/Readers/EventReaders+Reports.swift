@@ -1,4 +1,4 @@
-/// `GET /emulator/v1/projects/{p}/reports?from=&to=&platform=&app=&analytics_label=`: the
+/// The reports `GET /emulator/v1/projects/{p}/reports` answers (`ControlEvents.reports`): the
 /// Firebase console's Reports tab (sends, received, impressions, opens) and the Data API's
 /// outcome categories with every drop reason, per day and in total; `format=csv` gives the
 /// console's CSV export (one row a day) with a column per drop reason.
@@ -27,36 +27,6 @@ extension EventReaders {
         var sends = 0, received = 0, impressions = 0, opens = 0
         var outcomes: [Outcomes.Category: Int] = [:]
         var dropped: [String: Int] = [:]
-    }
-
-    func reports(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
-        let project = try directory.named(params)
-        var f = ReportFilter()
-        for (name, value) in [("from", request.queryValue("from")), ("to", request.queryValue("to"))] {
-            guard let value else { continue }
-            guard let day = Timestamp.dayNumber(value) else { throw Control.invalid("'\(name)' must be a date, YYYY-MM-DD.") }
-            if name == "from" { f.from = day } else { f.to = day }
-        }
-        if let p = request.queryValue("platform") {
-            guard let platform = Platform(rawValue: p.lowercased()) else {
-                throw Control.invalid("'platform' must be \(Platform.spelled).")
-            }
-            f.platform = platform
-        }
-        f.app = request.queryValue("app")
-        f.label = request.queryValue("analytics_label")
-        let (days, total) = reportRows(project, f)
-        switch request.queryValue("format") {
-        case nil, "json"?: return .response(.json(200, Self.reportJSON(project, days, total)))
-        case "csv"?:
-            var response = Response.text(200, Self.reportCSV(days, total))
-            response.headers = [
-                ("Content-Type", "text/csv; charset=UTF-8"),
-                ("Content-Disposition", "attachment; filename=\"\(project.id)-reports.csv\""),
-            ]
-            return .response(response)
-        default: throw Control.invalid("'format' must be json or csv.")
-        }
     }
 
     /// The report's rows: per day (YYYY-MM-DD) and in total. One pass over the log, on

@@ -35,29 +35,6 @@ public struct EventStream {
 }
 
 extension EventReaders {
-    /// `GET .../events:stream` (Server-Sent Events; resumes after `Last-Event-ID` or `since`,
-    /// else starts with the next event) and `GET .../events:export` (NDJSON of the log's
-    /// columns through the last event at the time of the request). Both take the filters of
-    /// `GET .../events`.
-    func eventStream(_ request: Request, _ params: [String: String], format: EventStream.Format) throws(ControlError) -> Reply {
-        var q = try eventFilters(request, try directory.named(params))
-        var since: Int64? = nil
-        for value in [request.queryValue("since"), request.header("last-event-id")].compactMap({ $0 }) {
-            guard let n = Int64(value), n >= 0 else { throw Control.invalid("'since' and Last-Event-ID must be an event seq.") }
-            since = max(since ?? 0, n)
-        }
-        var heartbeat = 15.0
-        if let h = request.queryValue("heartbeat") {
-            guard let s = Double(h), (0.1...300).contains(s) else {
-                throw Control.invalid("'heartbeat' must be 0.1...300 seconds.")
-            }
-            heartbeat = s
-        }
-        let live = format == .sse
-        q.since = since ?? (live ? log.lastSeq : 0)
-        return .stream(EventStream(format: format, query: q, live: live, until: log.lastSeq, heartbeatSeconds: heartbeat))
-    }
-
     /// The next bytes for a stream (empty when there is nothing new), and whether an export
     /// is complete.
     public func streamNext(_ s: inout EventStream, maxEvents: Int = EventStream.maxPerStep) -> (bytes: [UInt8], finished: Bool) {
@@ -117,15 +94,15 @@ extension EventReaders {
             switch s.format {
             case .sse:
                 w.raw("id: \(e.seq)\ndata: ")
-                ControlJSON.writeEvent(e, to: &w)
+                RecordJSON.writeEvent(e, to: &w)
                 w.raw("\n\n")
             case .ndjson:
-                ControlJSON.writeEvent(e, to: &w)
+                RecordJSON.writeEvent(e, to: &w)
                 w.raw("\n")
             case .jsonList:
                 if s.listed { w.raw(",") }
                 s.listed = true
-                ControlJSON.writeEvent(e, to: &w)
+                RecordJSON.writeEvent(e, to: &w)
             }
         }
         if let last = events.last, s.remaining > 0 {

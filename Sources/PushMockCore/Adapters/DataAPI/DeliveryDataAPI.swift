@@ -1,10 +1,23 @@
 /// FCM's Data API, `GET /v1beta1/projects/{p}/androidApps/{app}/deliveryData` (docs/reference/reporting.md
 /// §G.3): one entry per day and analytics label for an Android app, in the API's own shape, so
-/// a dashboard built against the real API works against pushmock.
-extension EventReaders {
-    static let maxDeliveryDataPageSize = 10_000
+/// a dashboard built against the real API works against pushmock. Its bearer token needs the
+/// `cloud-platform` scope. Loop thread only.
+struct DeliveryDataAPI {
+    static let maxPageSize = 10_000
 
-    func deliveryData(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    let log: EventLog
+    let directory: ProjectDirectory
+    let credentials: Credentials
+
+    func deliveryData(_ request: Request, _ params: [String: String]) -> Reply {
+        let scope = (AccessToken.cloudPlatformScope, "fcmdata.googleapis.com")
+        if let failure = credentials.bearerFailure(request, projectID: params["project"]!, scope: scope) {
+            return .response(failure)
+        }
+        return Control.run { () throws(ControlError) in try answer(request, params) }
+    }
+
+    private func answer(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let appParam = params["app"]!
         guard
@@ -17,7 +30,7 @@ extension EventReaders {
         var pageSize = 1000
         if let s = request.queryValue("pageSize") {
             guard let n = Int(s), n >= 0 else { throw Control.invalid("Invalid value for pageSize: \(s)") }
-            pageSize = n == 0 ? 1000 : min(n, Self.maxDeliveryDataPageSize)
+            pageSize = n == 0 ? 1000 : min(n, Self.maxPageSize)
         }
         var offset = 0
         if let t = request.queryValue("pageToken"), !t.isEmpty {
@@ -115,13 +128,5 @@ extension EventReaders {
         guard total > 0 else { return "0" }
         let p = Double(n) * 100 / Double(total)
         return p == p.rounded() ? String(Int(p)) : String(p)
-    }
-}
-
-extension App {
-    /// The Firebase app id, `1:<project number>:<platform>:<16 hex>`, stable for a name.
-    public func appID(projectNumber: Int64) -> String {
-        let hex = String(Identifiers.stableHash(name), radix: 16)
-        return "1:\(projectNumber):\(platform.rawValue):" + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
     }
 }

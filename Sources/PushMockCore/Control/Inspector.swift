@@ -67,7 +67,7 @@ final class Inspector {
             let counts = eventCounts(of: part)
             for m in part {
                 if written > 0 { w.raw(",") }
-                ControlJSON.writeMessage(m, detail: false, counts: counts[ObjectIdentifier(m)], to: &w)
+                RecordJSON.writeMessage(m, detail: false, counts: counts[ObjectIdentifier(m)], to: &w)
                 written += 1
             }
             guard written == messages.count else { return (w.bytes, false) }
@@ -87,7 +87,7 @@ final class Inspector {
         guard let m = p.messages.message(id: params["id"]!) else { throw Control.notFound("Message \(params["id"]!) not found.") }
         let record = DeliveryRecord(of: m, in: log, limit: Self.detailLimit)
         var w = JSONWriter()
-        ControlJSON.writeMessage(m, detail: true, counts: record.counts, to: &w) { w in
+        RecordJSON.writeMessage(m, detail: true, counts: record.counts, to: &w) { w in
             Self.writeDeliveries(m, record, to: &w)
         }
         return .response(.json(200, w))
@@ -97,7 +97,7 @@ final class Inspector {
     static func writeDeliveries(_ m: Message, _ record: DeliveryRecord, to w: inout JSONWriter) {
         w.key("events")
         w.beginArray()
-        for e in record.events { ControlJSON.writeEvent(e, to: &w) }
+        for e in record.events { RecordJSON.writeEvent(e, to: &w) }
         w.endArray()
         w.member("events_total", record.eventsTotal)
         w.key("devices")
@@ -111,7 +111,7 @@ final class Inspector {
             w.member("message_id", r.messageID)
             w.member("fate", r.timeline.last.map { $0.kind.rawValue } ?? "")
             w.member("reason", ifPresent: r.timeline.last(where: { $0.reason != nil })?.reason)
-            ControlJSON.writeRendering(m, r.messageID, d, to: &w)
+            RecordJSON.writeRendering(m, r.messageID, d, to: &w)
             w.key("timeline")
             w.beginArray()
             for e in r.timeline {

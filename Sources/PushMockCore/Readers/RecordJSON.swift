@@ -1,0 +1,163 @@
+/// How the log's records are shown, the same to the control API, the event streams and the
+/// bridges: one event as a row of the BigQuery export's columns and pushmock's own, one send
+/// with its outcome counts, and what a device was handed.
+enum RecordJSON {
+    /// `"apns": {"headers": {...}, "payload": {...}}` for iOS, `"android": {...}` for Android,
+    /// `"web": {"payload": {...}, "notification": {...}}` for a browser.
+    static func writeRendering(_ message: Message, _ messageID: String, _ device: Device, to w: inout JSONWriter) {
+        switch device.platform {
+        case .ios:
+            let r = APNsRendering.render(message: message, messageID: messageID, device: device)
+            w.key("apns")
+            w.beginObject()
+            w.key("headers")
+            w.beginObject()
+            for (k, v) in r.headers { w.member(k, v) }
+            w.endObject()
+            w.key("payload")
+            w.raw(r.payload)
+            w.endObject()
+        case .android:
+            w.key("android")
+            w.raw(AndroidRendering.render(message: message, messageID: messageID, device: device).message)
+        case .web:
+            let r = WebRendering.render(message: message, messageID: messageID, device: device)
+            w.key("web")
+            w.beginObject()
+            w.key("payload")
+            w.raw(r.payload)
+            if let n = r.notification {
+                w.key("notification")
+                w.raw(n)
+            }
+            w.endObject()
+        }
+    }
+
+    /// One log row: the BigQuery export's columns, then pushmock's own.
+    static func writeEvent(_ e: Event, to w: inout JSONWriter) {
+        let m = e.message
+        w.beginObject()
+        w.member("seq", Int(e.seq))
+        w.member("event_timestamp", e.time.rfc3339)
+        w.member("project_number", Int(e.projectNumber))
+        optional(&w, "message_id", e.messageID)
+        optional(&w, "instance_id", e.device?.fid)
+        optional(&w, "message_type", e.messageType?.rawValue)
+        optional(&w, "sdk_platform", e.device?.platform.sdkPlatform)
+        optional(&w, "app_name", e.device?.app)
+        optional(&w, "collapse_key", m?.options.collapseKey)
+        if let m {
+            w.member("priority", m.options.priority.apnsPriority)
+        } else {
+            w.key("priority")
+            w.null()
+        }
+        if let m {
+            w.member("ttl", m.options.ttl)
+        } else {
+            w.key("ttl")
+            w.null()
+        }
+        optional(&w, "topic", m?.topic)
+        if let b = m?.bulkID {
+            w.key("bulk_id")
+            w.raw(String(b))
+        } else {
+            w.key("bulk_id")
+            w.null()
+        }
+        w.member("event", e.kind.rawValue)
+        optional(&w, "analytics_label", m?.options.analyticsLabel)
+        w.member("project_id", e.projectID)
+        optional(&w, "device_id", e.device?.id)
+        optional(&w, "token", e.token)
+        optional(&w, "reason", e.reason)
+        if let delay = e.delay { w.member("delay_ms", Int(delay / 1000)) }
+        if let m, let d = e.device, let id = e.messageID,
+            e.kind == .messageDelivered || e.kind == .messageDisplayed || e.kind == .messagePresented
+        {
+            w.key("payload")
+            w.beginObject()
+            writeRendering(m, id, d, to: &w)
+            w.endObject()
+        }
+        w.endObject()
+    }
+
+    private static func optional(_ w: inout JSONWriter, _ name: String, _ value: String?) {
+        w.key(name)
+        if let value { w.string(value) } else { w.null() }
+    }
+
+    /// A send's summary: what it was, a one-line `summary` of its content, and how many
+    /// events of each kind it has (`counts`); with `detail`, the request exactly as received;
+    /// `more` writes further members before the object closes.
+    static func writeMessage(
+        _ m: Message, detail: Bool, counts: [EventKind: Int]?, to w: inout JSONWriter,
+        more: (inout JSONWriter) -> Void = { _ in }
+    ) {
+        w.beginObject()
+        w.member("message_id", m.id)
+        w.member("api", m.api)
+        w.member("http_version", m.overHTTP2 ? "2" : "1.1")
+        w.member("tls", m.overTLS)
+        w.member("target", m.target.name)
+        switch m.target {
+        case .topic(let t): w.member("topic", t)
+        case .condition(let c): w.member("condition", c)
+        case .group(let g): w.member("notification_key_name", g)
+        case .token, .multicast: break
+        }
+        w.member("message_type", m.options.messageType.rawValue)
+        w.member("received_at", m.receivedAt.rfc3339)
+        w.member("dry_run", m.dryRun)
+        w.member("accepted", m.accepted)
+        w.member("failed", m.failed)
+        w.member("analytics_label", ifPresent: m.options.analyticsLabel)
+        w.member("summary", Self.summary(m))
+        if let counts {
+            w.key("counts")
+            w.beginObject()
+            for kind in EventKind.allCases { if let n = counts[kind] { w.member(kind.rawValue, n) } }
+            w.endObject()
+        }
+        if detail {
+            w.key("request")
+            w.beginObject()
+            w.member("method", ifPresent: m.requestHead.method.isEmpty ? nil : m.requestHead.method)
+            w.member("path", ifPresent: m.requestHead.path.isEmpty ? nil : m.requestHead.path)
+            w.member("content_type", ifPresent: m.requestContentType)
+            w.key("headers")
+            w.beginArray()
+            for h in m.requestHead.headers {
+                w.beginObject()
+                w.member("name", h.name)
+                w.member("value", h.value)
+                w.endObject()
+            }
+            w.endArray()
+            w.member("body", m.requestBody)
+            if let json = try? JSONParser.parse(m.requestBytes) { w.member("json", json) }
+            w.endObject()
+        }
+        more(&w)
+        w.endObject()
+    }
+
+    /// One line for a list: the notification's title and body, else the data keys.
+    static func summary(_ m: Message) -> String {
+        let c = m.content
+        if m.format.direct, let aps = (try? JSONParser.parse(m.requestBytes))?["aps"] {
+            if let s = aps["alert"]?.stringValue { return s }
+            let parts = [aps["alert"]?["title"]?.stringValue, aps["alert"]?["body"]?.stringValue].compactMap { $0 }
+            if !parts.isEmpty { return parts.joined(separator: " — ") }
+        }
+        if let n = c.notification ?? c.perPlatform?["notification"]?.objectValue {
+            let parts = [n["title"]?.stringValue, n["body"]?.stringValue].compactMap { $0 }
+            if !parts.isEmpty { return parts.joined(separator: " — ") }
+        }
+        if let d = c.data, !d.isEmpty { return "data: " + d.keys.joined(separator: ", ") }
+        return m.options.contentAvailable ? "silent (content-available)" : ""
+    }
+}
