@@ -11,6 +11,12 @@ enum Control {
         ControlError(response: .googleError(409, "ALREADY_EXISTS", message))
     }
 
+    /// A path parameter the route binds; one it does not is a not-found.
+    static func path(_ params: PathParameters, _ key: PathKey) throws(ControlError) -> String {
+        guard let value = params[key] else { throw notFound("The path names no \(key.name).") }
+        return value
+    }
+
     /// Runs `body`, answering a registration refused as the control API does.
     static func mapped<T>(_ body: () throws(RegistrationError) -> T) throws(ControlError) -> T {
         do { return try body() } catch {

@@ -1,17 +1,11 @@
 /// `.../bridges`: make, list, show and remove a project's delivery bridges (docs/bridges.md).
 /// A bad configuration is a 400 that says what is wrong, and changes nothing.
-final class ControlBridges {
+struct ControlBridges {
     let directory: ProjectDirectory
     let bridges: Bridges
     let random: RandomSource
 
-    init(directory: ProjectDirectory, bridges: Bridges, random: RandomSource) {
-        self.directory = directory
-        self.bridges = bridges
-        self.random = random
-    }
-
-    func create(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func create(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let obj = try Control.body(
             request, allowed: ["id", "device", "topic", "events", "queue_limit", "webhook", "simulator", "command"])
@@ -20,7 +14,7 @@ final class ControlBridges {
         return .response(.json(201, json(bridge)))
     }
 
-    func list(_ params: [String: String]) throws(ControlError) -> Reply {
+    func list(_ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         var w = JSONWriter(capacity: 1024)
         w.beginObject()
@@ -32,11 +26,11 @@ final class ControlBridges {
         return .response(.json(200, w))
     }
 
-    func get(_ params: [String: String]) throws(ControlError) -> Reply {
+    func get(_ params: PathParameters) throws(ControlError) -> Reply {
         .response(.json(200, json(try find(params))))
     }
 
-    func delete(_ params: [String: String]) throws(ControlError) -> Reply {
+    func delete(_ params: PathParameters) throws(ControlError) -> Reply {
         let b = try find(params)
         guard b.projectID != nil else {
             throw Control.failedPrecondition("Bridge \(b.id) comes from --webhook and serves every project; restart without it.")
@@ -45,9 +39,9 @@ final class ControlBridges {
         return .response(.json(200, "{}"))
     }
 
-    private func find(_ params: [String: String]) throws(ControlError) -> Bridge {
+    private func find(_ params: PathParameters) throws(ControlError) -> Bridge {
         let project = try directory.named(params)
-        let id = params["bridge"]!
+        let id = try Control.path(params, .bridge)
         guard let b = bridges.bridge(project.id, id) else { throw Control.notFound("No bridge \(id) in project \(project.id).") }
         return b
     }

@@ -1,22 +1,17 @@
 /// The control API for failure injection: `GET`, `PUT` and `DELETE .../chaos`
 /// (docs/chaos.md).
-final class ControlChaos {
-    private let directory: ProjectDirectory
-    private let chaos: Chaos
-
-    init(directory: ProjectDirectory, chaos: Chaos) {
-        self.directory = directory
-        self.chaos = chaos
-    }
+struct ControlChaos {
+    let directory: ProjectDirectory
+    let chaos: Chaos
 
     /// `GET /emulator/v1/projects/{p}/chaos`: every surface's settings.
-    func get(_ params: [String: String]) throws(ControlError) -> Reply {
+    func get(_ params: PathParameters) throws(ControlError) -> Reply {
         .response(.json(200, chaosJSON(try directory.named(params))))
     }
 
     /// `PUT .../chaos`: replaces the project's settings (surfaces left out get none); a
     /// `seed` restarts the chaos generator from it.
-    func put(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func put(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         var body = try Control.body(request, allowed: Set(ChaosSurface.allCases.map(\.rawValue) + ["seed"]))
         if let seed = body["seed"] {
@@ -35,7 +30,7 @@ final class ControlChaos {
     }
 
     /// `DELETE .../chaos`: no failure injection for the project.
-    func delete(_ params: [String: String]) throws(ControlError) -> Reply {
+    func delete(_ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         project.chaos = ChaosSettings()
         return .response(.json(200, chaosJSON(project)))

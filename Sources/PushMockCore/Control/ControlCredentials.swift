@@ -1,24 +1,17 @@
 /// The credentials a test needs: service accounts for Google's APIs; APNs auth keys (.p8),
 /// provider certificates and pushmock's CA for the provider API. Loop thread only.
-final class ControlCredentials {
-    private let directory: ProjectDirectory
-    private let credentials: Credentials
-    private let random: RandomSource
-    private let configuration: Configuration
-
-    init(directory: ProjectDirectory, credentials: Credentials, random: RandomSource, configuration: Configuration) {
-        self.directory = directory
-        self.credentials = credentials
-        self.random = random
-        self.configuration = configuration
-    }
+struct ControlCredentials {
+    let directory: ProjectDirectory
+    let credentials: Credentials
+    let random: RandomSource
+    let configuration: Configuration
 
     private var keys: (any KeyService)? { credentials.keys }
     /// `GET /emulator/v1/projects/{p}/serviceAccount`: a service-account JSON with a fresh
     /// RSA key, accepted as is by `credentials.Certificate`; `token_uri` points at pushmock:
     /// Google's own token URI when asked as a Google host over TLS (pushmock answers there),
     /// else the host and scheme the request used.
-    func serviceAccount(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func serviceAccount(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         guard let keys else { throw ControlError(response: .googleError(500, "INTERNAL", "No key service is configured.")) }
         let pair: (privatePEM: String, publicPEM: String)
@@ -60,7 +53,7 @@ final class ControlCredentials {
     /// `POST .../apnsKeys` with `{"key_id", "team_id", "public_key", "environment", "topics"}`
     /// (all optional): registers a key; without `public_key` pushmock makes one and returns
     /// its private half as `private_key` (the .p8 file's text).
-    func addAPNsKey(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func addAPNsKey(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let obj = try Control.body(request, allowed: ["key_id", "team_id", "public_key", "environment", "topics"])
         let keyID = try Control.string(obj, "key_id") ?? random.upperAlphanumeric(10)
@@ -101,7 +94,7 @@ final class ControlCredentials {
     }
 
     /// `GET .../apnsKeys`: the project's keys, without private halves.
-    func listAPNsKeys(_ params: [String: String]) throws(ControlError) -> Reply {
+    func listAPNsKeys(_ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let mine = credentials.apnsKeys.values.filter { $0.projectID == project.id }.sorted { $0.keyID < $1.keyID }
         return .response(
@@ -111,7 +104,7 @@ final class ControlCredentials {
     /// `POST .../apnsCertificates` with `{"bundle_id", "environment"}`: a provider certificate
     /// and its key, signed by pushmock's CA; `sandbox` makes a development certificate, no
     /// environment a universal one.
-    func issueAPNsCertificate(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func issueAPNsCertificate(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let obj = try Control.body(request, allowed: ["bundle_id", "environment"])
         guard let bundle = try Control.string(obj, "bundle_id"), !bundle.isEmpty else {

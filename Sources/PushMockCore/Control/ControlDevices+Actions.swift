@@ -3,7 +3,7 @@
 extension ControlDevices {
     /// `POST .../devices/{id}:enableAutoInit`: `Messaging.messaging().isAutoInitEnabled =
     /// true` (seed 001): a device without a token gets one.
-    func enableAutoInit(_ params: [String: String]) throws(ControlError) -> Reply {
+    func enableAutoInit(_ params: PathParameters) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
         registration.enableAutoInit(d, project: project)
         return .response(.json(200, DeviceFields.json(d)))
@@ -11,7 +11,7 @@ extension ControlDevices {
 
     /// `POST .../devices/{id}:refreshToken`: the SDK got a new registration token for the
     /// same installation; the old one now answers as a stale token (NotRegistered).
-    func refreshToken(_ params: [String: String]) throws(ControlError) -> Reply {
+    func refreshToken(_ params: PathParameters) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
         try Control.mapped { () throws(RegistrationError) in try registration.refreshToken(d, project: project) }
         return .response(.json(200, DeviceFields.json(d)))
@@ -19,7 +19,7 @@ extension ControlDevices {
 
     /// `POST .../devices/{id}:reinstall`: the app was deleted and installed again: a new
     /// installation (FID), token and APNs token; subscriptions and anything stored are gone.
-    func reinstall(_ params: [String: String]) throws(ControlError) -> Reply {
+    func reinstall(_ params: PathParameters) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
         registration.reinstall(d, project: project)
         return .response(.json(200, DeviceFields.json(d)))
@@ -29,7 +29,7 @@ extension ControlDevices {
     /// the next sends to this device fail with these codes, in order, then succeed again, so
     /// a test can exercise its retries. Legacy and HTTP v1 spellings are both accepted;
     /// `"apns_errors": ["ServiceUnavailable"]` does the same for APNs provider API pushes.
-    func scriptErrors(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func scriptErrors(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let (_, d) = try directory.device(params)
         let obj = try Control.body(request, allowed: ["errors", "apns_errors"])
         var apns: [String] = []
@@ -78,9 +78,9 @@ extension ControlDevices {
     /// presented notification (`didReceive`); the app comes to the foreground. In a browser
     /// the FCM service worker opens or focuses the page only when the notification links to
     /// the app's own origin; otherwise the click just closes it.
-    func openNotification(_ params: [String: String]) throws(ControlError) -> Reply {
+    func openNotification(_ params: PathParameters) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
-        let id = params["message_id"]!
+        let id = try Control.path(params, .messageID)
         guard let (index, entry) = d.entry(id) else {
             throw Control.notFound("Device \(d.id) has no notification \(id).")
         }

@@ -1,7 +1,7 @@
 /// The control API for fake devices: register, list, inspect, change, uninstall, subscribe,
 /// and read what a device received; what a user or the SDK does on one is
 /// `ControlDevices+Actions.swift`. The rules are `DeviceRegistration`'s. Loop thread only.
-final class ControlDevices {
+struct ControlDevices {
     let directory: ProjectDirectory
     let registration: DeviceRegistration
     let delivery: Delivery
@@ -9,19 +9,7 @@ final class ControlDevices {
     let clock: Clock
     let log: EventLog
 
-    init(
-        directory: ProjectDirectory, registration: DeviceRegistration, delivery: Delivery, chaos: Chaos, log: EventLog,
-        clock: Clock
-    ) {
-        self.directory = directory
-        self.registration = registration
-        self.delivery = delivery
-        self.chaos = chaos
-        self.clock = clock
-        self.log = log
-    }
-
-    func create(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func create(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let obj = try Control.body(request, allowed: DeviceFields.registration)
         let device = try Control.mapped { () throws(RegistrationError) in
@@ -32,7 +20,7 @@ final class ControlDevices {
 
     /// `POST .../devices:batchCreate` with `{"platform", "app", "count", "topics"}`: many
     /// identical devices at once, for load tests. Answers the count and the id range.
-    func batchCreate(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func batchCreate(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let obj = try Control.body(request, allowed: ["platform", "app", "apns_environment", "count", "topics"])
         guard let count = obj["count"]?.numberValue?.int, (1...Self.maxBatchCreate).contains(count) else {
@@ -57,7 +45,7 @@ final class ControlDevices {
 
     static let maxBatchCreate = 1_000_000
 
-    func list(_ params: [String: String]) throws(ControlError) -> Reply {
+    func list(_ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         var w = JSONWriter(capacity: 64 + project.devices.count * 400)
         w.beginObject()
@@ -69,7 +57,7 @@ final class ControlDevices {
         return .response(.json(200, w))
     }
 
-    func get(_ params: [String: String]) throws(ControlError) -> Reply {
+    func get(_ params: PathParameters) throws(ControlError) -> Reply {
         let (_, d) = try directory.device(params)
         return .response(.json(200, DeviceFields.json(d)))
     }
@@ -77,7 +65,7 @@ final class ControlDevices {
     /// Changes the device's state; the transitions have consequences: back online delivers
     /// what was stored, launching the app hands over a held background push, force-quit
     /// discards it.
-    func patch(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func patch(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
         let obj = try Control.body(request, allowed: DeviceFields.state.union(["apns_environment"]))
         // Everything is validated before anything changes.
@@ -93,23 +81,24 @@ final class ControlDevices {
     }
 
     /// The app was uninstalled: the device is gone and its token answers NotRegistered.
-    func delete(_ params: [String: String]) throws(ControlError) -> Reply {
+    func delete(_ params: PathParameters) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
         registration.uninstall(d, project: project)
         return .response(.json(200, "{}"))
     }
 
     /// The client SDK's `subscribe(toTopic:)` / `unsubscribe(fromTopic:)`.
-    func topic(_ params: [String: String], subscribe: Bool) throws(ControlError) -> Reply {
+    func topic(_ params: PathParameters, subscribe: Bool) throws(ControlError) -> Reply {
         let (project, d) = try directory.device(params)
+        let topic = try Control.path(params, .topic)
         try Control.mapped { () throws(RegistrationError) in
-            try registration.setTopic(params["topic"]!, of: d, in: project, subscribed: subscribe)
+            try registration.setTopic(topic, of: d, in: project, subscribed: subscribe)
         }
         return .response(.json(200, DeviceFields.json(d)))
     }
 
     /// What the device received, oldest first, each with the exact payload it saw.
-    func notifications(_ params: [String: String]) throws(ControlError) -> Reply {
+    func notifications(_ params: PathParameters) throws(ControlError) -> Reply {
         let (_, d) = try directory.device(params)
         var w = JSONWriter(capacity: 128 + d.inbox.count * 512)
         w.beginObject()

@@ -21,7 +21,7 @@ struct ControlEvents {
         return q
     }
 
-    func events(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func events(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         var q = try filters(request, p)
         if let s = request.queryValue("since") {
@@ -57,7 +57,7 @@ struct ControlEvents {
     /// else starts with the next event) and `GET .../events:export` (NDJSON of the log's
     /// columns through the last event at the time of the request). Both take the filters of
     /// `GET .../events`.
-    func stream(_ request: Request, _ params: [String: String], format: EventStream.Format) throws(ControlError) -> Reply {
+    func stream(_ request: Request, _ params: PathParameters, format: EventStream.Format) throws(ControlError) -> Reply {
         var q = try filters(request, try directory.named(params))
         var since: Int64? = nil
         for value in [request.queryValue("since"), request.header("last-event-id")].compactMap({ $0 }) {
@@ -78,7 +78,7 @@ struct ControlEvents {
 
     /// `GET .../reports?from=&to=&platform=&app=&analytics_label=&format=`: per day and in
     /// total, as JSON or the console's CSV export.
-    func reports(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func reports(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         var f = EventReaders.ReportFilter()
         for (name, value) in [("from", request.queryValue("from")), ("to", request.queryValue("to"))] {

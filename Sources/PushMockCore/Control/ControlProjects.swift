@@ -1,21 +1,13 @@
 /// The control API for projects, apps, clearing a project's sends and events, and the clock.
 /// Loop thread only.
-final class ControlProjects {
-    private let directory: ProjectDirectory
-    private let delivery: Delivery
-    private let bridges: Bridges
-    private let log: EventLog
-    private let clock: Clock
+struct ControlProjects {
+    let directory: ProjectDirectory
+    let delivery: Delivery
+    let bridges: Bridges
+    let log: EventLog
+    let clock: Clock
 
-    init(directory: ProjectDirectory, delivery: Delivery, bridges: Bridges, log: EventLog, clock: Clock) {
-        self.directory = directory
-        self.delivery = delivery
-        self.bridges = bridges
-        self.log = log
-        self.clock = clock
-    }
-
-    func info(_ params: [String: String]) throws(ControlError) -> Reply {
+    func info(_ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         var w = JSONWriter()
         w.beginObject()
@@ -34,7 +26,7 @@ final class ControlProjects {
     }
 
     /// Back to the start state: no devices, topics, groups, apps, bridges, sends or events.
-    func reset(_ params: [String: String]) throws(ControlError) -> Reply {
+    func reset(_ params: PathParameters) throws(ControlError) -> Reply {
         let old = try directory.named(params)
         delivery.forgetWaiting(in: old)
         bridges.removeAll(projectID: old.id)
@@ -45,7 +37,7 @@ final class ControlProjects {
 
     /// Declares an app (needed with `--strict-apps`) and, for iOS, the APNs environments
     /// it has a credential for; `[]` means none, so sends answer InvalidApnsCredential.
-    func putApp(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func putApp(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         let obj = try Control.body(request, allowed: ["platform", "app", "apns_environments"])
         guard let platform = obj["platform"]?.stringValue.flatMap(Platform.init) else {
@@ -66,7 +58,7 @@ final class ControlProjects {
         return .response(.json(200, w))
     }
 
-    func listApps(_ params: [String: String]) throws(ControlError) -> Reply {
+    func listApps(_ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         var w = JSONWriter()
         w.beginObject()
@@ -79,7 +71,7 @@ final class ControlProjects {
     }
 
     /// Clears the project's sends, inboxes and events; devices and topics stay.
-    func clearMessages(_ params: [String: String]) throws(ControlError) -> Reply {
+    func clearMessages(_ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         p.messages.removeAll()
         for d in p.devices.inOrder { d.clearInbox() }
@@ -89,9 +81,10 @@ final class ControlProjects {
 
     /// `DELETE .../messages/{id}`: the send leaves the list and the devices' inboxes; the log
     /// keeps what happened to it, so reports and exports still count it.
-    func deleteMessage(_ params: [String: String]) throws(ControlError) -> Reply {
+    func deleteMessage(_ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
-        guard let m = p.messages.message(id: params["id"]!) else { throw Control.notFound("Message \(params["id"]!) not found.") }
+        let id = try Control.path(params, .id)
+        guard let m = p.messages.message(id: id) else { throw Control.notFound("Message \(id) not found.") }
         p.messages.remove(m)
         for d in p.devices.inOrder { d.removeFromInbox(m) }
         return .response(.json(200, "{}"))

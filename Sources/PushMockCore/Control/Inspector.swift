@@ -1,18 +1,13 @@
 /// The message inspector's API: sends with search and filters, one send with what each
 /// device received and its timeline, and topics with their subscribers. Loop thread only.
-final class Inspector {
-    private let directory: ProjectDirectory
-    private let log: EventLog
-
-    init(directory: ProjectDirectory, log: EventLog) {
-        self.directory = directory
-        self.log = log
-    }
+struct Inspector {
+    let directory: ProjectDirectory
+    let log: EventLog
 
     /// `GET .../messages?limit=&token=&device=&topic=&label=&event=&q=`, newest first. `event`
     /// keeps sends with at least one event of that kind; `q` searches the request body and
     /// the message ids. Each carries its outcome counts (`events`: kind → count).
-    func listMessages(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    func listMessages(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         let limit = min(max(1, request.queryValue("limit").flatMap(Int.init) ?? 100), 10_000)
         let offset = max(0, request.queryValue("offset").flatMap(Int.init) ?? 0)
@@ -82,9 +77,10 @@ final class Inspector {
     /// `GET .../messages/{id}`: the send, its request as received, its events, and per device
     /// what it received (the rendered APNs request or Android message) with its timeline;
     /// up to `detailLimit` events and devices, with the totals.
-    func message(_ params: [String: String]) throws(ControlError) -> Reply {
+    func message(_ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
-        guard let m = p.messages.message(id: params["id"]!) else { throw Control.notFound("Message \(params["id"]!) not found.") }
+        let id = try Control.path(params, .id)
+        guard let m = p.messages.message(id: id) else { throw Control.notFound("Message \(id) not found.") }
         let record = DeliveryRecord(of: m, in: log, limit: Self.detailLimit)
         var w = JSONWriter()
         RecordJSON.writeMessage(m, detail: true, counts: record.counts, to: &w) { w in
@@ -144,7 +140,7 @@ final class Inspector {
     }
 
     /// `GET .../topics`: every topic with its subscriber count and up to 100 device ids.
-    func listTopics(_ params: [String: String]) throws(ControlError) -> Reply {
+    func listTopics(_ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         var w = JSONWriter()
         w.beginObject()

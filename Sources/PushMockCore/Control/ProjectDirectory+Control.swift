@@ -1,19 +1,17 @@
 /// How the control API resolves `{project}` and `{id}` in its paths.
 extension ProjectDirectory {
     /// Resolves `{project}`, or fails with 404.
-    func named(_ params: [String: String]) throws(ControlError) -> Project {
-        guard let p = project(params["project"]!) else {
-            throw Control.notFound("Project '\(params["project"]!)' is not a valid project id.")
-        }
+    func named(_ params: PathParameters) throws(ControlError) -> Project {
+        let id = try Control.path(params, .project)
+        guard let p = project(id) else { throw Control.notFound("Project '\(id)' is not a valid project id.") }
         return p
     }
 
     /// Resolves `{project}` and `{id}`, or fails with 404.
-    func device(_ params: [String: String]) throws(ControlError) -> (Project, Device) {
+    func device(_ params: PathParameters) throws(ControlError) -> (Project, Device) {
         let project = try named(params)
-        guard let device = project.devices[params["id"]!] else {
-            throw Control.notFound("Device \(params["id"]!) not found in project \(project.id).")
-        }
+        let id = try Control.path(params, .id)
+        guard let device = project.devices[id] else { throw Control.notFound("Device \(id) not found in project \(project.id).") }
         return (project, device)
     }
 }

@@ -16,21 +16,27 @@ struct Exposure {
         names = Set((Configuration.certificateNames + c.tlsSANs + c.allowedHosts + [c.host]).map { $0.lowercased() })
     }
 
-    /// The answer refusing `request` to a route of `family`, or nil when it may go on.
-    func refusal(_ request: Request, _ family: APIFamily) -> Response? {
-        switch family {
-        case .control: break
-        case .site: if request.path == "/healthz" || request.path == "/metrics" { return nil }
-        case .legacy, .google, .apns: return nil
-        }
+    /// Who may call a group's routes.
+    enum Scope: Sendable {
+        /// Anyone: the FCM and APNs APIs, `/healthz`, `/metrics`.
+        case anyone
+        /// Clients that name pushmock by a host name it is known by: the dashboard.
+        case knownHosts
+        /// The control API: a known host name, JSON bodies, and the `--control-token`.
+        case controlAPI
+    }
+
+    /// The answer refusing `request` to a route of `scope`, or nil when it may go on.
+    func refusal(_ request: Request, _ scope: Scope) -> Response? {
+        if scope == .anyone { return nil }
         if !anyHost, let host = request.header("host").map(Self.name), !names.contains(host) {
             let text =
                 "pushmock does not answer its control API and dashboard to the host '\(host)'; start it with --allow-host \(host)."
-            return family == .control
+            return scope == .controlAPI
                 ? .googleError(403, "PERMISSION_DENIED", text)
                 : GoogleFrontEnd.page(403, "Forbidden", GoogleFrontEnd.escape(text))
         }
-        guard family == .control else { return nil }
+        guard scope == .controlAPI else { return nil }
         if let token, !Self.carries(request, token) {
             return .googleError(
                 401, "UNAUTHENTICATED", "The control API needs the --control-token: send Authorization: Bearer <token>.")

@@ -1,7 +1,7 @@
-/// The gateway: its parts, built once here, and the one entry point the transport calls.
-/// Each part owns its state (`docs/ARCHITECTURE.md`); the route table (`Gateway+Routes.swift`)
-/// binds paths to the adapters. Everything runs on the loop thread; nothing in here knows
-/// about sockets.
+/// The gateway: the shared parts and the protocol modules, built once here, and the one entry
+/// point the transport calls. Each part owns its state and each module holds what its routes
+/// use (docs/ARCHITECTURE.md); the modules fill the route table (`Routes`). Everything runs on
+/// the loop thread; nothing in here knows about sockets.
 public final class Gateway {
     public let configuration: Configuration
     public let clock: Clock
@@ -13,39 +13,21 @@ public final class Gateway {
     let directory: ProjectDirectory
     let credentials: Credentials
     let delivery: Delivery
-    let chaos: Chaos
     let registration: DeviceRegistration
-
-    let legacyAuth: LegacyAuth
-    let legacy: LegacyAPI
-    let groups: DeviceGroupsAPI
-    let instanceID: InstanceIDAPI
-    let v1: V1API
-    let topicSubscriptions: TopicSubscriptionsAPI
-    let apns: APNsProvider
-    let oauth: OAuthAPI
-    let controlProjects: ControlProjects
-    let controlDevices: ControlDevices
-    let controlCredentials: ControlCredentials
-    let controlChaos: ControlChaos
-    let controlBridges: ControlBridges
-    let inspector: Inspector
-    let controlEvents: ControlEvents
-    let deliveryData: DeliveryDataAPI
     let bridges: Bridges
 
-    /// The dashboard's files by path.
-    private let assets: [String: Response]
+    /// The APIs pushmock serves, in the order their routes are tried.
+    private(set) var modules: [any GatewayModule] = []
     /// `--sync always`: waits until the log is on disk through a seq.
     private let waitUntilStored: ((Int64) -> Bool)?
     /// Requests by route and status, and how long they took, for `/metrics`.
     private(set) var metrics = Metrics()
-    private let router: Router<Endpoint>
+    private var router = Router<Routes.Endpoint>()
     /// Who may use the control API and dashboard.
     private let exposure: Exposure
     /// The router's answer for the last method and path: a client sending to one route (a
     /// load test, a worker pushing to one project) skips the table walk.
-    private var lastRoute: (method: String, path: String, match: Router<Endpoint>.Match)?
+    private var lastRoute: (method: String, path: String, match: Router<Routes.Endpoint>.Match)?
     /// Stored events the start could not put back into the log (`resume`).
     public internal(set) var unrestored = Unrestored()
     /// How long the last `handle` took (monotonic ns): the transport bounds a connection's
@@ -53,8 +35,8 @@ public final class Gateway {
     public private(set) var lastRequestNanos: UInt64 = 0
     var routeNames: [String] { router.names }
 
-    /// Builds every part; with a durable log, resumes its saved state and newest events
-    /// before any request is served. Throws when the saved state is not a valid fixture.
+    /// Builds every part and module; with a durable log, resumes its saved state and newest
+    /// events before any request is served. Throws when the saved state is not a valid fixture.
     public init(
         configuration: Configuration, clock: Clock? = nil, seed: UInt64? = nil,
         services: ServerServices = ServerServices()
@@ -67,59 +49,67 @@ public final class Gateway {
         let storeFailing = services.durableLog?.isFailing ?? { false }
         let directory = ProjectDirectory(configuration: configuration, changes: changes)
         let credentials = Credentials(
-            keys: services.keys, directory: directory, clock: clock,
-            configuration: configuration, changes: changes)
+            keys: services.keys, directory: directory, clock: clock, configuration: configuration, changes: changes)
         let delivery = Delivery(log: log, clock: clock, configuration: configuration, directory: directory, random: random)
         let chaos = Chaos(log: log, clock: clock, seed: configuration.chaosSeed)
         let quotas = Quotas(configuration: configuration, clock: clock)
         let bridges = Bridges(
             log: log, clock: clock, directory: directory, changes: changes, carrier: services.bridgeCarrier,
             configuration: configuration, random: random)
-        legacyAuth = LegacyAuth(
-            directory: directory, credentials: credentials, log: log, clock: clock,
-            configuration: configuration)
+        let registration = DeviceRegistration(
+            directory: directory, delivery: delivery, clock: clock, random: random, strictApps: configuration.strictApps)
+        let readers = EventReaders(log: log, directory: directory)
         self.configuration = configuration
-        exposure = Exposure(configuration: configuration)
         self.clock = clock
         self.log = log
         self.changes = changes
+        self.readers = readers
         self.directory = directory
         self.credentials = credentials
         self.delivery = delivery
-        self.chaos = chaos
-        readers = EventReaders(log: log, directory: directory)
-        legacy = LegacyAPI(
-            auth: legacyAuth, delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, log: log,
-            clock: clock, storeFailing: storeFailing)
-        groups = DeviceGroupsAPI(auth: legacyAuth, random: random)
-        instanceID = InstanceIDAPI(auth: legacyAuth, chaos: chaos, clock: clock)
-        v1 = V1API(
-            credentials: credentials, directory: directory, delivery: delivery, chaos: chaos, quotas: quotas,
-            ids: ids, log: log, clock: clock, storeFailing: storeFailing)
-        topicSubscriptions = TopicSubscriptionsAPI(credentials: credentials, chaos: chaos, clock: clock)
-        apns = APNsProvider(
-            directory: directory, credentials: credentials, delivery: delivery, chaos: chaos,
-            quotas: quotas, log: log, clock: clock, random: random, configuration: configuration,
-            shutdown: services.shutdown, storeFailing: storeFailing)
-        oauth = OAuthAPI(credentials: credentials, clock: clock, random: random)
-        controlProjects = ControlProjects(directory: directory, delivery: delivery, bridges: bridges, log: log, clock: clock)
-        let registration = DeviceRegistration(
-            directory: directory, delivery: delivery, clock: clock, random: random, strictApps: configuration.strictApps)
         self.registration = registration
-        controlDevices = ControlDevices(
-            directory: directory, registration: registration, delivery: delivery, chaos: chaos, log: log, clock: clock)
-        controlCredentials = ControlCredentials(
-            directory: directory, credentials: credentials, random: random,
-            configuration: configuration)
-        controlChaos = ControlChaos(directory: directory, chaos: chaos)
-        controlBridges = ControlBridges(directory: directory, bridges: bridges, random: random)
         self.bridges = bridges
-        inspector = Inspector(directory: directory, log: log)
-        controlEvents = ControlEvents(readers: readers, directory: directory, log: log)
-        deliveryData = DeliveryDataAPI(log: log, directory: directory, credentials: credentials)
-        assets = services.assets
+        exposure = Exposure(configuration: configuration)
         waitUntilStored = services.durableLog?.waitUntilStored
-        router = Self.routes()
+
+        let legacyAuth = LegacyAuth(
+            directory: directory, credentials: credentials, log: log, clock: clock, configuration: configuration)
+        let apns = APNsProvider(
+            directory: directory, credentials: credentials, delivery: delivery, chaos: chaos, quotas: quotas, clock: clock,
+            log: log, random: random, configuration: configuration, shutdown: services.shutdown, storeFailing: storeFailing)
+        modules = [
+            SiteModule(assets: services.assets) { [unowned self] in metricsPage() },
+            LegacyModule(
+                send: LegacyAPI(
+                    auth: legacyAuth, delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, clock: clock, log: log,
+                    storeFailing: storeFailing),
+                groups: DeviceGroupsAPI(auth: legacyAuth, random: random),
+                instanceID: InstanceIDAPI(auth: legacyAuth, chaos: chaos, clock: clock),
+                shutdown: LegacyShutdown(
+                    shutDown: configuration.legacyAPIShutDown, auth: legacyAuth, directory: directory, log: log, clock: clock)),
+            V1Module(
+                send: V1API(
+                    credentials: credentials, directory: directory, delivery: delivery, chaos: chaos, quotas: quotas, ids: ids,
+                    clock: clock, log: log, storeFailing: storeFailing),
+                topicSubscriptions: TopicSubscriptionsAPI(credentials: credentials, chaos: chaos, clock: clock)),
+            DeliveryDataAPI(log: log, directory: directory, credentials: credentials),
+            apns,
+            OAuthAPI(credentials: credentials, clock: clock, random: random),
+            ControlModule(
+                projects: ControlProjects(directory: directory, delivery: delivery, bridges: bridges, log: log, clock: clock),
+                credentials: ControlCredentials(
+                    directory: directory, credentials: credentials, random: random, configuration: configuration),
+                chaos: ControlChaos(directory: directory, chaos: chaos),
+                bridges: ControlBridges(directory: directory, bridges: bridges, random: random),
+                devices: ControlDevices(
+                    directory: directory, registration: registration, delivery: delivery, chaos: chaos, clock: clock, log: log),
+                inspector: Inspector(directory: directory, log: log),
+                events: ControlEvents(readers: readers, directory: directory, log: log),
+                assets: services.assets),
+        ]
+        var routes = Routes()
+        for module in modules { module.addRoutes(to: &routes) }
+        router = routes.router
         if let durable = services.durableLog { try resume(durable) }
     }
 
@@ -139,13 +129,15 @@ public final class Gateway {
         let start = MonotonicClock.nanos()
         var index = -1
         let logged = log.lastSeq
-        var family = APIFamily.site
-        var reply = clock.pinned { dispatch(request, &index, &family) }
+        var style: any AnswerStyle = Self.siteStyle
+        var reply = clock.pinned { dispatch(request, &index, &style) }
         // Another service's request on an HTTP/2 connection: on its real host it would have a
         // connection of its own, with no APNs start-up limit (docs/reference/apns.md §E.1).
-        if family != .apns, let context = request.connection, !context.authenticated { context.authenticated = true }
+        if !style.keepsConnectionStart, let context = request.connection, !context.authenticated {
+            context.authenticated = true
+        }
         if let wait = waitUntilStored, log.lastSeq > logged, !wait(log.lastSeq) {
-            reply = .response(storeUnavailable(request, family))
+            reply = .response(style.storeUnavailable(request))
         }
         let status: Int
         switch reply {
@@ -158,32 +150,35 @@ public final class Gateway {
         return reply
     }
 
-    /// Runs the matched route's handler, or answers in the family's shape that there is none.
-    private func dispatch(_ request: Request, _ index: inout Int, _ family: inout APIFamily) -> Reply {
+    /// The style of a path no route's first segment shares: Google's front end.
+    static let siteStyle = GoogleFrontEndStyle(unavailable: GoogleFrontEnd.unavailable)
+
+    /// Runs the matched route's handler, or answers in its group's style that there is none.
+    private func dispatch(_ request: Request, _ index: inout Int, _ style: inout any AnswerStyle) -> Reply {
         switch route(request) {
         case .found(let endpoint, let params, let route):
             index = route
-            family = endpoint.family
-            if let refusal = exposure.refusal(request, endpoint.family) { return .response(refusal) }
-            return endpoint.handle(self, request, params)
+            style = endpoint.style
+            if let refusal = exposure.refusal(request, endpoint.style.exposure) { return .response(refusal) }
+            return endpoint.handle(request, PathParameters(params))
         case .methodNotAllowed(let endpoint):
-            family = endpoint.family
-            return .response(unrouted(request, endpoint.family, methodNotAllowed: true))
+            style = endpoint.style
+            return .response(endpoint.style.methodNotAllowed(request))
         case .notFound(let neighbour):
-            family = neighbour?.family ?? .site
-            return .response(unrouted(request, family, methodNotAllowed: false))
+            style = neighbour?.style ?? Self.siteStyle
+            return .response(style.notFound(request))
         }
     }
 
-    /// The family whose conventions answer `request`: its route's, or its neighbours'.
-    func family(of request: Request) -> APIFamily {
+    /// The style that answers `request`: its route's, or its neighbours'.
+    func style(of request: Request) -> any AnswerStyle {
         switch route(request) {
-        case .found(let endpoint, _, _), .methodNotAllowed(let endpoint): endpoint.family
-        case .notFound(let neighbour): neighbour?.family ?? .site
+        case .found(let endpoint, _, _), .methodNotAllowed(let endpoint): endpoint.style
+        case .notFound(let neighbour): neighbour?.style ?? Self.siteStyle
         }
     }
 
-    private func route(_ request: Request) -> Router<Endpoint>.Match {
+    private func route(_ request: Request) -> Router<Routes.Endpoint>.Match {
         if let last = lastRoute, last.method == request.method, last.path == request.path { return last.match }
         let match = router.match(method: request.method, path: request.path)
         lastRoute = (request.method, request.path, match)
@@ -194,8 +189,4 @@ public final class Gateway {
     /// applies `--max-age` to the log. The server calls it every second.
     public func expireDue() { delivery.expireDue() }
 
-    /// A dashboard file, or 404.
-    func asset(_ request: Request) -> Reply {
-        .response(assets[request.path] ?? GoogleFrontEnd.notFound(request.path))
-    }
 }

@@ -1,5 +1,18 @@
 /// Google's own front end answers unknown paths and methods on its API hosts with HTML.
 public enum GoogleFrontEnd {
+    /// A bare 503 with the back-off it asks for: FCM's legacy API when the delivery log cannot
+    /// be written.
+    static let unavailable = Response(
+        status: 503, headers: [("Retry-After", "10"), ("Content-Type", "text/plain; charset=UTF-8")],
+        body: Array("Unavailable".utf8))
+
+    /// A Google REST API's 503 (`google.rpc.Status`), retry in 10 s.
+    static let restUnavailable: Response = {
+        var r = Response.googleError(503, "UNAVAILABLE", "The service is currently unavailable.")
+        r.headers.append(("Retry-After", "10"))
+        return r
+    }()
+
     /// Its answer to a request it cannot read: 400 when malformed, 413 when too large.
     public static func framingError(_ status: Int) -> Response {
         status == 413
@@ -44,4 +57,21 @@ public enum GoogleFrontEnd {
         }
         return out
     }
+}
+
+/// The answers of a service behind Google's front end: its HTML pages for unknown paths and
+/// methods and for requests it cannot read; `unavailable` is the service's own 503.
+struct GoogleFrontEndStyle: AnswerStyle {
+    let unavailable: Response
+    var exposure = Exposure.Scope.anyone
+
+    /// A Google REST API (OAuth, the Data API).
+    static let rest = GoogleFrontEndStyle(unavailable: GoogleFrontEnd.restUnavailable)
+
+    func notFound(_ request: Request) -> Response { GoogleFrontEnd.notFound(request.path) }
+    func methodNotAllowed(_ request: Request) -> Response { GoogleFrontEnd.methodNotAllowed(request.method, request.path) }
+    func framingError(_ error: FramingError, _ request: Request) -> Response {
+        GoogleFrontEnd.framingError(error == .tooLarge ? 413 : 400)
+    }
+    func storeUnavailable(_ request: Request) -> Response { unavailable }
 }

@@ -1,42 +1,24 @@
 /// The APNs provider API, `POST /3/device/{token}` over HTTP/2 (docs/reference/apns.md §E):
 /// checks the push as APNs does, then hands it to the same device model, inbox and log as an
 /// FCM push. Authentication is `APNsProvider+Auth.swift`. Loop thread only.
-final class APNsProvider {
+struct APNsProvider {
     /// VoIP payloads may be larger than the others.
     static let maxPayload = 4096
     static let maxVoIPPayload = 5120
 
     let directory: ProjectDirectory
     let credentials: Credentials
-    private let delivery: Delivery
-    private let chaos: Chaos
-    private let quotas: Quotas
+    let delivery: Delivery
+    let chaos: Chaos
+    let quotas: Quotas
     let clock: Clock
-    private let log: EventLog
-    private let random: RandomSource
-    private let configuration: Configuration
-    private let shutdown: ShutdownFlag
-    private let storeFailing: () -> Bool
+    let log: EventLog
+    let random: RandomSource
+    let configuration: Configuration
+    let shutdown: ShutdownFlag
+    let storeFailing: () -> Bool
 
-    init(
-        directory: ProjectDirectory, credentials: Credentials, delivery: Delivery, chaos: Chaos, quotas: Quotas,
-        log: EventLog, clock: Clock, random: RandomSource, configuration: Configuration, shutdown: ShutdownFlag,
-        storeFailing: @escaping () -> Bool
-    ) {
-        self.directory = directory
-        self.credentials = credentials
-        self.delivery = delivery
-        self.chaos = chaos
-        self.quotas = quotas
-        self.clock = clock
-        self.log = log
-        self.random = random
-        self.configuration = configuration
-        self.shutdown = shutdown
-        self.storeFailing = storeFailing
-    }
-
-    func push(_ request: Request, _ params: [String: String]) -> Reply {
+    func push(_ request: Request, _ params: PathParameters) -> Reply {
         let environment = apnsEnvironment(of: request)
         let apnsID = apnsID(for: request)
         guard request.connection?.isHTTP2 == true else {
@@ -45,7 +27,7 @@ final class APNsProvider {
         var roll = Chaos.Roll()
         do throws(APNsFailure) {
             let (device, project, headers) = try check(
-                request, token: params["token"] ?? "", environment: environment, roll: &roll)
+                request, token: params[.token] ?? "", environment: environment, roll: &roll)
             if let mode = roll.drop {
                 chaos.logChaos(.internalError, project, device: device, messageID: apnsID)
                 return .drop(mode)
@@ -188,18 +170,47 @@ final class APNsProvider {
             body: w.bytes)
     }
 
-    /// Requests under `/3/` that no route took: a missing token, another method, a bad path.
-    func unrouted(_ request: Request, methodNotAllowed: Bool) -> Response {
-        let id = apnsID(for: request)
-        let reason: APNsReason =
-            methodNotAllowed
-            ? .methodNotAllowed
-            : (request.path == "/3/device" || request.path == "/3/device/") ? .missingDeviceToken : .badPath
-        return Self.error(APNsFailure(reason), apnsID: id)
+}
+
+/// The provider API as a module: one route, answered in APNs' own style.
+extension APNsProvider: GatewayModule {
+    func addRoutes(to routes: inout Routes) {
+        routes.group("/3", APNsStyle(provider: self)) { r in r.add("POST", "/device/{token}", push) }
     }
 
-    /// APNs' answer when the delivery log cannot be written.
-    func serviceUnavailable(_ request: Request) -> Response {
-        Self.error(APNsFailure(.serviceUnavailable), apnsID: apnsID(for: request))
+    /// APNs offers one stream until a connection's first valid provider token. pushmock serves
+    /// every API on one port, so it applies that start where the client asked for APNs by name:
+    /// TLS with an APNs host in SNI (as an official SDK pointed at pushmock by DNS sends),
+    /// without a client certificate (which authenticates the connection from the start). Other
+    /// connections (h2c, `localhost`, an IP address, Google's hosts) start with every stream,
+    /// so load tools that open many streams before reading SETTINGS are not refused.
+    func limitsConnectionStart(_ context: ConnectionContext) -> Bool {
+        context.isTLS && context.serverName.map(Self.isAPNsHost) == true && context.clientCertificate == nil
+    }
+}
+
+/// What APNs answers that no route writes: `BadPath`, `MethodNotAllowed`, `MissingDeviceToken`,
+/// `PayloadTooLarge`, `ServiceUnavailable`, each a JSON `reason` with the `apns-id`.
+struct APNsStyle: AnswerStyle {
+    let provider: APNsProvider
+
+    var keepsConnectionStart: Bool { true }
+
+    func notFound(_ request: Request) -> Response {
+        let missing = request.path == "/3/device" || request.path == "/3/device/"
+        return failure(missing ? .missingDeviceToken : .badPath, request)
+    }
+
+    func methodNotAllowed(_ request: Request) -> Response { failure(.methodNotAllowed, request) }
+
+    func framingError(_ error: FramingError, _ request: Request) -> Response {
+        // APNs reads HTTP/2 only, where nghttp2 refuses a malformed stream itself.
+        error == .tooLarge ? failure(.payloadTooLarge, request) : GoogleFrontEnd.framingError(400)
+    }
+
+    func storeUnavailable(_ request: Request) -> Response { failure(.serviceUnavailable, request) }
+
+    private func failure(_ reason: APNsReason, _ request: Request) -> Response {
+        APNsProvider.error(APNsFailure(reason), apnsID: provider.apnsID(for: request))
     }
 }

@@ -2,24 +2,30 @@
 /// §G.3): one entry per day and analytics label for an Android app, in the API's own shape, so
 /// a dashboard built against the real API works against pushmock. Its bearer token needs the
 /// `cloud-platform` scope. Loop thread only.
-struct DeliveryDataAPI {
+struct DeliveryDataAPI: GatewayModule {
     static let maxPageSize = 10_000
 
     let log: EventLog
     let directory: ProjectDirectory
     let credentials: Credentials
 
-    func deliveryData(_ request: Request, _ params: [String: String]) -> Reply {
+    func addRoutes(to routes: inout Routes) {
+        routes.group("/v1beta1/projects/{project}", GoogleFrontEndStyle.rest) { r in
+            r.add("GET", "/androidApps/{app}/deliveryData", deliveryData)
+        }
+    }
+
+    func deliveryData(_ request: Request, _ params: PathParameters) -> Reply {
         let scope = (AccessToken.cloudPlatformScope, "fcmdata.googleapis.com")
-        if let failure = credentials.bearerFailure(request, projectID: params["project"]!, scope: scope) {
+        if let failure = credentials.bearerFailure(request, projectID: params[.project] ?? "", scope: scope) {
             return .response(failure)
         }
         return Control.run { () throws(ControlError) in try answer(request, params) }
     }
 
-    private func answer(_ request: Request, _ params: [String: String]) throws(ControlError) -> Reply {
+    private func answer(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
-        let appParam = params["app"]!
+        let appParam = params[.app] ?? ""
         guard
             let app = project.apps.values.first(where: {
                 $0.platform == .android && ($0.name == appParam || $0.appID(projectNumber: project.number) == appParam)

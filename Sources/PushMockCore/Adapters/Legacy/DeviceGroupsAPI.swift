@@ -1,14 +1,9 @@
 /// Legacy device-group management, `POST /fcm/notification`
 /// (docs/reference/fcm-legacy.md §A.9): create, add and remove by `notification_key_name`;
 /// retrieval by GET. Loop thread only.
-final class DeviceGroupsAPI {
-    private let auth: LegacyAuth
-    private let random: RandomSource
-
-    init(auth: LegacyAuth, random: RandomSource) {
-        self.auth = auth
-        self.random = random
-    }
+struct DeviceGroupsAPI {
+    let auth: LegacyAuth
+    let random: RandomSource
 
     private static func error(_ status: Int, _ text: String) -> Reply {
         .response(.json(status, "{\"error\":\(JSONWriter.quoted(text))}"))

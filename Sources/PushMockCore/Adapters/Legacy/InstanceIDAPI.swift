@@ -1,18 +1,12 @@
 /// Server-side topic management as the Instance ID API offered it
 /// (docs/reference/topics.md §C): `:batchAdd`, `:batchRemove`, single-token relations and
 /// `iid/info`. Loop thread only.
-final class InstanceIDAPI {
+struct InstanceIDAPI {
     static let maxTokens = 1000
 
-    private let auth: LegacyAuth
-    private let chaos: Chaos
-    private let clock: Clock
-
-    init(auth: LegacyAuth, chaos: Chaos, clock: Clock) {
-        self.auth = auth
-        self.chaos = chaos
-        self.clock = clock
-    }
+    let auth: LegacyAuth
+    let chaos: Chaos
+    let clock: Clock
 
     private static func error(_ status: Int, _ code: String) -> Reply {
         .response(.json(status, "{\"error\":\(JSONWriter.quoted(code))}"))
@@ -55,15 +49,15 @@ final class InstanceIDAPI {
     }
 
     /// `POST /iid/v1/{token}/rel/topics/{topic}`: subscribes one token.
-    func relate(_ request: Request, _ params: [String: String]) -> Reply {
+    func relate(_ request: Request, _ params: PathParameters) -> Reply {
         guard let project = auth.projectAcceptingBearer(request) else { return auth.unauthorized(request) }
         return chaos.run(.topics, project, failure: Self.render) { relate(params, project) }
     }
 
-    private func relate(_ params: [String: String], _ project: Project) -> Reply {
-        let topic = params["topic"]!
+    private func relate(_ params: PathParameters, _ project: Project) -> Reply {
+        let topic = params[.topic] ?? ""
         guard Topic.isValidName(topic) else { return Self.error(400, "InvalidTopicName") }
-        switch relate(params["token"]!, topic, add: true, project: project) {
+        switch relate(params[.token] ?? "", topic, add: true, project: project) {
         case nil: return .response(.json(200, "{}"))
         case "NOT_FOUND"?: return Self.error(404, "NOT_FOUND")
         case let code?: return Self.error(400, code)
@@ -84,9 +78,9 @@ final class InstanceIDAPI {
     }
 
     /// `GET /iid/info/{token}?details=true`.
-    func info(_ request: Request, _ params: [String: String]) -> Reply {
+    func info(_ request: Request, _ params: PathParameters) -> Reply {
         guard let project = auth.projectAcceptingBearer(request) else { return auth.unauthorized(request) }
-        let token = params["token"]!
+        let token = params[.token] ?? ""
         guard let device = project.devices.withToken(token) else {
             if Identifiers.looksLikeRegistrationToken(token) {
                 return Self.error(404, "No information found about this instance id.")

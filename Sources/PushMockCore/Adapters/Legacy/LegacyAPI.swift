@@ -1,34 +1,18 @@
 /// `POST /fcm/send` (and `/gcm/send`): authenticate, decode, validate, fan out, answer as
 /// FCM did (docs/reference/fcm-legacy.md). Loop thread only.
-final class LegacyAPI {
-    private let auth: LegacyAuth
-    private let delivery: Delivery
-    private let chaos: Chaos
-    private let quotas: Quotas
-    private let ids: MessageIDs
-    private let clock: Clock
-    private let log: EventLog
-    private let storeFailing: () -> Bool
-
-    init(
-        auth: LegacyAuth, delivery: Delivery, chaos: Chaos, quotas: Quotas, ids: MessageIDs, log: EventLog, clock: Clock,
-        storeFailing: @escaping () -> Bool
-    ) {
-        self.auth = auth
-        self.delivery = delivery
-        self.chaos = chaos
-        self.quotas = quotas
-        self.ids = ids
-        self.clock = clock
-        self.log = log
-        self.storeFailing = storeFailing
-    }
+struct LegacyAPI {
+    let auth: LegacyAuth
+    let delivery: Delivery
+    let chaos: Chaos
+    let quotas: Quotas
+    let ids: MessageIDs
+    let clock: Clock
+    let log: EventLog
+    let storeFailing: () -> Bool
 
     /// The legacy API's answer when the delivery log cannot be written: a bare 503 with the
     /// back-off it asks for.
-    static let storeUnavailable = Response(
-        status: 503, headers: [("Retry-After", "10"), ("Content-Type", "text/plain; charset=UTF-8")],
-        body: Array("Unavailable".utf8))
+    static let storeUnavailable = GoogleFrontEnd.unavailable
 
     func send(_ request: Request) -> Reply {
         guard let project = auth.project(request) else { return auth.unauthorized(request) }

@@ -1,20 +1,12 @@
 /// `Authorization: key=<server key>` for `/fcm/send`, `/fcm/notification` and the Instance
 /// ID API (the last two take an OAuth bearer token too), and FCM's 401 page when it does not
 /// name a project. Loop thread only.
-final class LegacyAuth {
-    private let directory: ProjectDirectory
-    private let credentials: Credentials
-    private let log: EventLog
-    private let clock: Clock
-    private let configuration: Configuration
-
-    init(directory: ProjectDirectory, credentials: Credentials, log: EventLog, clock: Clock, configuration: Configuration) {
-        self.directory = directory
-        self.credentials = credentials
-        self.log = log
-        self.clock = clock
-        self.configuration = configuration
-    }
+struct LegacyAuth {
+    let directory: ProjectDirectory
+    let credentials: Credentials
+    let log: EventLog
+    let clock: Clock
+    let configuration: Configuration
 
     /// The project whose server key the request carries; with `--accept-any-key`, the key's
     /// project if it names one, else the configured project.

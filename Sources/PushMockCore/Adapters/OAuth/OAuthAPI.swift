@@ -1,18 +1,12 @@
 /// Google's OAuth 2 token endpoint (`oauth2.googleapis.com/token`, JWT-bearer grant), as the
 /// Admin SDKs' google-auth uses it (docs/reference/clients.md): a service account's signed
 /// assertion in, an access token for Google's APIs out.
-final class OAuthAPI {
+struct OAuthAPI: GatewayModule {
     static let jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
-    private let credentials: Credentials
-    private let clock: Clock
-    private let random: RandomSource
-
-    init(credentials: Credentials, clock: Clock, random: RandomSource) {
-        self.credentials = credentials
-        self.clock = clock
-        self.random = random
-    }
+    let credentials: Credentials
+    let clock: Clock
+    let random: RandomSource
 
     private static func oauthError(_ error: String, _ description: String) -> Reply {
         .response(.json(400, "{\"error\":\(JSONWriter.quoted(error)),\"error_description\":\(JSONWriter.quoted(description))}"))
@@ -20,6 +14,10 @@ final class OAuthAPI {
 
     /// `POST /token`: verifies the RS256 assertion against the service accounts pushmock
     /// issued; checks `iss`, `scope`, `iat` and `exp` (not `aud`, which stays Google's).
+    func addRoutes(to routes: inout Routes) {
+        routes.group("", GoogleFrontEndStyle.rest) { r in r.add("POST", "/token") { req, _ in token(req) } }
+    }
+
     func token(_ request: Request) -> Reply {
         guard let text = String(validating: request.body, as: UTF8.self), let pairs = URLCoding.formPairs(text) else {
             return Self.oauthError("invalid_request", "The request body is not application/x-www-form-urlencoded.")

@@ -2,29 +2,23 @@
 /// `POST /v1/projects/{p}/registrations/{token}/topicSubscriptions?topic_name=t` and
 /// `DELETE .../topicSubscriptions/{t}?allow_missing=true`. Errors in Google's shape.
 /// Loop thread only.
-final class TopicSubscriptionsAPI {
-    private let credentials: Credentials
-    private let chaos: Chaos
-    private let clock: Clock
+struct TopicSubscriptionsAPI {
+    let credentials: Credentials
+    let chaos: Chaos
+    let clock: Clock
 
-    init(credentials: Credentials, chaos: Chaos, clock: Clock) {
-        self.credentials = credentials
-        self.chaos = chaos
-        self.clock = clock
-    }
-
-    func subscribe(_ request: Request, _ params: [String: String]) -> Reply {
+    func subscribe(_ request: Request, _ params: PathParameters) -> Reply {
         withChaos(request, params) { addSubscription(request, params) }
     }
 
-    func unsubscribe(_ request: Request, _ params: [String: String]) -> Reply {
+    func unsubscribe(_ request: Request, _ params: PathParameters) -> Reply {
         withChaos(request, params) { removeSubscription(request, params) }
     }
 
     /// Chaos for an authenticated request; anything else goes on to its error.
-    private func withChaos(_ request: Request, _ params: [String: String], _ body: () -> Reply) -> Reply {
-        guard credentials.bearerFailure(request, projectID: params["project"]!) == nil,
-            let project = credentials.googleAPIProject(params["project"]!)
+    private func withChaos(_ request: Request, _ params: PathParameters, _ body: () -> Reply) -> Reply {
+        guard credentials.bearerFailure(request, projectID: params[.project] ?? "") == nil,
+            let project = credentials.googleAPIProject(params[.project] ?? "")
         else { return body() }
         return chaos.run(.topics, project, failure: Self.render, body)
     }
@@ -40,7 +34,7 @@ final class TopicSubscriptionsAPI {
         return (failure.topicAnswer(.googleError(failure.topicStatus, failure.code, message)), failure.topicEvent)
     }
 
-    private func addSubscription(_ request: Request, _ params: [String: String]) -> Reply {
+    private func addSubscription(_ request: Request, _ params: PathParameters) -> Reply {
         Control.run { () throws(ControlError) -> Reply in
             let (project, device) = try registration(request, params)
             guard let topic = request.queryValue("topic_name").map(Topic.bareName), Topic.isValidName(topic) else {
@@ -53,14 +47,14 @@ final class TopicSubscriptionsAPI {
                 throw Control.failedPrecondition(
                     "The app instance is subscribed to the maximum of \(Topic.maxPerInstance) topics.")
             }
-            return .response(.json(200, Self.subscriptionJSON(project, params["token"]!, topic)))
+            return .response(.json(200, Self.subscriptionJSON(project, params[.token] ?? "", topic)))
         }
     }
 
-    private func removeSubscription(_ request: Request, _ params: [String: String]) -> Reply {
+    private func removeSubscription(_ request: Request, _ params: PathParameters) -> Reply {
         Control.run { () throws(ControlError) -> Reply in
             let (project, device) = try registration(request, params)
-            let topic = Topic.bareName(params["topic"]!)
+            let topic = Topic.bareName(params[.topic] ?? "")
             guard Topic.isValidName(topic) else { throw Control.invalid("Invalid topic name. It must match [a-zA-Z0-9-_.~%]+.") }
             if device.topics[topic] == nil, request.queryValue("allow_missing") != "true" {
                 throw Control.notFound("Requested entity was not found.")
@@ -71,13 +65,13 @@ final class TopicSubscriptionsAPI {
     }
 
     /// Authenticates the bearer and resolves `{project}` and `{token}` to a live device.
-    private func registration(_ request: Request, _ params: [String: String]) throws(ControlError) -> (Project, Device) {
-        let projectID = params["project"]!
+    private func registration(_ request: Request, _ params: PathParameters) throws(ControlError) -> (Project, Device) {
+        let projectID = params[.project] ?? ""
         if let failure = credentials.bearerFailure(request, projectID: projectID) { throw ControlError(response: failure) }
         guard let project = credentials.googleAPIProject(projectID) else {
             throw Control.notFound("Requested entity was not found.")
         }
-        let token = params["token"]!
+        let token = params[.token] ?? ""
         guard let device = project.devices.withToken(token) else {
             if Identifiers.looksLikeRegistrationToken(token) {
                 throw Control.notFound("Requested entity was not found.")

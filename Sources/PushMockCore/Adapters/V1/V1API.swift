@@ -1,31 +1,16 @@
 /// `POST /v1/projects/{project}/messages:send` (docs/reference/fcm-v1.md): bearer auth, the
 /// Message resource's validation, quotas, then the same fan-out and device model as legacy
 /// sends. Loop thread only.
-final class V1API {
-    private let credentials: Credentials
-    private let directory: ProjectDirectory
-    private let delivery: Delivery
-    private let chaos: Chaos
-    private let quotas: Quotas
-    private let ids: MessageIDs
-    private let clock: Clock
-    private let log: EventLog
-    private let storeFailing: () -> Bool
-
-    init(
-        credentials: Credentials, directory: ProjectDirectory, delivery: Delivery, chaos: Chaos, quotas: Quotas,
-        ids: MessageIDs, log: EventLog, clock: Clock, storeFailing: @escaping () -> Bool
-    ) {
-        self.credentials = credentials
-        self.directory = directory
-        self.delivery = delivery
-        self.chaos = chaos
-        self.quotas = quotas
-        self.ids = ids
-        self.clock = clock
-        self.log = log
-        self.storeFailing = storeFailing
-    }
+struct V1API {
+    let credentials: Credentials
+    let directory: ProjectDirectory
+    let delivery: Delivery
+    let chaos: Chaos
+    let quotas: Quotas
+    let ids: MessageIDs
+    let clock: Clock
+    let log: EventLog
+    let storeFailing: () -> Bool
 
     /// HTTP v1's answer when the delivery log cannot be written: 503 UNAVAILABLE, retry in 10 s.
     static let storeUnavailable: Response = {
@@ -34,8 +19,8 @@ final class V1API {
         return e.response
     }()
 
-    func send(_ request: Request, _ params: [String: String]) -> Reply {
-        let projectID = params["project"]!
+    func send(_ request: Request, _ params: PathParameters) -> Reply {
+        let projectID = params[.project] ?? ""
         if let failure = credentials.bearerFailure(request, projectID: projectID) {
             let p = directory.defaultProject
             log.append(

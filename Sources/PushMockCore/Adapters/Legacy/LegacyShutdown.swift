@@ -3,11 +3,23 @@
 /// plain 404 page, so a team can prove in CI that nothing still calls them. Each call is
 /// logged as `LEGACY_API_CALL`, naming the endpoint and the caller, so the log and the
 /// dashboard show who still does (docs/fcm-legacy.md, "The legacy API as it answers today").
-extension Gateway {
+struct LegacyShutdown {
+    /// Whether the switch is on.
+    let shutDown: Bool
+    let auth: LegacyAuth
+    let directory: ProjectDirectory
+    let log: EventLog
+    let clock: Clock
+
+    /// `handle` as Google answered before the shutdown; under the switch, its answer now.
+    func guarding(_ handle: @escaping (Request) -> Reply) -> (Request, PathParameters) -> Reply {
+        { request, _ in answer(request) ?? handle(request) }
+    }
+
     /// The 404 answer when the switch is on; nil when the legacy API is available.
-    func legacyShutDown(_ request: Request) -> Reply? {
-        guard configuration.legacyAPIShutDown else { return nil }
-        let project = legacyAuth.project(request) ?? directory.defaultProject
+    func answer(_ request: Request) -> Reply? {
+        guard shutDown else { return nil }
+        let project = auth.project(request) ?? directory.defaultProject
         var caller = request.method + " " + request.path
         if let agent = request.header("user-agent") { caller += " (User-Agent: \(agent))" }
         log.append(

@@ -1,0 +1,47 @@
+/// The route table as the modules fill it: each module adds its routes in groups, a group
+/// carrying its path prefix and its `AnswerStyle`; a handler sees what its module holds, not the
+/// gateway. `Gateway.modules` lists the modules; each module's `addRoutes` is its table.
+struct Routes {
+    /// A route's handler and the style its group answers in.
+    struct Endpoint {
+        let style: any AnswerStyle
+        let handle: (Request, PathParameters) -> Reply
+    }
+
+    private(set) var router = Router<Endpoint>()
+
+    /// Adds the routes `body` declares under `prefix`, answering in `style`.
+    mutating func group(_ prefix: String, _ style: any AnswerStyle, _ body: (inout RouteGroup) -> Void) {
+        var group = RouteGroup(prefix: prefix, style: style, router: router)
+        body(&group)
+        router = group.router
+    }
+
+    /// "METHOD pattern" of every route, in the order they were added.
+    var names: [String] { router.names }
+}
+
+/// The routes of one group, as a module declares them.
+struct RouteGroup {
+    let prefix: String
+    let style: any AnswerStyle
+    fileprivate(set) var router: Router<Routes.Endpoint>
+
+    /// A route whose handler answers every outcome itself.
+    mutating func add(_ method: String, _ pattern: String, _ handle: @escaping (Request, PathParameters) -> Reply) {
+        router.add(method, prefix + pattern, Routes.Endpoint(style: style, handle: handle))
+    }
+}
+
+/// A protocol module: a folder holding an API's handlers, wire types and errors, which adds
+/// its routes to the table (docs/ARCHITECTURE.md, "Adding a protocol").
+protocol GatewayModule {
+    func addRoutes(to routes: inout Routes)
+    /// Whether a new HTTP/2 connection starts in this service's start-up limit (one stream
+    /// until it is authenticated); APNs' rule (docs/reference/apns.md §E.1).
+    func limitsConnectionStart(_ context: ConnectionContext) -> Bool
+}
+
+extension GatewayModule {
+    func limitsConnectionStart(_ context: ConnectionContext) -> Bool { false }
+}
