@@ -24,6 +24,18 @@ struct ChaosTests {
         return h.gateway.handle(request)
     }
 
+    @Test("the surfaces and the errors each can inject are listed by the API, so the dashboard needs no list of its own")
+    func surfacesListed() throws {
+        let h = try Harness()
+        let r = h.call("GET", "/emulator/v1/chaos/surfaces")
+        #expect(r.status == 200)
+        let list = try #require(json(r)["surfaces"] as? [[String: Any]])
+        #expect(list.map { $0["name"] as? String } == ChaosSurface.allCases.map(\.rawValue))
+        #expect(list.map { $0["errors"] as? [String] } == ChaosSurface.allCases.map(\.errors))
+        #expect(list.first?["per_recipient_errors"] as? [String] == ["Unavailable", "InternalServerError"])
+        #expect(list.last?["label"] as? String == "APNs /3/device")
+    }
+
     @Test("--chaos takes surface.field=value pairs; bad ones stop the start with a reason")
     func flags() throws {
         let c = try Configuration.load(

@@ -1,24 +1,20 @@
 // The Project view: the project's keys and counts, failure injection (chaos) switched on and
 // off per surface, and a reset to the start state.
 
-import { api, send, project } from "./api.js";
+import { api, call, send, project } from "./api.js";
 import { $, el } from "./dom.js";
 import { changed, empty, redraw } from "./views.js";
 
-const SURFACES = [["legacy", "/fcm/send"], ["v1", "FCM v1 messages:send"], ["topics", "topic management"], ["apns", "APNs /3/device"]];
-// The errors each surface can answer (docs/chaos.md); the first is the default.
-const ERRORS = {
-  legacy: ["Unavailable", "InternalServerError", "503", "500"],
-  v1: ["UNAVAILABLE", "QUOTA_EXCEEDED", "INTERNAL"],
-  topics: ["UNAVAILABLE", "RESOURCE_EXHAUSTED", "INTERNAL"],
-  apns: ["ServiceUnavailable", "TooManyRequests", "InternalServerError", "Shutdown", "Unregistered"],
-};
+// The surfaces chaos acts on, what each covers and the errors it can answer (the first is the
+// default), as the server lists them (GET /emulator/v1/chaos/surfaces); read once.
+let surfaces;
 
 export async function render(ctx) {
+  surfaces = surfaces || (await call("/emulator/v1/chaos/surfaces")).surfaces;
   const [info, chaos] = await Promise.all([api(""), api("/chaos")]);
   const box = $("#project-info");
   if (!changed(box, [info, chaos])) return;
-  const on = SURFACES.filter(([s]) => active(chaos[s]));
+  const on = surfaces.filter(({ name }) => active(chaos[name]));
   redraw(box,
     el("h2", {}, `Project ${info.id}`),
     el("table", { class: "list facts" }, el("tbody", {},
@@ -26,11 +22,11 @@ export async function render(ctx) {
         ["Apps", (info.apps || []).map((a) => `${a.platform} ${a.app}`).join(", ") || "none"], ["Devices", info.devices], ["Topics", info.topics], ["Messages", info.messages], ["Events in the log", info.events_in_log]]
         .map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, el("code", {}, String(v))))))),
     el("h3", {}, "Chaos"),
-    el("p", { id: "chaos-status" }, on.length ? `On for ${on.map(([s]) => s).join(", ")}.` : "Off: every request is answered normally."),
+    el("p", { id: "chaos-status" }, on.length ? `On for ${on.map(({ name }) => name).join(", ")}.` : "Off: every request is answered normally."),
     el("form", { id: "chaos-form", onsubmit: (e) => {
       e.preventDefault();
       const body = {};
-      for (const [s] of SURFACES) {
+      for (const { name: s } of surfaces) {
         const f = e.target;
         if (!f[`${s}-on`].checked) continue;
         body[s] = { error_rate: Number(f[`${s}-error_rate`].value) / 100, error: f[`${s}-error`].value, latency_ms: Number(f[`${s}-latency_ms`].value), drop_rate: Number(f[`${s}-drop_rate`].value) / 100 };
@@ -39,13 +35,13 @@ export async function render(ctx) {
     } },
       el("table", { class: "list" },
         el("thead", {}, el("tr", {}, ["Surface", "On", "Errors %", "Error", "Latency ms", "Dropped connections %"].map((h) => el("th", {}, h)))),
-        el("tbody", {}, SURFACES.map(([s, what]) => {
+        el("tbody", {}, surfaces.map(({ name: s, label: what, errors }) => {
           const c = chaos[s] || {};
           return el("tr", {}, el("td", {}, `${s} (${what})`),
             el("td", {}, el("input", { type: "checkbox", name: `${s}-on`, "aria-label": `Chaos on ${s}`, checked: active(c) })),
             el("td", {}, el("input", { type: "number", name: `${s}-error_rate`, min: 0, max: 100, step: "any", size: 5, value: percent(c.error_rate, 20), "aria-label": `${s} error rate` })),
             el("td", {}, el("select", { name: `${s}-error`, "aria-label": `${s} error` },
-              ERRORS[s].map((e) => el("option", { value: e, selected: e === String(c.error) }, e)))),
+              errors.map((e) => el("option", { value: e, selected: e === String(c.error) }, e)))),
             el("td", {}, el("input", { type: "number", name: `${s}-latency_ms`, min: 0, max: 60000, size: 6, value: c.latency_ms || 0, "aria-label": `${s} latency` })),
             el("td", {}, el("input", { type: "number", name: `${s}-drop_rate`, min: 0, max: 100, step: "any", size: 5, value: percent(c.drop_rate, 0), "aria-label": `${s} drop rate` })));
         }))),

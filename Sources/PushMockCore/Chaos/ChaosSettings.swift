@@ -20,6 +20,16 @@ public enum ChaosSurface: String, CaseIterable, Sendable {
         }
     }
 
+    /// What the surface covers, as the dashboard names it.
+    public var label: String {
+        switch self {
+        case .legacy: "/fcm/send"
+        case .v1: "FCM v1 messages:send"
+        case .topics: "topic management"
+        case .apns: "APNs /3/device"
+        }
+    }
+
     /// The error names a surface may inject; the first is the default.
     /// Legacy: `Unavailable` and `InternalServerError` are per-recipient results (HTTP 200),
     /// `503` and `500` are the whole request's status.

@@ -4,6 +4,32 @@ struct ControlChaos {
     let directory: ProjectDirectory
     let chaos: Chaos
 
+    /// `GET /emulator/v1/chaos/surfaces`: each surface, what it covers and the errors it can
+    /// inject (the first is the default), so a client lists them without knowing them.
+    func surfaces() -> Reply {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("surfaces")
+        w.beginArray()
+        for s in ChaosSurface.allCases {
+            w.beginObject()
+            w.member("name", s.rawValue)
+            w.member("label", s.label)
+            w.key("errors")
+            w.beginArray()
+            for e in s.errors { w.string(e) }
+            w.endArray()
+            w.key("per_recipient_errors")
+            w.beginArray()
+            for e in s.errors where s.perRecipientErrors.contains(e) { w.string(e) }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return .response(.json(200, w))
+    }
+
     /// `GET /emulator/v1/projects/{p}/chaos`: every surface's settings.
     func get(_ params: PathParameters) throws(ControlError) -> Reply {
         .response(.json(200, chaosJSON(try directory.named(params))))

@@ -17,6 +17,7 @@ struct ControlModule: GatewayModule {
             r.add("GET", "/openapi.json") { req, _ in .response(assets[req.path] ?? GoogleFrontEnd.notFound(req.path)) }
             r.add("GET", "/ca.pem") { _, _ in credentials.caCertificate() }
             r.control("GET", "/clock") { _, _ in projects.clockInfo() }
+            r.add("GET", "/chaos/surfaces") { _, _ in chaos.surfaces() }
             r.control("POST", "/clock:advance") { req, _ throws(ControlError) in try projects.advanceClock(req) }
         }
         routes.group("/emulator/v1/projects/{project}", ControlStyle()) { r in
