@@ -8,22 +8,22 @@ public enum ControlClient {
     public static func get(host: String, port: Int, path: String) throws(ServerError) -> (status: Int, body: String) {
         let base = try EventBase()
         guard let connection = evhttp_connection_base_new(base.pointer, nil, host, UInt16(port)) else {
-            throw ServerError("cannot create a connection to \(host):\(port)")
+            throw ServerError(.client, "cannot create a connection to \(host):\(port)")
         }
         // The connection is freed before its base (which this keeps alive until then).
         defer { withExtendedLifetime(base) { evhttp_connection_free(connection) } }
         let result = Box(base: base)
         // The request is owned by the connection once made; libevent frees it after the callback.
         guard let request = evhttp_request_new(controlClientDone, Unmanaged.passUnretained(result).toOpaque()) else {
-            throw ServerError("evhttp_request_new failed")
+            throw ServerError.libevent("evhttp_request_new")
         }
         evhttp_add_header(evhttp_request_get_output_headers(request), "Host", "\(host):\(port)")
         guard evhttp_make_request(connection, request, EVHTTP_REQ_GET, path) == 0 else {
-            throw ServerError("cannot send the request to \(host):\(port)")
+            throw ServerError(.client, "cannot send the request to \(host):\(port)")
         }
         try base.run()
         guard let status = result.status else {
-            throw ServerError("no answer from http://\(host):\(port) (is pushmock running?)")
+            throw ServerError(.client, "no answer from http://\(host):\(port) (is pushmock running?)")
         }
         return (status, result.body)
     }

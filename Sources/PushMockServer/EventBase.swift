@@ -7,7 +7,7 @@ final class EventBase {
     let pointer: OpaquePointer
 
     init() throws(ServerError) {
-        guard let base = event_base_new() else { throw ServerError("event_base_new failed") }
+        guard let base = event_base_new() else { throw ServerError.libevent("event_base_new") }
         pointer = base
     }
 
@@ -15,7 +15,7 @@ final class EventBase {
 
     /// Runs until `exit(after:)` or until nothing is left to wait for.
     func run() throws(ServerError) {
-        if event_base_dispatch(pointer) == -1 { throw ServerError("event_base_dispatch failed") }
+        if event_base_dispatch(pointer) == -1 { throw ServerError.libevent("event_base_dispatch") }
     }
 
     func exit(after seconds: Double) {
@@ -29,31 +29,45 @@ final class EventBase {
 final class LoopEvent {
     let pointer: OpaquePointer
     private let base: EventBase
+    /// Added and not yet fired (a persistent event stays armed until removed).
+    private(set) var isArmed = false
+    private let persistent: Bool
 
     init(
         base: EventBase, fd: Int32, what: Int16, callback: event_callback_fn,
         argument: UnsafeMutableRawPointer
     ) throws(ServerError) {
-        guard let ev = event_new(base.pointer, fd, what, callback, argument) else { throw ServerError("event_new failed") }
+        guard let ev = event_new(base.pointer, fd, what, callback, argument) else { throw ServerError.libevent("event_new") }
         pointer = ev
         self.base = base
+        persistent = what & Int16(EV_PERSIST) != 0
     }
 
     deinit { event_free(pointer) }
 
     /// Arms the event, with a timeout when `seconds` is given. The timeout counts from now,
     /// not from when the loop last woke (libevent's cached time, stale after long work).
+    /// `event_add` fails only for an event libevent cannot watch (a bad descriptor); it then
+    /// stays unarmed, and the owner's deadline ends it.
     func add(seconds: Double? = nil) {
         guard var tv = seconds.map(timeval.init(seconds:)) else {
-            event_add(pointer, nil)
+            isArmed = event_add(pointer, nil) == 0
             return
         }
         event_base_update_cache_time(event_get_base(pointer))
-        event_add(pointer, &tv)
+        isArmed = event_add(pointer, &tv) == 0
     }
 
-    func activate() { event_active(pointer, Int32(EV_TIMEOUT), 0) }
-    func remove() { event_del(pointer) }
+    /// Makes the event's callback run in this turn of the loop, as if `what` happened.
+    func activate(_ what: Int32 = Int32(EV_TIMEOUT)) { event_active(pointer, what, 0) }
+
+    func remove() {
+        event_del(pointer)
+        isArmed = false
+    }
+
+    /// The callback is running: a one-shot event is no longer armed.
+    func fired() { if !persistent { isArmed = false } }
 }
 
 extension timeval {

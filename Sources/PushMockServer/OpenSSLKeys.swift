@@ -11,13 +11,13 @@ struct OpenSSLKeys: KeyService {
     init(certificates: CertificateStore) { self.certificates = certificates }
 
     func generateRSAKey() throws -> (privatePEM: String, publicPEM: String) {
-        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw ServerError("EVP_PKEY_CTX_new_id failed") }
+        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw ServerError(.tls, "EVP_PKEY_CTX_new_id failed") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_keygen_init(ctx) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, 2048) == 1 else {
-            throw ServerError("RSA key generation setup failed")
+            throw ServerError(.tls, "RSA key generation setup failed")
         }
         var key: OpaquePointer?
-        guard EVP_PKEY_keygen(ctx, &key) == 1, let key else { throw ServerError("EVP_PKEY_keygen failed") }
+        guard EVP_PKEY_keygen(ctx, &key) == 1, let key else { throw ServerError(.tls, "EVP_PKEY_keygen failed") }
         let pkey = PrivateKey(owning: key)
         return (try pkey.pem(), try pkey.publicPEM())
     }

@@ -70,7 +70,7 @@ public final class Server {
             store = nil
         }
         do { gateway = try Gateway(configuration: configuration, services: services) } catch {
-            throw ServerError(error.description)
+            throw ServerError(.configuration, error.description)
         }
         if let store {
             // An old store's snapshot becomes rows at the first commit; otherwise what was
@@ -87,9 +87,9 @@ public final class Server {
         store?.start()
         if let file = configuration.seedFile {
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw ServerError("--seed \(file): cannot read the file")
+                throw ServerError(.configuration, "--seed \(file): cannot read the file")
             }
-            do { try gateway.seed(Array(data), file: file) } catch { throw ServerError(error.description) }
+            do { try gateway.seed(Array(data), file: file) } catch { throw ServerError(.configuration, error.description) }
         }
         base = try EventBase()
         streams = try EventStreams(base: base, gateway: gateway)
@@ -166,7 +166,7 @@ public final class Server {
         try base.run()
         saveStateIfChanged(limit: .max)
         close()
-        if let lost = unwritten { throw ServerError(lost) }
+        if let lost = unwritten { throw ServerError(.configuration, lost) }
     }
 
     deinit { close() }

@@ -15,7 +15,7 @@ enum SocketPort {
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         var found: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &found) == 0, let info = found else {
-            throw ServerError("cannot resolve \(host)")
+            throw ServerError(.socket, "cannot resolve \(host)")
         }
         defer { freeaddrinfo(info) }
         let flags = LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC
@@ -24,7 +24,7 @@ enum SocketPort {
                 base.pointer, callback, argument, UInt32(flags), 1024,
                 info.pointee.ai_addr, Int32(info.pointee.ai_addrlen))
         else {
-            throw ServerError("cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
+            throw ServerError(.socket, "cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
         }
         return l
     }
@@ -42,7 +42,7 @@ enum SocketPort {
         let rc = withUnsafeMutablePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
         }
-        guard rc == 0 else { throw ServerError("getsockname failed") }
+        guard rc == 0 else { throw ServerError(.socket, "getsockname failed") }
         let raw =
             addr.ss_family == sa_family_t(AF_INET6)
             ? withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port } }

@@ -23,7 +23,10 @@ struct OpenAPITests {
 
     @Test("every control route is described, and every description is a route")
     func matchesRoutes() throws {
-        let routes = Set(try Gateway(configuration: Configuration()).routeNames.filter { $0.split(separator: " ")[1].hasPrefix("/emulator/v1/") })
+        let routes = Set(
+            try Gateway(configuration: Configuration()).routeNames.filter {
+                $0.split(separator: " ")[1].hasPrefix("/emulator/v1/")
+            })
         let doc = try document()
         let described = described(doc)
         #expect(routes.subtracting(described).sorted() == [], "routes without a description in docs/openapi.json")

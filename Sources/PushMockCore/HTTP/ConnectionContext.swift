@@ -1,14 +1,15 @@
 /// What the transport knows about the connection a request arrived on, beyond the request
-/// itself: HTTP/2 or not, the TLS client certificate, and the APNs state a real APNs server
-/// keeps per connection. One per connection; loop thread only.
+/// itself: HTTP/2 or not, the TLS client certificate and SNI, and what each service keeps per
+/// connection (`state`). One per connection; loop thread only.
 public final class ConnectionContext {
     public let isHTTP2: Bool
     public let clientCertificate: ClientCertificate?
     /// Whether the connection is TLS, and the host name its client asked for there (SNI).
     public let isTLS: Bool
     public let serverName: String?
-    /// Bound by the connection's first authenticated push (docs/reference/apns.md §E.1, §E.3).
-    var apns = APNsConnectionState()
+    /// What services keep for this connection, one object per type (APNs: its provider token
+    /// and team); a connection carries one or two services, so a list is searched.
+    private var states: [AnyObject] = []
     /// Whether the connection has passed APNs' start-up limit of one stream: a valid provider
     /// token, a client certificate, or a request to another service (`Gateway.http2Policy`).
     public internal(set) var authenticated = false
@@ -18,6 +19,14 @@ public final class ConnectionContext {
         self.clientCertificate = clientCertificate
         self.isTLS = isTLS
         self.serverName = serverName
+    }
+
+    /// The connection's state of type `T`, made by `make` on first use.
+    func state<T: AnyObject>(_ make: () -> T) -> T {
+        for s in states { if let t = s as? T { return t } }
+        let t = make()
+        states.append(t)
+        return t
     }
 }
 

@@ -5,7 +5,7 @@ import PushMockCore
 /// HTTP/1.1 (and 1.0) on one connection: requests are read one at a time (pipelined ones wait
 /// in the input), each answered in order, exactly once. Framing errors are answered by the
 /// gateway and end the connection.
-final class HTTP1Session {
+final class HTTP1Session: Session {
     private enum State {
         /// Waiting for a request's head.
         case head
@@ -39,15 +39,17 @@ final class HTTP1Session {
 
     /// Unread input a session lets wait (pipelined requests behind one being answered)
     /// before its connection stops reading.
-    static func inputLimit(_ dispatcher: RequestDispatcher) -> Int {
-        dispatcher.parser.maxHeadBytes + dispatcher.maxBodyBytes + 64 * 1024
-    }
+    var inputLimit: Int { dispatcher.maxHeadBytes + dispatcher.maxBodyBytes + 64 * 1024 }
 
     /// Idle: no request under way, nothing unread.
     var isIdle: Bool {
         guard case .head = state, !closed else { return false }
         return evbuffer_get_length(connection.input) == 0
     }
+
+    /// Server shutdown: the next answer closes the connection, and an idle one closes now; at
+    /// the connection cap it closes (HTTP/1.1 has no way to say goodbye).
+    func drain(evicting: Bool) -> SessionEnd { evicting || isIdle ? .finish : .goOn }
 
     /// The connection ended: answers still to come go nowhere.
     func connectionClosed() {
@@ -58,12 +60,14 @@ final class HTTP1Session {
 
     // MARK: Reading
 
-    /// Reads and handles every whole request in the input, in order.
-    func receive() {
-        guard !reading, !closed else { return }
+    /// Reads and handles every whole request in the input, in order. It ends the connection
+    /// itself (after its last answer), so it always goes on.
+    func receive() -> Bool {
+        guard !reading, !closed else { return true }
         reading = true
         defer { reading = false }
         while !closed, step(connection.input) {}
+        return true
     }
 
     /// Advances by one state; false when it has to wait for more bytes or for an answer.
@@ -78,9 +82,9 @@ final class HTTP1Session {
                 connection.resumeInput()
                 return false
             }
-            let scanned = min(available, dispatcher.parser.maxHeadBytes)
+            let scanned = min(available, dispatcher.maxHeadBytes)
             let bytes = UnsafeRawBufferPointer(start: evbuffer_pullup(input, scanned), count: scanned)
-            switch dispatcher.parser.parse(bytes) {
+            switch dispatcher.parseHead(bytes) {
             case .incomplete:
                 return false
             case .invalid:
@@ -180,7 +184,7 @@ final class HTTP1Session {
     func answer(_ response: Response, to head: HTTP1Head) {
         guard !closed else { return }
         let close = !head.keepAlive || connection.draining
-        dispatcher.encoder.answer(response, to: head, close: close).withUnsafeBytes { connection.write($0) }
+        dispatcher.encode(response, to: head, close: close).withUnsafeBytes { connection.write($0) }
         finishExchange(close: close)
     }
 
@@ -205,8 +209,9 @@ final class HTTP1Session {
     }
 
     /// The peer took all output: pipelined requests held back may go on.
-    func outputDrained() {
-        if case .head = state, !closed, evbuffer_get_length(connection.input) > 0 { receive() }
+    func outputDrained() -> Bool {
+        if case .head = state, !closed, evbuffer_get_length(connection.input) > 0 { return receive() }
+        return true
     }
 
     /// Ends the connection with no answer.

@@ -61,7 +61,7 @@ final class HTTP2Session {
         streamsRaised = policy.initialStreams >= policy.streams
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
-            throw ServerError("nghttp2_session_callbacks_new failed")
+            throw ServerError.nghttp2("nghttp2_session_callbacks_new")
         }
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, h2BeginHeaders)
@@ -70,7 +70,7 @@ final class HTTP2Session {
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, h2FrameReceived)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, h2StreamClosed)
         var option: OpaquePointer?
-        guard nghttp2_option_new(&option) == 0, let option else { throw ServerError("nghttp2_option_new failed") }
+        guard nghttp2_option_new(&option) == 0, let option else { throw ServerError.nghttp2("nghttp2_option_new") }
         defer { nghttp2_option_del(option) }
         // Floods of SETTINGS or PING whose ACKs the peer never reads, and rapid resets,
         // end the connection (nghttp2's limits, stated here so they are visible).
@@ -80,7 +80,7 @@ final class HTTP2Session {
         nghttp2_option_set_max_continuations(option, 8)
         var s: OpaquePointer?
         guard nghttp2_session_server_new2(&s, callbacks, Unmanaged.passUnretained(self).toOpaque(), option) == 0 else {
-            throw ServerError("nghttp2_session_server_new2 failed")
+            throw ServerError.nghttp2("nghttp2_session_server_new2")
         }
         session = s
         var settings = [
@@ -90,7 +90,7 @@ final class HTTP2Session {
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(Self.maxHeaderBytes)),
         ]
         guard nghttp2_submit_settings(s, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
-            throw ServerError("nghttp2_submit_settings failed")
+            throw ServerError.nghttp2("nghttp2_submit_settings")
         }
     }
 
@@ -104,7 +104,8 @@ final class HTTP2Session {
         streamsRaised = true
         var entry = nghttp2_settings_entry(
             settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: policy.streams)
-        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+        // It fails only when out of memory: the connection ends rather than stay at one stream.
+        if nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1) != 0 { abandoned = true }
     }
 
     deinit {
@@ -126,7 +127,7 @@ final class HTTP2Session {
             if resetStreams > Self.maxResetStreams, resetStreams > answeredStreams {
                 // Streams that keep failing: the peer is told why, and nothing more is read.
                 evbuffer_drain(input, evbuffer_get_length(input))
-                nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+                if nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue) != 0 { abandoned = true }
                 receiving = false
                 flush()
                 return false
@@ -177,8 +178,10 @@ final class HTTP2Session {
         guard !goingAway else { return flush() }
         goingAway = true
         let last = nghttp2_session_get_last_proc_stream_id(session)
-        nghttp2_submit_goaway(
+        let rc = nghttp2_submit_goaway(
             session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, NGHTTP2_NO_ERROR.rawValue, debugData, debugData.count)
+        // It fails only when out of memory: the connection then ends without its GOAWAY.
+        if rc != 0 { abandoned = true }
         return flush()
     }
 
@@ -343,14 +346,21 @@ final class HTTP2Session {
         for (name, value) in response.headers where !HTTP2Stream.isConnectionHeader(name) { fields.add(name, value) }
         if !stream.responseBody.isEmpty, !stream.streaming { fields.add("content-length", String(stream.responseBody.count)) }
         let hasBody = !stream.responseBody.isEmpty || stream.streaming
-        fields.withNameValues { nva, count in
+        let rc = fields.withNameValues { nva, count in
             if hasBody {
                 var provider = nghttp2_data_provider()
                 provider.read_callback = h2ReadBody
-                nghttp2_submit_response(session, stream.id, nva, count, &provider)
-            } else {
-                nghttp2_submit_response(session, stream.id, nva, count, nil)
+                return nghttp2_submit_response(session, stream.id, nva, count, &provider)
             }
+            return nghttp2_submit_response(session, stream.id, nva, count, nil)
+        }
+        // Refused (the stream is gone, or memory ran out): the body is not kept for it, and the
+        // stream is reset so the peer is not left waiting.
+        if rc != 0 {
+            unsentBody -= stream.responseBody.count - stream.responseOffset
+            stream.responseBody = []
+            stream.responseOffset = 0
+            reset(stream)
         }
     }
 
@@ -365,8 +375,10 @@ final class HTTP2Session {
             abandoned = true
         case .goaway:
             goingAway = true
-            nghttp2_submit_goaway(
+            let rc = nghttp2_submit_goaway(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), max(0, stream.id - 2), NGHTTP2_NO_ERROR.rawValue, nil, 0)
+            // Out of memory: the drop becomes a close.
+            if rc != 0 { abandoned = true }
             flush()
         }
     }
@@ -374,14 +386,19 @@ final class HTTP2Session {
     /// More body for a deferred (streaming) response is ready.
     func resume(_ stream: HTTP2Stream) {
         guard !stream.closed else { return }
-        nghttp2_session_resume_data(session, stream.id)
+        // It fails when the stream's data is not deferred (it is being sent, or the stream is
+        // gone): then there is nothing to resume, and the flush sends what is ready.
+        _ = nghttp2_session_resume_data(session, stream.id)
         flush()
     }
 
     /// Ends a stream at once (a client too slow for its event stream).
     func reset(_ stream: HTTP2Stream) {
         guard !stream.closed else { return }
-        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_CANCEL.rawValue)
+        // Out of memory: the connection ends instead of the stream.
+        if nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_CANCEL.rawValue) != 0 {
+            abandoned = true
+        }
         flush()
     }
 
@@ -457,4 +474,26 @@ private func h2ReadBody(
 ) -> Int {
     guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
     return withSession(user, Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)) { $0.readBody(streamID, buffer, length, flags) }
+}
+
+extension HTTP2Session: Session {
+    func receive() -> Bool { receive(connection.input) }
+    func outputDrained() -> Bool { flush() }
+    var inputLimit: Int { Connection.readBatch }
+    var hasDeferredWork: Bool { hasWaiting }
+
+    /// GOAWAY: open streams finish, no new ones start; evicted, the connection then closes.
+    func drain(evicting: Bool) -> SessionEnd {
+        let goesOn = goAway()
+        return evicting || !goesOn ? .closeWhenFlushed : .goOn
+    }
+
+    /// A peer that takes none of its answers (a closed window) is cut off; a connection with
+    /// no stream for the policy's idle time gets GOAWAY with its debug data (APNs' `IdleTimeout`).
+    func check(now: UInt64, lastRead: UInt64, timeoutNanos: UInt64, ending: Bool) -> SessionEnd {
+        if isStalled(now: now, timeout: timeoutNanos) { return .cutOff }
+        guard !ending, isIdle, now - lastRead > UInt64(policy.idleSeconds * 1e9) else { return .goOn }
+        goAway(debugData: policy.idleGoAwayData)
+        return .closeWhenFlushed
+    }
 }

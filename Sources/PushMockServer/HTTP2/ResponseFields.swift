@@ -39,19 +39,19 @@ struct ResponseFields {
     /// nghttp2 copies what it keeps). Values other than the status are marked not to be
     /// indexed: many are new in each answer (ids), and adding them to HPACK's dynamic table
     /// only churned it.
-    mutating func withNameValues(_ body: (UnsafePointer<nghttp2_nv>, Int) -> Void) {
+    mutating func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         let indexed = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
         let notIndexed = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
         let spans = spans
-        text.withUnsafeMutableBufferPointer { buffer in
+        return text.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
-            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: spans.count) { nva in
+            return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: spans.count) { nva in
                 for (i, span) in spans.enumerated() {
                     nva[i] = nghttp2_nv(
                         name: base + span.name, value: base + span.value, namelen: span.value - span.name,
                         valuelen: span.end - span.value, flags: i == 0 ? indexed : notIndexed)
                 }
-                body(UnsafePointer(nva.baseAddress!), spans.count)
+                return body(UnsafePointer(nva.baseAddress!), spans.count)
             }
         }
     }

@@ -67,15 +67,16 @@ final class EventStore: EventSink, @unchecked Sendable {
         self.warn = warn
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch { throw ServerError("--data-dir \(directory): cannot create it: \(error.localizedDescription)") }
-        guard access(directory, W_OK) == 0 else { throw ServerError("--data-dir \(directory): not writable") }
+        } catch { throw ServerError(.store, "--data-dir \(directory): cannot create it: \(error.localizedDescription)") }
+        guard access(directory, W_OK) == 0 else { throw ServerError(.store, "--data-dir \(directory): not writable") }
         let fd = open(directory + "/pushmock.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw ServerError("--data-dir \(directory): cannot open pushmock.lock: \(String(cString: strerror(errno)))")
+            throw ServerError(.store, "--data-dir \(directory): cannot open pushmock.lock: \(String(cString: strerror(errno)))")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             Glibc.close(fd)
             throw ServerError(
+                .store,
                 "--data-dir \(directory) is in use by another pushmock (pushmock.lock is held); give each pushmock its own data directory"
             )
         }
@@ -85,7 +86,7 @@ final class EventStore: EventSink, @unchecked Sendable {
         // SQLite takes a 0-byte file for a new database: a store truncated to nothing would
         // start empty without a word.
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
-            throw ServerError("\(path) is empty (0 bytes), not the store pushmock wrote; move it away to start afresh")
+            throw ServerError(.store, "\(path) is empty (0 bytes), not the store pushmock wrote; move it away to start afresh")
         }
         try Self.keepDamagedLog(path + "-wal", warn: warn)
         var handle: OpaquePointer?
@@ -93,7 +94,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             let handle
         else {
             sqlite3_close(handle)
-            throw ServerError("\(path): cannot open")
+            throw ServerError(.store, "\(path): cannot open")
         }
         db = handle
         do {
@@ -131,6 +132,7 @@ final class EventStore: EventSink, @unchecked Sendable {
         let copy = wal + ".damaged-\(Int(Date().timeIntervalSince1970))"
         do { try FileManager.default.copyItem(atPath: wal, toPath: copy) } catch {
             throw ServerError(
+                .store,
                 "\(wal) is damaged and a copy could not be kept (\(error.localizedDescription)); move it away to start")
         }
         let place = damage.frame == 0 ? "its header" : "frame \(damage.frame) (byte \(damage.offset))"
@@ -142,25 +144,29 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Checks the file is a pushmock store (or empty), then sets it up: WAL, full sync, the table.
     private static func prepare(_ db: OpaquePointer, path: String) throws(ServerError) {
         if let cut = cutShort(path) {
-            throw ServerError("\(path) is damaged: \(cut); move it away or choose another --data-dir")
+            throw ServerError(.store, "\(path) is damaged: \(cut); move it away or choose another --data-dir")
         }
         guard let id = try? int(db, "PRAGMA application_id") else {
             if isSQLite(path) {
                 throw ServerError(
+                    .store,
                     "\(path) is damaged (SQLite cannot read it: \(message(db))); move it away or choose another --data-dir")
             }
             throw ServerError(
+                .store,
                 "\(path) is not a SQLite database (corrupt, or another kind of file); move it away or choose another --data-dir")
         }
         let tables = (try? int(db, "SELECT count(*) FROM sqlite_master")) ?? 0
         if id != Int64(applicationID), tables > 0 || id != 0 {
-            throw ServerError("\(path) is a SQLite database but not pushmock's (application_id \(id)); choose another --data-dir")
+            throw ServerError(
+                .store, "\(path) is a SQLite database but not pushmock's (application_id \(id)); choose another --data-dir")
         }
         guard (try? text(db, "PRAGMA quick_check")) == "ok" else {
-            throw ServerError("\(path) is damaged (PRAGMA quick_check failed); move it away or choose another --data-dir")
+            throw ServerError(.store, "\(path) is damaged (PRAGMA quick_check failed); move it away or choose another --data-dir")
         }
         if let version = try? int(db, "PRAGMA user_version"), version > schemaVersion {
             throw ServerError(
+                .store,
                 "\(path) was written by a newer pushmock (store version \(version), this one reads up to \(schemaVersion)); use that version or choose another --data-dir"
             )
         }
@@ -244,6 +250,7 @@ final class EventStore: EventSink, @unchecked Sendable {
     private func unreadable(_ what: String, after rows: Int? = nil) -> ServerError {
         let read = rows.map { " after \($0) of them" } ?? ""
         return ServerError(
+            .store,
             "\(path): reading \(what) failed\(read) (\(Self.message(db))); the file is damaged: move it away or choose another --data-dir"
         )
     }
@@ -271,6 +278,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, 0)))
             guard let blocks = (try? JSONParser.parse(Array(bytes)))?.arrayValue else {
                 throw ServerError(
+                    .store,
                     "\(path): a commit of events is not the JSON pushmock wrote (after \(events.count) events); the file is damaged: move it away or choose another --data-dir"
                 )
             }
@@ -513,13 +521,13 @@ final class EventStore: EventSink, @unchecked Sendable {
 
     private static func maxSeq(_ db: OpaquePointer) throws(ServerError) -> Int64 {
         guard let n = try? int(db, "SELECT coalesce(max(last_seq), 0) FROM log") else {
-            throw ServerError("cannot read the store: \(message(db))")
+            throw ServerError(.store, "cannot read the store: \(message(db))")
         }
         return n
     }
 
     private static func exec(_ db: OpaquePointer, _ sql: String, path: String) throws(ServerError) {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw ServerError("\(path): \(message(db))") }
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw ServerError(.store, "\(path): \(message(db))") }
     }
 
     private struct QueryFailed: Error {}

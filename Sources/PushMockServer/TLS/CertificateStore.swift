@@ -34,9 +34,14 @@ final class CertificateStore {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
-        } catch { throw ServerError("cannot create the certificate directory \(directory): \(error.localizedDescription)") }
+        } catch {
+            throw ServerError(
+                .certificates, "cannot create the certificate directory \(directory): \(error.localizedDescription)")
+        }
         let lock = open(directory + "/.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw ServerError("cannot open \(directory)/.lock: \(String(cString: strerror(errno)))") }
+        guard lock >= 0 else {
+            throw ServerError(.certificates, "cannot open \(directory)/.lock: \(String(cString: strerror(errno)))")
+        }
         defer { close(lock) }
         flock(lock, LOCK_EX)
         defer { flock(lock, LOCK_UN) }
@@ -125,7 +130,7 @@ final class CertificateStore {
         do {
             try text.write(toFile: temporary, atomically: false, encoding: .utf8)
             chmod(temporary, mode_t(mode))
-            guard rename(temporary, path) == 0 else { throw ServerError(String(cString: strerror(errno))) }
-        } catch { throw ServerError("cannot write \(path): \(error)") }
+            guard rename(temporary, path) == 0 else { throw ServerError(.certificates, String(cString: strerror(errno))) }
+        } catch { throw ServerError(.certificates, "cannot write \(path): \(error)") }
     }
 }

@@ -14,31 +14,31 @@ final class TLSContext {
     }
 
     init(identity: Identity, clientAuthority: Certificate) throws(ServerError) {
-        guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw ServerError("SSL_CTX_new failed") }
+        guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw ServerError(.tls, "SSL_CTX_new failed") }
         pointer = ctx
         guard SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil) == 1 else {
-            throw ServerError("cannot require TLS 1.2")
+            throw ServerError(.tls, "cannot require TLS 1.2")
         }
         switch identity {
         case .files(let chainFile, let keyFile):
             guard SSL_CTX_use_certificate_chain_file(ctx, chainFile) == 1 else {
-                throw ServerError("cannot read --tls-cert \(chainFile): \(Self.lastError())")
+                throw ServerError(.tls, "cannot read --tls-cert \(chainFile): \(Self.lastError())")
             }
             guard SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) == 1 else {
-                throw ServerError("cannot read --tls-key \(keyFile): \(Self.lastError())")
+                throw ServerError(.tls, "cannot read --tls-key \(keyFile): \(Self.lastError())")
             }
         case .issued(let certificate, let key):
             guard SSL_CTX_use_certificate(ctx, certificate.pointer) == 1, SSL_CTX_use_PrivateKey(ctx, key.pointer) == 1 else {
-                throw ServerError("cannot use the server certificate: \(Self.lastError())")
+                throw ServerError(.tls, "cannot use the server certificate: \(Self.lastError())")
             }
         }
-        guard SSL_CTX_check_private_key(ctx) == 1 else { throw ServerError("the TLS key does not match the certificate") }
+        guard SSL_CTX_check_private_key(ctx) == 1 else { throw ServerError(.tls, "the TLS key does not match the certificate") }
         SSL_CTX_set_alpn_select_cb(ctx, tlsSelectALPN, nil)
         // Ask for a client certificate but never fail the handshake over it: APNs answers a
         // bad one with 403 BadCertificate, which needs the request.
         guard X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), clientAuthority.pointer) == 1,
             SSL_CTX_add_client_CA(ctx, clientAuthority.pointer) == 1
-        else { throw ServerError("cannot trust the CA") }
+        else { throw ServerError(.tls, "cannot trust the CA") }
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, tlsAcceptAnyPeer)
         let sessionContext: [UInt8] = Array("pushmock".utf8)
         _ = SSL_CTX_set_session_id_context(ctx, sessionContext, UInt32(sessionContext.count))

@@ -11,19 +11,19 @@ final class PrivateKey {
 
     /// A new P-256 key: fast to make and to handshake with.
     static func generateP256() throws(ServerError) -> PrivateKey {
-        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil) else { throw ServerError("EVP_PKEY_CTX_new_id failed") }
+        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil) else { throw ServerError(.tls, "EVP_PKEY_CTX_new_id failed") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_keygen_init(ctx) == 1, EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx, NID_X9_62_prime256v1) == 1 else {
-            throw ServerError("EC key generation setup failed")
+            throw ServerError(.tls, "EC key generation setup failed")
         }
         var key: OpaquePointer?
-        guard EVP_PKEY_keygen(ctx, &key) == 1, let key else { throw ServerError("EVP_PKEY_keygen failed") }
+        guard EVP_PKEY_keygen(ctx, &key) == 1, let key else { throw ServerError(.tls, "EVP_PKEY_keygen failed") }
         return PrivateKey(owning: key)
     }
 
     static func read(pem: String) throws(ServerError) -> PrivateKey {
         guard let key = PEMBuffer.read(pem, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
-            throw ServerError("not a PEM private key")
+            throw ServerError(.tls, "not a PEM private key")
         }
         return PrivateKey(owning: key)
     }
@@ -44,7 +44,7 @@ final class Certificate {
 
     static func read(pem: String) throws(ServerError) -> Certificate {
         guard let cert = PEMBuffer.read(pem, { PEM_read_bio_X509($0, nil, nil, nil) }) else {
-            throw ServerError("not a PEM certificate")
+            throw ServerError(.tls, "not a PEM certificate")
         }
         return Certificate(owning: cert)
     }
@@ -73,36 +73,36 @@ struct X509Builder {
 
     /// Signs `key`'s public half as `subject`, by `issuer` (self-signed when nil).
     func sign(_ key: PrivateKey, issuer: (cert: Certificate, key: PrivateKey)?) throws(ServerError) -> Certificate {
-        guard let cert = X509_new() else { throw ServerError("X509_new failed") }
+        guard let cert = X509_new() else { throw ServerError(.tls, "X509_new failed") }
         let owned = Certificate(owning: cert)
         var serial = [UInt8](repeating: 0, count: 16)
-        guard RAND_bytes(&serial, 16) == 1 else { throw ServerError("RAND_bytes failed") }
+        guard RAND_bytes(&serial, 16) == 1 else { throw ServerError(.tls, "RAND_bytes failed") }
         serial[0] &= 0x7F
-        guard let bn = BN_bin2bn(serial, 16, nil) else { throw ServerError("BN_bin2bn failed") }
+        guard let bn = BN_bin2bn(serial, 16, nil) else { throw ServerError(.tls, "BN_bin2bn failed") }
         defer { BN_free(bn) }
         guard X509_set_version(cert, 2) == 1, BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert)) != nil,
             X509_gmtime_adj(X509_getm_notBefore(cert), -3600) != nil,
             X509_gmtime_adj(X509_getm_notAfter(cert), Int(days) * 86_400) != nil,
             X509_set_pubkey(cert, key.pointer) == 1
-        else { throw ServerError("cannot fill the certificate") }
-        guard let name = X509_get_subject_name(cert) else { throw ServerError("no subject name") }
+        else { throw ServerError(.tls, "cannot fill the certificate") }
+        guard let name = X509_get_subject_name(cert) else { throw ServerError(.tls, "no subject name") }
         for (field, value) in subject {
             guard X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, value, -1, -1, 0) == 1 else {
-                throw ServerError("bad subject field \(field)")
+                throw ServerError(.tls, "bad subject field \(field)")
             }
         }
         let issuerCert = issuer?.cert.pointer ?? cert
         guard X509_set_issuer_name(cert, X509_get_subject_name(issuerCert)) == 1 else {
-            throw ServerError("cannot set the issuer")
+            throw ServerError(.tls, "cannot set the issuer")
         }
         var ctx = X509V3_CTX()
         X509V3_set_ctx(&ctx, issuerCert, cert, nil, nil, 0)
         for (nid, value) in extensions {
-            guard let ext = X509V3_EXT_conf_nid(nil, &ctx, nid, value) else { throw ServerError("bad extension \(value)") }
+            guard let ext = X509V3_EXT_conf_nid(nil, &ctx, nid, value) else { throw ServerError(.tls, "bad extension \(value)") }
             defer { X509_EXTENSION_free(ext) }
-            guard X509_add_ext(cert, ext, -1) == 1 else { throw ServerError("cannot add extension \(value)") }
+            guard X509_add_ext(cert, ext, -1) == 1 else { throw ServerError(.tls, "cannot add extension \(value)") }
         }
-        guard X509_sign(cert, (issuer?.key ?? key).pointer, EVP_sha256()) > 0 else { throw ServerError("X509_sign failed") }
+        guard X509_sign(cert, (issuer?.key ?? key).pointer, EVP_sha256()) > 0 else { throw ServerError(.tls, "X509_sign failed") }
         return owned
     }
 }
@@ -119,12 +119,12 @@ enum PEMBuffer {
     }
 
     static func write(_ writer: (OpaquePointer) -> Int32) throws(ServerError) -> String {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw ServerError("BIO_new failed") }
+        guard let bio = BIO_new(BIO_s_mem()) else { throw ServerError(.tls, "BIO_new failed") }
         defer { BIO_free(bio) }
-        guard writer(bio) == 1 else { throw ServerError("PEM write failed") }
+        guard writer(bio) == 1 else { throw ServerError(.tls, "PEM write failed") }
         var data: UnsafeMutablePointer<CChar>?
         let n = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &data)
-        guard n > 0, let data else { throw ServerError("empty PEM") }
+        guard n > 0, let data else { throw ServerError(.tls, "empty PEM") }
         return data.withMemoryRebound(to: UInt8.self, capacity: n) {
             String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self)
         }

@@ -30,10 +30,10 @@ final class ByteChannel {
 
     /// A TLS connection, its handshake still to do.
     init(fd: Int32, context: TLSContext) throws(ServerError) {
-        guard let ssl = context.makeSSL() else { throw ServerError("SSL_new failed") }
+        guard let ssl = context.makeSSL() else { throw ServerError(.tls, "SSL_new failed") }
         guard SSL_set_fd(ssl, fd) == 1 else {
             SSL_free(ssl)
-            throw ServerError("SSL_set_fd failed")
+            throw ServerError(.tls, "SSL_set_fd failed")
         }
         SSL_set_accept_state(ssl)
         // OpenSSL reads ahead, so a burst of records costs a `read` or two.

@@ -2,10 +2,12 @@ internal import CLibevent
 import Glibc
 import PushMockCore
 
-/// One accepted connection on either port: a `ByteChannel` (the plain socket, or TLS) carrying
-/// an HTTP/1.1 or an HTTP/2 session. TLS with ALPN takes the protocol it settled on (`h2`,
+/// One accepted connection on any port: a `ByteChannel` (the plain socket, or TLS) carrying a
+/// `Session`. On an HTTP port, TLS with ALPN takes the protocol it settled on (`h2`,
 /// `http/1.1`); the plain port, and TLS without ALPN, take HTTP/2 when the first bytes are its
-/// connection preface (h2c with prior knowledge on the plain port), else HTTP/1.1.
+/// connection preface (h2c with prior knowledge on the plain port), else HTTP/1.1. A listener
+/// of another protocol starts its own session (`SessionChoice`); an HTTP/1.1 session may hand
+/// the connection over to another (`switch(to:)`, after `101 Switching Protocols`).
 ///
 /// I/O: when the socket is readable the connection reads what arrived (up to `readBatch`, its
 /// budget for one turn of the loop: the rest waits until every other connection has had its
@@ -20,12 +22,24 @@ import PushMockCore
 /// close; a peer that takes none of its output for `--timeout` (HTTP/2: of its answers, a
 /// closed window too) is cut off with a reset; an HTTP/2 connection idle for its policy's time
 /// gets GOAWAY. Back-pressure: reading pauses while
-/// `maxPendingOutput` waits to be sent or the session has not taken `inputLimit`.
+/// `maxPendingOutput` waits to be sent or the session has not taken its `inputLimit`.
 final class Connection {
-    enum Stage {
-        case handshake, sniffing
-        case http1(HTTP1Session)
-        case http2(HTTP2Session)
+    /// Where the connection is in its life; each step only goes forward.
+    enum Lifecycle {
+        /// The TLS handshake is under way.
+        case handshake
+        /// An HTTP port's plain connection: the first bytes choose HTTP/2 or HTTP/1.1.
+        case choosing
+        /// A session carries the connection.
+        case open
+        /// Input is dropped; once output is sent the write side shuts.
+        case closing
+        /// Our side is shut: what the peer sends is dropped until it closes, or the linger
+        /// deadline passes.
+        case lingering
+        /// A write failed, or a session asked to end at once: it ends from the loop, with
+        /// nothing more sent.
+        case aborting
         case closed
     }
 
@@ -56,26 +70,23 @@ final class Connection {
     /// Bytes read and not yet taken by the session, and bytes waiting to be sent. Freed in deinit.
     let input: OpaquePointer
     let output: OpaquePointer
-    /// Set right after init (they point back at this connection).
+    /// Set right after init (they point back at this connection). Each knows whether it is
+    /// armed: the read event while the session can take more, the write event while the
+    /// socket takes less than it is given.
     private var readEvent: LoopEvent?
     private var writeEvent: LoopEvent?
     /// A zero-second timer that reads on in the loop's next turn; made when first needed.
     private var nextTurn: LoopEvent?
-    private(set) var stage: Stage
-    /// Input is being handed over: writes collect in `output` and go out once, after.
-    private var delivering = false
-    /// The read event is armed.
-    private var reading = false
-    /// The write event is armed: the socket took less than it was given.
-    private var writing = false
-    /// A write failed, or a session asked to end at once: the connection ends from the loop.
-    private var broken = false
-    /// Closing: input is dropped; once output is sent the write side shuts.
-    private(set) var closing = false
-    private var writeShut = false
+    private(set) var lifecycle: Lifecycle
+    private let choice: SessionChoice
+    /// What carries the connection once it is open; kept while it closes, let go when it is
+    /// closed.
+    private(set) var session: (any Session)?
+    /// Input is being handed to the session: its writes collect in `output` and go out once,
+    /// after (TLS makes one batch of records of them).
+    private var handingOver = false
+    /// Bytes of the peer's dropped while lingering.
     private var lingered = 0
-    /// Server shutdown: HTTP/1.1 answers close the connection, HTTP/2 gets GOAWAY.
-    private(set) var draining = false
     /// When the connection must have moved on (monotonic ns), or 0 for no bound.
     var deadline: UInt64
     /// When output last moved while some was waiting.
@@ -85,13 +96,14 @@ final class Connection {
     /// The gateway's time for this connection's requests in the current turn (ns).
     private var turnNanos: UInt64 = 0
 
-    init(table: ConnectionTable, base: EventBase, channel: ByteChannel, dispatcher: RequestDispatcher, timeoutNanos: UInt64)
-        throws(ServerError)
-    {
-        guard let input = evbuffer_new() else { throw ServerError("evbuffer_new failed") }
+    init(
+        table: ConnectionTable, base: EventBase, channel: ByteChannel, dispatcher: RequestDispatcher, timeoutNanos: UInt64,
+        choice: SessionChoice
+    ) throws(ServerError) {
+        guard let input = evbuffer_new() else { throw .libevent("evbuffer_new") }
         guard let output = evbuffer_new() else {
             evbuffer_free(input)
-            throw ServerError("evbuffer_new failed")
+            throw .libevent("evbuffer_new")
         }
         self.table = table
         self.base = base
@@ -100,7 +112,8 @@ final class Connection {
         self.timeoutNanos = timeoutNanos
         self.input = input
         self.output = output
-        stage = channel.isTLS ? .handshake : .sniffing
+        self.choice = choice
+        lifecycle = channel.isTLS ? .handshake : .choosing
         let now = MonotonicClock.nanos()
         deadline = now + timeoutNanos
         lastWritten = now
@@ -109,11 +122,12 @@ final class Connection {
         readEvent = try LoopEvent(
             base: base, fd: channel.fd, what: Int16(EV_READ | EV_PERSIST), callback: connectionReadable, argument: me)
         writeEvent = try LoopEvent(base: base, fd: channel.fd, what: Int16(EV_WRITE), callback: connectionWritable, argument: me)
+        if !channel.isTLS, case .own = choice { open() }
         setReading(true)
     }
 
     deinit {
-        stage = .closed
+        lifecycle = .closed
         readEvent = nil
         writeEvent = nil
         nextTurn = nil
@@ -121,52 +135,50 @@ final class Connection {
         evbuffer_free(output)
     }
 
-    var isClosed: Bool {
-        if case .closed = stage { return true }
-        return false
+    var isClosed: Bool { if case .closed = lifecycle { true } else { false } }
+    /// Closing, lingering or aborting: no new input is taken.
+    var isEnding: Bool {
+        switch lifecycle {
+        case .closing, .lingering, .aborting, .closed: true
+        case .handshake, .choosing, .open: false
+        }
     }
+    /// Server shutdown: HTTP/1.1 answers close the connection, HTTP/2 gets GOAWAY.
+    var draining: Bool { table.draining }
 
     var pendingOutput: Int { evbuffer_get_length(output) }
 
-    /// Since when the connection has been idle (monotonic ns): a session with no request
+    /// Since when the connection has been idle (monotonic ns): a session with no exchange
     /// under way and nothing unread or unsent; nil when it is not idle.
     var idleSince: UInt64? {
-        guard !closing, pendingOutput == 0 else { return nil }
-        switch stage {
-        case .http1(let session): return session.isIdle ? lastRead : nil
-        case .http2(let session): return session.isIdle ? lastRead : nil
-        case .handshake, .sniffing, .closed: return nil
-        }
+        guard case .open = lifecycle, pendingOutput == 0, let session, session.isIdle else { return nil }
+        return lastRead
     }
 
-    /// Makes room at the connection cap: HTTP/2 gets GOAWAY and closes once it is sent; an
-    /// idle HTTP/1.1 connection closes.
+    /// Makes room at the connection cap: the session says goodbye as its protocol does
+    /// (HTTP/2: GOAWAY) or the connection just closes.
     func evict() {
-        switch stage {
-        case .http2(let session):
-            session.goAway()
-            ended(session)
-        default: finish()
-        }
+        guard let session else { return finish() }
+        apply(session.drain(evicting: true))
     }
 
     // MARK: Reading
 
     fileprivate func readable() {
-        switch stage {
-        case .closed: return
+        switch lifecycle {
+        case .closed, .aborting: return
         case .handshake: return handshake()
-        default: break
+        case .choosing, .open, .closing, .lingering: break
         }
         turnNanos = 0
-        let ended = reading ? readSome() : false
-        if closing {
+        let ended = readEvent?.isArmed == true ? readSome() : false
+        if isEnding {
             lingered += evbuffer_get_length(input)
             discardInput()
             if ended || lingered > Self.maxLingerBytes { finish() }
             return
         }
-        if evbuffer_get_length(input) > 0 || hasDeferredRequests { deliver() }
+        if evbuffer_get_length(input) > 0 || session?.hasDeferredWork == true { deliver() }
         if ended, !isClosed { peerClosed() }
     }
 
@@ -184,7 +196,10 @@ final class Connection {
             switch channel.read(into: start, count: want) {
             case .bytes(let n):
                 space.iov_len = n
-                evbuffer_commit_space(input, &space, 1)
+                guard evbuffer_commit_space(input, &space, 1) == 0 else {
+                    ended = true
+                    break reads
+                }
                 taken += n
                 // Less than asked: the socket is drained (unless TLS holds records it read ahead).
                 if n < want, !channel.hasPending { break reads }
@@ -203,16 +218,16 @@ final class Connection {
         return ended
     }
 
-    /// Hands the input to the session, then sends what it wrote.
+    /// Hands the input to the session (or lets the first bytes choose one), then sends what
+    /// it wrote.
     private func deliver() {
-        delivering = true
-        switch stage {
-        case .sniffing: sniff()
-        case .http1(let session): session.receive()
-        case .http2(let session): if !session.receive(input) { ended(session) }
-        case .handshake, .closed: break
+        handingOver = true
+        if case .choosing = lifecycle {
+            choose()
+        } else if let session, !session.receive() {
+            apply(.closeWhenFlushed)
         }
-        delivering = false
+        handingOver = false
         if isClosed { return }
         transmit()
         updateReading()
@@ -225,21 +240,15 @@ final class Connection {
 
     private func discardInput() { evbuffer_drain(input, evbuffer_get_length(input)) }
 
-    /// How much unread input the session lets wait before reading pauses.
-    private var inputLimit: Int {
-        if case .http1 = stage { return HTTP1Session.inputLimit(dispatcher) }
-        return Self.readBatch
-    }
-
     /// Reads while the session can take more; a closing connection reads (and drops) until
     /// the peer closes.
     func updateReading() {
-        setReading(closing || (pendingOutput < Self.maxPendingOutput && evbuffer_get_length(input) < inputLimit))
+        let limit = session?.inputLimit ?? Self.readBatch
+        setReading(isEnding || (pendingOutput < Self.maxPendingOutput && evbuffer_get_length(input) < limit))
     }
 
     private func setReading(_ on: Bool) {
-        guard on != reading, !isClosed, let readEvent else { return }
-        reading = on
+        guard !isClosed, let readEvent, on != readEvent.isArmed else { return }
         guard on else { return readEvent.remove() }
         readEvent.add()
         // TLS may hold records it read ahead, which the socket will not signal again.
@@ -253,12 +262,6 @@ final class Connection {
     /// runs): the session then leaves the requests it has read for the next turn
     /// (`resumeInput`).
     var turnSpent: Bool { turnNanos > Self.turnBudgetNanos }
-
-    /// Whole requests read and left for a later turn (HTTP/2 streams waiting to be answered).
-    private var hasDeferredRequests: Bool {
-        if case .http2(let session) = stage { return session.hasWaiting }
-        return false
-    }
 
     /// Reads on, and takes up input already read, in the loop's next turn: after it has
     /// polled every socket, never from inside a session's call.
@@ -277,9 +280,13 @@ final class Connection {
     /// otherwise queued, and sent at once or after the input being handed over (TLS gathers a
     /// batch of answers into one write).
     func write(_ bytes: UnsafeRawBufferPointer) {
-        guard !isClosed, !closing || !writeShut, var start = bytes.baseAddress, !bytes.isEmpty else { return }
+        switch lifecycle {
+        case .lingering, .aborting, .closed: return
+        case .handshake, .choosing, .open, .closing: break
+        }
+        guard var start = bytes.baseAddress, !bytes.isEmpty else { return }
         var count = bytes.count
-        if !channel.isTLS, !writing, !broken, pendingOutput == 0 {
+        if !channel.isTLS, writeEvent?.isArmed == false, pendingOutput == 0 {
             switch channel.write(from: start, count: count) {
             case .bytes(let n):
                 start += n
@@ -290,20 +297,24 @@ final class Connection {
             if count == 0 { return }
         }
         if pendingOutput == 0 { lastWritten = MonotonicClock.nanos() }
-        evbuffer_add(output, start, count)
-        if !delivering { transmit() }
+        guard evbuffer_add(output, start, count) == 0 else { return abort() }
+        if !handingOver { transmit() }
     }
 
     /// Sends what a session added to `output` itself, unless input is being handed over.
     func flush() {
-        if !delivering { transmit() }
+        if !handingOver { transmit() }
     }
 
     /// Sends what `output` holds, as far as the socket takes it; the rest goes when it is
     /// writable again. Never ends the connection itself: a failure ends it from the loop, so
     /// no caller's state goes away under it.
     func transmit() {
-        guard !writing, !broken, !isClosed else { return }
+        switch lifecycle {
+        case .aborting, .closed: return
+        case .handshake, .choosing, .open, .closing, .lingering: break
+        }
+        guard writeEvent?.isArmed == false else { return }
         while case let pending = pendingOutput, pending > 0 {
             let n = min(pending, Self.writeBatch)
             guard let bytes = evbuffer_pullup(output, n) else { return abort() }
@@ -315,37 +326,32 @@ final class Connection {
             case .ended: return abort()
             }
         }
-        if closing { shutWrite() }
+        if case .closing = lifecycle { shutWrite() }
     }
 
     private func armWriting() {
-        guard !writing, let writeEvent else { return }
-        writing = true
+        guard let writeEvent, !writeEvent.isArmed else { return }
         writeEvent.add()
     }
 
     fileprivate func writable() {
-        writing = false
-        if broken { return finish() }
-        switch stage {
+        writeEvent?.fired()
+        switch lifecycle {
+        case .aborting: return finish()
         case .handshake: return handshake()
         case .closed: return
-        default: break
+        case .choosing, .open, .closing, .lingering: break
         }
         transmit()
-        if writing || broken || closing { return }
+        if isEnding || writeEvent?.isArmed == true { return }
         // The peer took everything: a session that held back may go on.
-        switch stage {
-        case .http1(let session): session.outputDrained()
-        case .http2(let session): if !session.flush() { ended(session) }
-        default: break
-        }
+        if let session, !session.outputDrained() { apply(.closeWhenFlushed) }
         updateReading()
         // A TLS read that needed to write first gets its turn again.
         if channel.hasPending { resumeInput() }
     }
 
-    // MARK: Stages
+    // MARK: Sessions
 
     private func handshake() {
         switch channel.handshake() {
@@ -358,75 +364,104 @@ final class Connection {
 
     private func handshakeDone() {
         deadline = MonotonicClock.nanos() + timeoutNanos
-        switch channel.negotiatedProtocol {
-        case "h2"?: startHTTP2()
-        case "http/1.1"?: startHTTP1()
-        default: stage = .sniffing
+        if case .own = choice {
+            open()
+        } else {
+            switch channel.negotiatedProtocol {
+            case "h2"?: startHTTP2()
+            case "http/1.1"?: startHTTP1()
+            default: lifecycle = .choosing
+            }
         }
         // Application data may have come with the handshake's last flight.
         if !isClosed { readable() }
     }
 
     /// HTTP/2 when the first bytes are its preface, else HTTP/1.1.
-    private func sniff() {
+    private func choose() {
         let n = min(evbuffer_get_length(input), Self.preface.count)
         guard n > 0, let head = evbuffer_pullup(input, n) else { return }
         if !Self.preface.prefix(n).elementsEqual(UnsafeBufferPointer(start: head, count: n)) { return startHTTP1() }
         if n == Self.preface.count { startHTTP2() }
     }
 
+    /// What the connection is: its TLS client certificate and SNI, for the requests it carries.
+    private func context(http2: Bool) -> ConnectionContext {
+        ConnectionContext(
+            isHTTP2: http2, clientCertificate: channel.clientCertificate, isTLS: channel.isTLS, serverName: channel.serverName)
+    }
+
     private func startHTTP1() {
-        let context = ConnectionContext(
-            isHTTP2: false, clientCertificate: channel.clientCertificate, isTLS: channel.isTLS, serverName: channel.serverName)
-        let session = HTTP1Session(connection: self, context: context)
-        stage = .http1(session)
-        if evbuffer_get_length(input) > 0 { session.receive() }
+        start(HTTP1Session(connection: self, context: context(http2: false)))
     }
 
     private func startHTTP2() {
-        let context = ConnectionContext(
-            isHTTP2: true, clientCertificate: channel.clientCertificate, isTLS: channel.isTLS, serverName: channel.serverName)
-        let policy = dispatcher.gateway.http2Policy(context)
-        guard let session = try? HTTP2Session(connection: self, context: context, policy: policy)
+        let context = context(http2: true)
+        guard let session = try? HTTP2Session(connection: self, context: context, policy: dispatcher.http2Policy(context))
         else { return abort() }
-        stage = .http2(session)
         // HTTP/2 has no request deadline: an idle connection gets its policy's GOAWAY.
         deadline = 0
-        let ok = evbuffer_get_length(input) > 0 ? session.receive(input) : session.flush()
-        if !ok { return ended(session) }
-        if draining, !session.goAway() { ended(session) }
+        let nothingRead = evbuffer_get_length(input) == 0
+        start(session)
+        guard case .open = lifecycle else { return }
+        // Its SETTINGS go out at once, before the peer's preface has arrived whole.
+        if nothingRead, !session.flush() { return apply(.closeWhenFlushed) }
+        if draining { apply(session.drain(evicting: false)) }
+    }
+
+    /// The listener's own protocol starts at once.
+    private func open() {
+        guard case .own(let make) = choice else { return }
+        guard let session = try? make(self) else { return abort() }
+        start(session)
+    }
+
+    /// `session` carries the connection from now on, and takes what is already read.
+    private func start(_ session: any Session) {
+        self.session = session
+        lifecycle = .open
+        if evbuffer_get_length(input) > 0, !session.receive() { apply(.closeWhenFlushed) }
+    }
+
+    /// Hands the connection over to another session (after an HTTP/1.1 `101 Switching
+    /// Protocols`): what the peer sent after the request that switched goes to the new one.
+    func `switch`(to next: any Session) {
+        guard case .open = lifecycle else { return }
+        session?.connectionClosed()
+        deadline = 0
+        start(next)
+    }
+
+    /// Carries out what a session asked for.
+    private func apply(_ end: SessionEnd) {
+        switch end {
+        case .goOn: break
+        case .closeWhenFlushed: if session?.abandoned == true { abort() } else { closeWhenFlushed() }
+        case .finish: finish()
+        case .cutOff: cutOff()
+        }
     }
 
     // MARK: Time and shutdown
 
-    /// An HTTP/2 session is over: at once when it was dropped (chaos), else once what it
-    /// queued is sent.
-    private func ended(_ session: HTTP2Session) {
-        session.abandoned ? abort() : closeWhenFlushed()
-    }
-
-    /// The table's sweep: ends a connection past its deadline or whose peer stopped reading
-    /// (HTTP/2: its window closed too); an idle HTTP/2 connection gets its policy's GOAWAY.
+    /// The table's sweep: ends a connection past its deadline or whose peer stopped reading;
+    /// the session applies its own bounds (HTTP/2: a closed window, its idle GOAWAY).
     func checkTime(now: UInt64) {
         if deadline != 0, now > deadline { return finish() }
         if pendingOutput > 0, now - lastWritten > timeoutNanos { return cutOff() }
-        if case .http2(let session) = stage, session.isStalled(now: now, timeout: timeoutNanos) { return cutOff() }
-        if case .http2(let session) = stage, !closing, session.isIdle, now - lastRead > UInt64(session.policy.idleSeconds * 1e9) {
-            session.goAway(debugData: session.policy.idleGoAwayData)
-            closeWhenFlushed()
-        }
+        guard let session, !isClosed else { return }
+        apply(session.check(now: now, lastRead: lastRead, timeoutNanos: timeoutNanos, ending: isEnding))
     }
 
-    /// Server shutdown: HTTP/2 peers get GOAWAY and finish their streams; HTTP/1.1 answers
-    /// close the connection, and an idle one closes now. A connection still in its handshake
-    /// gets GOAWAY if HTTP/2 starts (the drain period bounds the wait).
+    /// Server shutdown (`draining` is now true): each session finishes as its protocol does
+    /// (HTTP/1.1 answers close the connection and an idle one closes now; HTTP/2 peers get
+    /// GOAWAY and finish their streams). A plain connection that sent nothing closes; one in
+    /// its handshake gets GOAWAY if HTTP/2 starts (the drain period bounds the wait).
     func drain() {
-        draining = true
-        switch stage {
-        case .http1(let session): if session.isIdle { finish() }
-        case .http2(let session): if !session.goAway() { ended(session) }
-        case .sniffing: if evbuffer_get_length(input) == 0 { finish() }
-        case .handshake, .closed: break
+        switch lifecycle {
+        case .open: if let session { apply(session.drain(evicting: false)) }
+        case .choosing: if evbuffer_get_length(input) == 0 { finish() }
+        case .handshake, .closing, .lingering, .aborting, .closed: break
         }
     }
 
@@ -435,17 +470,20 @@ final class Connection {
     /// Closes once what is queued has been sent and the peer has had a moment to close its
     /// side; what it sends meanwhile is dropped.
     func closeWhenFlushed() {
-        guard !closing, !isClosed else { return }
-        closing = true
+        switch lifecycle {
+        case .closing, .lingering, .aborting, .closed: return
+        case .handshake, .choosing, .open: break
+        }
+        lifecycle = .closing
         discardInput()
-        if !writing, pendingOutput == 0 { shutWrite() }
+        if writeEvent?.isArmed == false, pendingOutput == 0 { shutWrite() }
         updateReading()
     }
 
     /// The last bytes are out: shut our side and linger for the peer's close.
     private func shutWrite() {
-        guard !writeShut else { return }
-        writeShut = true
+        guard case .closing = lifecycle else { return }
+        lifecycle = .lingering
         channel.shutdownWrite()
         deadline = MonotonicClock.nanos() + Self.lingerNanos
     }
@@ -453,12 +491,15 @@ final class Connection {
     /// Ends the connection from the loop, with nothing more sent (a chaos drop, a failed
     /// write, a session that could not start).
     func abort() {
-        guard !broken, !isClosed else { return }
-        broken = true
+        switch lifecycle {
+        case .aborting, .closed: return
+        case .handshake, .choosing, .open, .closing, .lingering: break
+        }
+        lifecycle = .aborting
         discardInput()
         evbuffer_drain(output, pendingOutput)
         setReading(false)
-        if let writeEvent { event_active(writeEvent.pointer, Int32(EV_WRITE), 0) }
+        writeEvent?.activate(Int32(EV_WRITE))
     }
 
     /// A peer that took nothing for `--timeout`: reset, so nothing more is kept for it.
@@ -469,14 +510,14 @@ final class Connection {
 
     /// Stops all I/O and leaves the table; the socket closes when the last reference goes.
     func finish() {
-        let ended = stage
         guard !isClosed else { return }
-        stage = .closed
-        reading = false
+        lifecycle = .closed
         readEvent?.remove()
         writeEvent?.remove()
         nextTurn?.remove()
-        if case .http1(let session) = ended { session.connectionClosed() }
+        // The session may hold this connection (HTTP/1.1 does): letting go of it ends the cycle.
+        session?.connectionClosed()
+        session = nil
         table.closed(self)
     }
 }

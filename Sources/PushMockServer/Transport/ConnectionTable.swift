@@ -16,7 +16,8 @@ final class ConnectionTable {
     /// Loop thread only.
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var sweep: LoopEvent?
-    private var draining = false
+    /// Server shutdown: no new connections, and each open one finishes.
+    private(set) var draining = false
 
     init(base: EventBase, dispatcher: RequestDispatcher, configuration: Configuration) throws(ServerError) {
         self.base = base
@@ -34,8 +35,8 @@ final class ConnectionTable {
     var openConnections: Int { connections.count }
 
     /// A listener for `host:port`, plain or TLS; returns the port bound.
-    func listen(host: String, port: Int, tls: TLSContext?) throws(ServerError) -> Int {
-        let listener = Listener(base: base, table: self, tls: tls)
+    func listen(host: String, port: Int, tls: TLSContext?, choice: SessionChoice = .http) throws(ServerError) -> Int {
+        let listener = Listener(base: base, table: self, tls: tls, choice: choice)
         let bound = try listener.bind(host: host, port: port)
         listeners.append(listener)
         return bound
@@ -54,7 +55,8 @@ final class ConnectionTable {
         }
         guard
             let connection = try? Connection(
-                table: self, base: base, channel: channel, dispatcher: dispatcher, timeoutNanos: timeoutNanos)
+                table: self, base: base, channel: channel, dispatcher: dispatcher, timeoutNanos: timeoutNanos,
+                choice: listener.choice)
         else { return }
         connections[ObjectIdentifier(connection)] = connection
         guard connections.count >= cap else { return }

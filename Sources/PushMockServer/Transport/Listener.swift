@@ -1,20 +1,23 @@
 internal import CLibevent
 import Glibc
 
-/// One listening port: plain, or TLS with `tls`. Accepted sockets go to the connection
-/// table, which pauses and resumes every listener together at `--max-connections`.
+/// One listening port: plain, or TLS with `tls`; its connections speak HTTP, or the protocol
+/// `choice` starts. Accepted sockets go to the connection table, which pauses and resumes
+/// every listener together at `--max-connections`.
 final class Listener {
     private let base: EventBase
     private unowned let table: ConnectionTable
     /// TLS's settings and identity, on the TLS port.
     let tls: TLSContext?
+    let choice: SessionChoice
     /// Freed by `close()` (closing the socket).
     private var listener: OpaquePointer?
 
-    init(base: EventBase, table: ConnectionTable, tls: TLSContext?) {
+    init(base: EventBase, table: ConnectionTable, tls: TLSContext?, choice: SessionChoice) {
         self.base = base
         self.table = table
         self.tls = tls
+        self.choice = choice
     }
 
     deinit { close() }

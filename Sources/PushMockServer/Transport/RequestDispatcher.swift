@@ -1,18 +1,18 @@
 import PushMockCore
 
-/// What both protocol sessions use to reach the gateway: it hands over whole requests and
-/// framing errors, carries out replies that are not answers at once (long-polls, delays,
-/// streams, drops), and holds the limits and HTTP/1.1 reading state every connection shares.
-/// Loop thread only.
+/// What the HTTP sessions use to reach the gateway: it hands over whole requests and framing
+/// errors, carries out replies that are not answers at once (long-polls, delays, streams,
+/// drops), and holds the limits every connection shares. Loop thread only.
 final class RequestDispatcher {
-    let gateway: Gateway
+    private let gateway: Gateway
     private let polls: LongPolls
     private let streams: EventStreams
     let maxBodyBytes: Int
-    /// One parser and encoder for every HTTP/1.1 connection: they keep the last request's
-    /// Strings and the current `Date`, which clients and seconds repeat.
-    var parser = HTTP1HeadParser(maxHeadBytes: 64 * 1024)
-    var encoder = HTTP1Encoder()
+    /// One head parser and one answer encoder for every HTTP/1.1 connection: they remember the
+    /// last request's Strings and the current `Date`, which clients and seconds repeat. Each
+    /// call finishes before the next one starts (one thread), so sharing them is safe.
+    private var parser = HTTP1HeadParser(maxHeadBytes: 64 * 1024)
+    private var encoder = HTTP1Encoder()
 
     init(gateway: Gateway, polls: LongPolls, streams: EventStreams, maxBodyBytes: Int) {
         self.gateway = gateway
@@ -27,6 +27,20 @@ final class RequestDispatcher {
         connection.spend(gateway.lastRequestNanos)
         return reply
     }
+
+    /// The longest request head an HTTP/1.1 connection reads.
+    var maxHeadBytes: Int { parser.maxHeadBytes }
+
+    /// Reads an HTTP/1.1 request head from the start of `bytes`.
+    func parseHead(_ bytes: UnsafeRawBufferPointer) -> HTTP1HeadParser.Outcome { parser.parse(bytes) }
+
+    /// An HTTP/1.1 answer's bytes.
+    func encode(_ response: Response, to head: HTTP1Head, close: Bool) -> [UInt8] {
+        encoder.answer(response, to: head, close: close)
+    }
+
+    /// What a new HTTP/2 connection offers (the gateway's policy).
+    func http2Policy(_ context: ConnectionContext) -> HTTP2Policy { gateway.http2Policy(context) }
 
     /// The gateway's answer to a request that could not be read whole.
     func framingError(_ error: FramingError, _ request: Request?) -> Response { gateway.framingError(error, request) }
