@@ -11,37 +11,39 @@ extension Delivery {
         }
         switch device.platform {
         case .ios:
-            for old in device.pending { record(.messageCollapsed, old, device, project, reason: "replaced_by_newer") }
-            device.pending = [item]
+            for old in device.delivery.pending { record(.messageCollapsed, old, device, project, reason: "replaced_by_newer") }
+            device.delivery.pending = [item]
         case .android, .web:
             if let key = DeviceModel.collapseKey(item.message, on: device) {
-                if let i = device.pending.firstIndex(where: {
+                if let i = device.delivery.pending.firstIndex(where: {
                     DeviceModel.collapseKey($0.message, on: device) == key
                 }) {
-                    record(.messageCollapsed, device.pending[i], device, project, reason: "replaced_by_newer")
-                    device.pending.remove(at: i)
+                    record(.messageCollapsed, device.delivery.pending[i], device, project, reason: "replaced_by_newer")
+                    device.delivery.pending.remove(at: i)
                 }
                 var keys: [String] = []
-                for p in device.pending {
+                for p in device.delivery.pending {
                     if let k = DeviceModel.collapseKey(p.message, on: device), !keys.contains(k) { keys.append(k) }
                 }
                 if keys.count >= DeviceModel.maxCollapseKeys,
-                    let i = device.pending.firstIndex(where: {
+                    let i = device.delivery.pending.firstIndex(where: {
                         DeviceModel.collapseKey($0.message, on: device) == keys[0]
                     })
                 {
-                    record(.messageDropped, device.pending[i], device, project, reason: DropReason.tooManyCollapseKeys.rawValue)
-                    device.pending.remove(at: i)
+                    record(
+                        .messageDropped, device.delivery.pending[i], device, project,
+                        reason: DropReason.tooManyCollapseKeys.rawValue)
+                    device.delivery.pending.remove(at: i)
                 }
             }
-            if device.pending.count >= DeviceModel.maxPendingAndroid {
-                for old in device.pending + [item] {
+            if device.delivery.pending.count >= DeviceModel.maxPendingAndroid {
+                for old in device.delivery.pending + [item] {
                     record(.messageDropped, old, device, project, reason: DropReason.tooManyPending.rawValue)
                 }
-                device.pending.removeAll()
+                device.delivery.pending.removeAll()
                 return
             }
-            device.pending.append(item)
+            device.delivery.pending.append(item)
         }
         waiting[Self.waitingKey(device)] = device
         record(.messageStored, item, device, project, reason: reason)
@@ -53,13 +55,13 @@ extension Delivery {
     /// expired or must still wait (normal priority while the device dozes).
     func flush(_ device: Device, project: Project) {
         let now = clock.now()
-        let items = device.pending
-        device.pending.removeAll()
+        let items = device.delivery.pending
+        device.delivery.pending.removeAll()
         for item in items {
             if item.expires <= now {
                 record(.messageExpired, item, device, project, reason: "ttl")
             } else if mustWait(item, device) != nil {
-                device.pending.append(item)
+                device.delivery.pending.append(item)
             } else {
                 arrive(item, at: device, project: project, now: now)
             }
@@ -69,8 +71,8 @@ extension Delivery {
 
     /// The user launched the app: a held background push is handed over at once (docs/reference/delivery-rules.md §F.1).
     func releaseHeld(_ device: Device, project: Project) {
-        guard let item = device.held else { return }
-        device.held = nil
+        guard let item = device.delivery.held else { return }
+        device.delivery.held = nil
         let now = clock.now()
         if item.expires <= now {
             record(.messageExpired, item, device, project, reason: "ttl")
@@ -83,8 +85,8 @@ extension Delivery {
 
     /// Force-quit discards the held background push (docs/reference/delivery-rules.md §F.1).
     func discardHeld(_ device: Device, project: Project, reason: DropReason) {
-        guard let item = device.held else { return }
-        device.held = nil
+        guard let item = device.delivery.held else { return }
+        device.delivery.held = nil
         record(.messageDropped, item, device, project, reason: reason.rawValue)
         forgetIfIdle(device)
     }
@@ -92,11 +94,11 @@ extension Delivery {
     /// Uninstalling (or, on the Web, losing the push subscription) drops whatever was
     /// waiting for the device.
     func dropWaiting(_ device: Device, project: Project, reason: DropReason = .uninstalled) {
-        for item in device.pending + (device.held.map { [$0] } ?? []) {
+        for item in device.delivery.pending + (device.delivery.held.map { [$0] } ?? []) {
             record(.messageDropped, item, device, project, reason: reason.rawValue)
         }
-        device.pending.removeAll()
-        device.held = nil
+        device.delivery.pending.removeAll()
+        device.delivery.held = nil
         forgetIfIdle(device)
     }
 
@@ -106,7 +108,7 @@ extension Delivery {
     }
 
     private func forgetIfIdle(_ device: Device) {
-        if device.pending.isEmpty && device.held == nil { waiting[Self.waitingKey(device)] = nil }
+        if device.delivery.pending.isEmpty && device.delivery.held == nil { waiting[Self.waitingKey(device)] = nil }
     }
 
     /// Expires stored and held messages whose TTL or `apns-expiration` has passed, and applies
@@ -120,15 +122,17 @@ extension Delivery {
                 waiting[Self.waitingKey(device)] = nil
                 continue
             }
-            let (due, kept) = (device.pending.filter { $0.expires <= now }, device.pending.filter { $0.expires > now })
-            device.pending = kept
+            let (due, kept) = (
+                device.delivery.pending.filter { $0.expires <= now }, device.delivery.pending.filter { $0.expires > now }
+            )
+            device.delivery.pending = kept
             for item in due { record(.messageExpired, item, device, project, reason: "ttl") }
-            if let held = device.held, held.expires <= now {
-                device.held = nil
+            if let held = device.delivery.held, held.expires <= now {
+                device.delivery.held = nil
                 record(.messageExpired, held, device, project, reason: "ttl")
             }
             // Throttled collapsible messages arrive as the allowance refills.
-            if device.state.online, !device.pending.isEmpty { flush(device, project: project) }
+            if device.state.online, !device.delivery.pending.isEmpty { flush(device, project: project) }
             forgetIfIdle(device)
         }
     }

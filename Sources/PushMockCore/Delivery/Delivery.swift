@@ -103,19 +103,19 @@ final class Delivery {
 
     /// A message reaches an online device: the device model decides its fate.
     func arrive(_ item: Pending, at device: Device, project: Project, now: Timestamp) {
-        if isCollapsible(item, on: device) { device.collapsibleAllowance -= 1 }
+        if isCollapsible(item, on: device) { device.delivery.collapsibleAllowance -= 1 }
         let options = item.message.options
         let budgeted = device.platform == .ios && !options.isNotification && device.state.appState != .foreground
         let budgetLeft = !budgeted || backgroundBudgetLeft(device, now: now)
         switch DeviceModel.arrival(item.message, on: device, budgetLeft: budgetLeft) {
         case .shown(let how):
-            if budgeted { device.backgroundDeliveries.append(now) }
+            if budgeted { device.delivery.backgroundDeliveries.append(now) }
             show(item, on: device, how, project: project, now: now)
         case .held:
-            if let old = device.held {
+            if let old = device.delivery.held {
                 record(.messageDropped, old, device, project, reason: DropReason.backgroundBudgetExhausted.rawValue)
             }
-            device.held = item
+            device.delivery.held = item
             waiting[Self.waitingKey(device)] = device
             record(.messageStored, item, device, project, reason: DropReason.backgroundBudgetExhausted.rawValue)
         case .dropped(let reason):
@@ -145,8 +145,8 @@ final class Delivery {
     /// iOS background pushes allowed per hour per app (`--background-budget`).
     func backgroundBudgetLeft(_ device: Device, now: Timestamp) -> Bool {
         let hourAgo = now - 3_600_000_000
-        device.backgroundDeliveries.removeAll { $0 <= hourAgo }
-        return device.backgroundDeliveries.count < configuration.backgroundBudget
+        device.delivery.backgroundDeliveries.removeAll { $0 <= hourAgo }
+        return device.delivery.backgroundDeliveries.count < configuration.backgroundBudget
     }
 
     /// Logs one event of a message on a device, at `time` (the clock's now if not given).
@@ -248,7 +248,7 @@ final class Delivery {
         let old = d.state
         let now = clock.now()
         project.devices.update(d, state: state, apnsEnvironment: apnsEnvironment ?? d.apnsEnvironment)
-        if old.online != state.online { d.lastSeen = now }
+        if old.online != state.online { d.markSeen(at: now) }
         if d.token != nil, !state.hasPushSubscription(on: d.platform) {
             // A browser drops the push subscription of an origin whose permission is
             // withdrawn: its token and topic subscriptions are gone, and so is what waited.

@@ -68,15 +68,15 @@ enum DeviceModel {
     /// Refills the device's allowance of collapsible messages for the time passed; returns
     /// how many its app may receive at `now`.
     static func refillCollapsibleAllowance(_ device: Device, at now: Timestamp) -> Int {
-        if device.collapsibleRefilled == 0 { device.collapsibleRefilled = now }
-        let refills = Int((now - device.collapsibleRefilled) / collapsibleRefill)
+        if device.delivery.collapsibleRefilled == 0 { device.delivery.collapsibleRefilled = now }
+        let refills = Int((now - device.delivery.collapsibleRefilled) / collapsibleRefill)
         if refills > 0 {
-            device.collapsibleAllowance = min(collapsibleBurst, device.collapsibleAllowance + refills)
-            device.collapsibleRefilled =
-                device.collapsibleAllowance == collapsibleBurst
-                ? now : device.collapsibleRefilled + Timestamp(refills) * collapsibleRefill
+            device.delivery.collapsibleAllowance = min(collapsibleBurst, device.delivery.collapsibleAllowance + refills)
+            device.delivery.collapsibleRefilled =
+                device.delivery.collapsibleAllowance == collapsibleBurst
+                ? now : device.delivery.collapsibleRefilled + Timestamp(refills) * collapsibleRefill
         }
-        return device.collapsibleAllowance
+        return device.delivery.collapsibleAllowance
     }
 
     /// The collapse key a stored message replaces others by, or nil when it is not

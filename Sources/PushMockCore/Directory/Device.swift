@@ -1,34 +1,32 @@
-/// A fake phone with one app installed: its identifiers, state, topic subscriptions, what it
-/// received, and what the service holds for it while it is offline. Owned by its project;
-/// mutated only on the loop thread.
+/// A fake phone with one app installed. Its identity (id, platform, app, project) is fixed;
+/// its addresses change only through its project's registry (`DeviceRegistry`), its state
+/// through `Delivery.change`, its topics through `TopicIndex`, each by a method named for what
+/// happened. What the parts keep per device lives here for memory's sake (a million devices),
+/// each in a value of the part's own: `delivery` (what the service holds for it, its
+/// allowances) is delivery's, `rate` the quotas'. Owned by its project; loop thread only.
 public final class Device {
     public let id: String
     public let platform: Platform
     public let app: String
     public let projectID: String
-    public internal(set) var fid: String
+    public private(set) var fid: String
     /// Nil while the app has auto-init off and has not enabled it (no token yet).
-    public internal(set) var token: String?
-    public internal(set) var state = DeviceState()
-    /// Messages the service holds while the device is offline, oldest first.
-    public internal(set) var pending: [Pending] = []
-    /// iOS: the newest background push the system is holding back (budget exhausted).
-    public internal(set) var held: Pending?
-    /// iOS: when recent background pushes were handed to the app, for the hourly budget.
-    var backgroundDeliveries: [Timestamp] = []
-    /// Android: collapsible messages the app may receive now (FCM's burst of 20, refilled one
-    /// every 3 minutes), and when it was last refilled (`DeviceModel.refillCollapsibleAllowance`).
-    var collapsibleAllowance = DeviceModel.collapsibleBurst
-    var collapsibleRefilled: Timestamp = 0
-    var rate = DeviceRate()
+    public private(set) var token: String?
+    /// iOS only.
+    public private(set) var apnsToken: String?
+    /// Addresses of kinds a protocol module declares (a Web Push endpoint).
+    public private(set) var moduleAddresses: [DeviceAddress] = []
+    public private(set) var apnsEnvironment: APNsEnvironment?
+    public private(set) var state: DeviceState
     /// The last time the device was seen by the service (registration, online, app use);
     /// tokens idle for 270 days are expired.
-    public internal(set) var lastSeen: Timestamp
-    /// iOS only.
-    public internal(set) var apnsToken: String?
-    public internal(set) var apnsEnvironment: APNsEnvironment?
+    public private(set) var lastSeen: Timestamp
     /// Topic name → when it was subscribed.
     public internal(set) var topics: [String: Timestamp] = [:]
+    /// What the service holds for the device and its allowances (`Delivery`'s).
+    var delivery = DeviceDelivery()
+    /// Its send counters for the per-device rate limits (`Quotas`').
+    var rate = DeviceRate()
     /// What the device received, oldest first: the newest `inboxLimit` entries.
     public var inbox: ArraySlice<InboxEntry> { received.suffix(Self.inboxLimit) }
     /// How many older entries no longer show in `inbox`.
@@ -42,7 +40,7 @@ public final class Device {
 
     init(
         id: String, platform: Platform, app: String, projectID: String, fid: String, token: String?,
-        apnsToken: String?, apnsEnvironment: APNsEnvironment?, createdAt: Timestamp
+        apnsToken: String?, apnsEnvironment: APNsEnvironment?, state: DeviceState, createdAt: Timestamp
     ) {
         self.id = id
         self.platform = platform
@@ -52,9 +50,48 @@ public final class Device {
         self.token = token
         self.apnsToken = apnsToken
         self.apnsEnvironment = apnsEnvironment
+        self.state = state
         self.createdAt = createdAt
         self.lastSeen = createdAt
     }
+
+    /// Every address the device has now.
+    public var addresses: [DeviceAddress] {
+        var all: [DeviceAddress] = []
+        forEachAddress { all.append($0) }
+        return all
+    }
+
+    /// Calls `body` with each address the device has now (without making a list of them).
+    func forEachAddress(_ body: (DeviceAddress) -> Void) {
+        body(.installation(fid))
+        if let token { body(.registrationToken(token)) }
+        if let a = apnsToken.flatMap(DeviceAddress.apns) { body(a) }
+        for a in moduleAddresses { body(a) }
+    }
+
+    /// Its project's registry changes the addresses, keeping the index in step.
+    func readdress(token: String?, fid: String?) {
+        self.token = token
+        if let fid { self.fid = fid }
+    }
+
+    func readdress(apnsToken: String) { self.apnsToken = apnsToken }
+
+    func addAddress(_ address: DeviceAddress) {
+        if !moduleAddresses.contains(address) { moduleAddresses.append(address) }
+    }
+
+    func removeAddress(_ address: DeviceAddress) { moduleAddresses.removeAll { $0 == address } }
+
+    /// The user or the system changed the app's state (`Delivery.change` applies what follows).
+    func apply(_ state: DeviceState, apnsEnvironment: APNsEnvironment?) {
+        self.state = state
+        self.apnsEnvironment = apnsEnvironment
+    }
+
+    /// The service saw the device (it came online or went offline).
+    func markSeen(at time: Timestamp) { lastSeen = time }
 
     func receive(_ entry: InboxEntry) {
         if received.count == 2 * Self.inboxLimit { received.removeFirst(Self.inboxLimit) }

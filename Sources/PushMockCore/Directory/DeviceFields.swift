@@ -127,8 +127,8 @@ enum DeviceFields {
         w.member("auto_init_enabled", s.autoInitEnabled)
         if !asFixture {
             w.member("received", d.inbox.count + d.inboxDropped)
-            w.member("pending", d.pending.count)
-            w.member("held", d.held != nil)
+            w.member("pending", d.delivery.pending.count)
+            w.member("held", d.delivery.held != nil)
             w.member("created_at", d.createdAt.rfc3339)
             w.member("last_seen", d.lastSeen.rfc3339)
         }

@@ -51,7 +51,7 @@ final class DeviceRegistration {
         if spec.token != nil && !spec.state.hasPushSubscription(on: platform) {
             throw .invalid("A web device without notification permission has no push subscription; do not give a token.")
         }
-        if directory.owner(ofToken: token) != nil || project.devices.withFID(fid) != nil {
+        if directory.owner(ofToken: token) != nil || directory.device(at: .installation(fid)) != nil {
             throw .conflict("A device with this token or fid already exists.")
         }
         let id = try deviceID(spec.id, in: project)
@@ -59,8 +59,7 @@ final class DeviceRegistration {
             id: id, platform: platform, app: spec.app, projectID: project.id, fid: fid,
             token: spec.state.autoInitEnabled && spec.state.hasPushSubscription(on: platform) ? token : nil,
             apnsToken: platform == .ios ? (spec.apnsToken ?? Identifiers.apnsToken(random)) : nil,
-            apnsEnvironment: spec.apnsEnvironment, createdAt: clock.now())
-        device.state = spec.state
+            apnsEnvironment: spec.apnsEnvironment, state: spec.state, createdAt: clock.now())
         project.devices.insert(device)
         return device
     }

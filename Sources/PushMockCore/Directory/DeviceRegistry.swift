@@ -1,29 +1,34 @@
-/// A project's devices and the indexes that find one: by id, registration token, FID and
-/// APNs device token, in registration order for listings; and the APNs tokens of
-/// uninstalled or reinstalled apps with when they stopped being valid (APNs answers those
-/// 410 Unregistered). Every change is recorded for the saved state. Loop thread only.
+/// A project's devices: by id, in registration order for listings, and by every address
+/// (`DeviceAddress`) through the directory's `AddressBook`, which it keeps in step with each
+/// change of a device's addresses. Every change is recorded for the saved state. Loop thread
+/// only.
 public final class DeviceRegistry {
     private var byID: [String: Device] = [:]
     /// Devices in registration order.
     public private(set) var inOrder: [Device] = []
-    private var byToken: [String: Device] = [:]
-    private var byFID: [String: Device] = [:]
-    private var byAPNsToken: [APNsToken: Device] = [:]
-    private var retiredAPNsTokens: [APNsToken: Timestamp] = [:]
+    private let projectID: String
+    private let book: AddressBook
     /// The number the next `dN` id is tried from.
     private var nextNumber = 1
     private let changes: StateChanges
 
-    init(changes: StateChanges) {
+    init(projectID: String, book: AddressBook, changes: StateChanges) {
+        self.projectID = projectID
+        self.book = book
         self.changes = changes
     }
 
     public var count: Int { byID.count }
     public subscript(id: String) -> Device? { byID[id] }
-    public func withToken(_ token: String) -> Device? { byToken[token] }
-    public func withFID(_ fid: String) -> Device? { byFID[fid] }
-    func withAPNsToken(_ token: APNsToken) -> Device? { byAPNsToken[token] }
-    func retirement(ofAPNsToken token: APNsToken) -> Timestamp? { retiredAPNsTokens[token] }
+
+    /// The project's device an address names.
+    func device(at address: DeviceAddress) -> Device? {
+        guard let d = book.device(at: address), d.projectID == projectID else { return nil }
+        return d
+    }
+
+    public func withToken(_ token: String) -> Device? { device(at: .registrationToken(token)) }
+    public func withFID(_ fid: String) -> Device? { device(at: .installation(fid)) }
 
     /// The given id when it is free (a `dN` one moves the numbering past it), else nil; with
     /// none given, the next free `dN`.
@@ -43,61 +48,61 @@ public final class DeviceRegistry {
     func reserveCapacity(_ n: Int) {
         byID.reserveCapacity(n)
         inOrder.reserveCapacity(n)
-        byToken.reserveCapacity(n)
-        byFID.reserveCapacity(n)
+        book.reserveCapacity(2 * n)
     }
 
     func insert(_ device: Device) {
         byID[device.id] = device
         inOrder.append(device)
-        if let token = device.token { byToken[token] = device }
-        if let apns = device.apnsToken.flatMap(APNsToken.init) { byAPNsToken[apns] = device }
-        byFID[device.fid] = device
+        device.forEachAddress { book.add($0, of: device) }
         changes.device(device)
     }
 
-    /// Gives an iOS device a new APNs token (a reinstall); the old one is retired.
-    func reassignAPNs(_ device: Device, token: String, at time: Timestamp) {
-        if let old = device.apnsToken.flatMap(APNsToken.init) {
-            byAPNsToken[old] = nil
-            retiredAPNsTokens[old] = time
-        }
-        device.apnsToken = token
-        if let key = APNsToken(token) { byAPNsToken[key] = device }
-        changes.device(device)
-    }
-
-    /// Gives the device a new token (nil: none) and FID, keeping the indexes in step.
+    /// Gives the device a new registration token (nil: none) and, when given, a new
+    /// installation (FID); the old ones no longer name it.
     func reassign(_ device: Device, token: String?, fid: String? = nil) {
-        if let old = device.token { byToken[old] = nil }
-        if let fid {
-            byFID[device.fid] = nil
-            device.fid = fid
-            byFID[fid] = device
-        }
-        device.token = token
-        if let token { byToken[token] = device }
+        readdress(device, at: 0) { $0.readdress(token: token, fid: fid) }
+    }
+
+    /// Gives an iOS device a new APNs token (a reinstall); the old one is retired at `time`.
+    func reassignAPNs(_ device: Device, token: String, at time: Timestamp) {
+        readdress(device, at: time) { $0.readdress(apnsToken: token) }
+    }
+
+    /// Adds an address of a module's own kind to the device (a Web Push endpoint).
+    func add(_ address: DeviceAddress, to device: Device) {
+        readdress(device, at: 0) { $0.addAddress(address) }
+    }
+
+    /// Takes an address of a module's own kind from the device, retired at `time` if its kind
+    /// retires.
+    func remove(_ address: DeviceAddress, from device: Device, at time: Timestamp) {
+        readdress(device, at: time) { $0.removeAddress(address) }
+    }
+
+    /// Applies a change of the device's addresses and keeps the book in step: the addresses
+    /// it no longer has are removed (retired at `time`, by kind), the new ones added.
+    private func readdress(_ device: Device, at time: Timestamp, _ change: (Device) -> Void) {
+        let before = device.addresses
+        change(device)
+        let after = device.addresses
+        for a in before where !after.contains(a) { book.remove(a, of: device, at: time) }
+        for a in after where !before.contains(a) { book.add(a, of: device) }
         changes.device(device)
     }
 
     /// Applies a new state (and APNs environment) to a device; what the change sets off is
     /// `Delivery.change`'s.
     func update(_ device: Device, state: DeviceState, apnsEnvironment: APNsEnvironment?) {
-        device.state = state
-        device.apnsEnvironment = apnsEnvironment
+        device.apply(state, apnsEnvironment: apnsEnvironment)
         changes.device(device)
     }
 
-    /// Removes a device; its APNs token is retired at `time`.
+    /// Removes a device; its addresses of kinds that retire are retired at `time`.
     func remove(_ device: Device, at time: Timestamp) {
-        if let apns = device.apnsToken.flatMap(APNsToken.init) {
-            byAPNsToken[apns] = nil
-            retiredAPNsTokens[apns] = time
-        }
+        device.forEachAddress { book.remove($0, of: device, at: time) }
         byID[device.id] = nil
         if let i = inOrder.firstIndex(where: { $0 === device }) { inOrder.remove(at: i) }
-        if let token = device.token { byToken[token] = nil }
-        byFID[device.fid] = nil
         changes.device(device)
     }
 }

@@ -20,13 +20,16 @@ public final class Project {
     public internal(set) var chaos = ChaosSettings()
     private let changes: StateChanges
 
-    init(id: String, serverKeys: [String], maxMessages: Int, maxMessageBytes: Int = .max, changes: StateChanges) {
+    init(
+        id: String, serverKeys: [String], maxMessages: Int, maxMessageBytes: Int = .max, addresses: AddressBook,
+        changes: StateChanges
+    ) {
         self.id = id
         self.number = Identifiers.projectNumber(for: id)
         self.teamID = Identifiers.teamID(for: id)
         self.serverKeys = serverKeys
         self.messages = MessageStore(capacity: maxMessages, maxBytes: maxMessageBytes)
-        self.devices = DeviceRegistry(changes: changes)
+        self.devices = DeviceRegistry(projectID: id, book: addresses, changes: changes)
         self.topics = TopicIndex(changes: changes)
         self.changes = changes
     }

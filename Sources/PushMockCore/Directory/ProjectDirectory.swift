@@ -6,6 +6,8 @@ final class ProjectDirectory {
     private let changes: StateChanges
     private var byID: [String: Project] = [:]
     private var byServerKey: [String: Project] = [:]
+    /// Every project's device addresses.
+    private let addresses = AddressBook()
     /// The project a Google API path last named, and the one the last `Authorization` value
     /// with a server key named: clients repeat both on every request.
     private var lastAPIName = Remembered<String, Project>()
@@ -29,10 +31,13 @@ final class ProjectDirectory {
     /// Creates (or replaces, keeping nothing of the old one) a project with these keys.
     @discardableResult
     func add(_ id: String, serverKeys: [String]) -> Project {
-        for old in byID[id]?.serverKeys ?? [] { byServerKey[old] = nil }
+        if let old = byID[id] {
+            for key in old.serverKeys { byServerKey[key] = nil }
+            addresses.forget(old)
+        }
         let project = Project(
             id: id, serverKeys: serverKeys, maxMessages: configuration.maxMessages,
-            maxMessageBytes: configuration.maxMessageBytes, changes: changes)
+            maxMessageBytes: configuration.maxMessageBytes, addresses: addresses, changes: changes)
         project.chaos = configuration.chaos
         byID[id] = project
         for key in serverKeys { byServerKey[key] = project }
@@ -65,23 +70,16 @@ final class ProjectDirectory {
         lastServerKeyHeader.value(for: header) { Authorization.serverKey(header).flatMap { byServerKey[$0] } }
     }
 
+    /// The device an address names, in any project.
+    func device(at address: DeviceAddress) -> Device? { addresses.device(at: address) }
+
+    /// When an address of a kind that retires stopped being valid (an APNs token of an app
+    /// that was uninstalled or reinstalled).
+    func retirement(of address: DeviceAddress) -> Timestamp? { addresses.retirement(of: address) }
+
     /// The project a registration token belongs to, if any.
     func owner(ofToken token: String) -> Project? {
-        for p in byID.values where p.devices.withToken(token) != nil { return p }
-        return nil
-    }
-
-    /// The iOS device an APNs device token names, in any project.
-    func device(apnsToken token: APNsToken) -> Device? {
-        for project in byID.values {
-            if let device = project.devices.withAPNsToken(token) { return device }
-        }
-        return nil
-    }
-
-    /// When an APNs token stopped being valid (its app was uninstalled or reinstalled).
-    func retirement(ofAPNsToken token: APNsToken) -> Timestamp? {
-        byID.values.lazy.compactMap { $0.devices.retirement(ofAPNsToken: token) }.first
+        addresses.device(at: .registrationToken(token)).flatMap { byID[$0.projectID] }
     }
 
     /// The project an Apple team id belongs to.

@@ -62,8 +62,8 @@ struct APNsProvider {
         guard let key = APNsToken(token) else {
             throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken)
         }
-        guard let device = directory.device(apnsToken: key) else {
-            if let retired = directory.retirement(ofAPNsToken: key) {
+        guard let device = directory.device(at: .apns(key)) else {
+            if let retired = directory.retirement(of: .apns(key)) {
                 throw APNsFailure(.unregistered, timestamp: retired)
             }
             throw APNsFailure(.badDeviceToken)

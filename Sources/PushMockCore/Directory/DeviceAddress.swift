@@ -1,0 +1,54 @@
+/// One name a push service knows a device by: an FCM registration token, a Firebase
+/// installation ID, an APNs device token, and whatever kind a protocol module declares (a
+/// Web Push endpoint). The directory indexes every kind the same way (`AddressBook`).
+public struct DeviceAddress: Hashable, Sendable {
+    /// A kind of address. `retires`: an address of this kind that stops being valid is
+    /// remembered with when it stopped (APNs answers 410 with that time); other kinds are
+    /// simply gone (FCM tells stale tokens by their shape, `Identifiers.looksLikeRegistrationToken`).
+    public struct Kind: Hashable, Sendable {
+        public let name: String
+        public let retires: Bool
+        /// The name's hash, computed once: every lookup hashes it.
+        private let code: UInt64
+
+        public init(_ name: String, retires: Bool = false) {
+            self.name = name
+            self.retires = retires
+            code = Identifiers.stableHash(name)
+        }
+
+        public static func == (a: Kind, b: Kind) -> Bool { a.code == b.code && a.name == b.name }
+        public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+        public static let registrationToken = Kind("fcm_token")
+        public static let installation = Kind("fid")
+        public static let apnsToken = Kind("apns_token", retires: true)
+    }
+
+    /// How the value is compared: as text, or (APNs tokens) as the 32 bytes its hex spells,
+    /// in either case.
+    enum Key: Hashable, Sendable {
+        case text(String)
+        case apns(APNsToken)
+    }
+
+    public let kind: Kind
+    let key: Key
+
+    /// An address of a module's own kind, compared as text.
+    public init(_ kind: Kind, _ value: String) {
+        self.kind = kind
+        key = .text(value)
+    }
+
+    private init(kind: Kind, key: Key) {
+        self.kind = kind
+        self.key = key
+    }
+
+    static func registrationToken(_ token: String) -> DeviceAddress { DeviceAddress(.registrationToken, token) }
+    static func installation(_ fid: String) -> DeviceAddress { DeviceAddress(.installation, fid) }
+    static func apns(_ token: APNsToken) -> DeviceAddress { DeviceAddress(kind: .apnsToken, key: .apns(token)) }
+    /// Nil unless `hex` is 64 hex digits.
+    static func apns(_ hex: String) -> DeviceAddress? { APNsToken(hex).map(apns) }
+}
