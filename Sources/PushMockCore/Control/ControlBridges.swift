@@ -53,14 +53,16 @@ struct ControlBridges {
         b.write(to: &w)
         if b.projectID == nil { w.member("every_project", true) }
         let s = bridges.stats(of: b)
-        w.key("stats")
-        w.beginObject()
-        w.member("forwarded", s.forwarded)
-        w.member("attempts", s.attempts)
-        w.member("succeeded", s.succeeded)
-        w.member("failed", s.failed)
-        w.member("overflowed", s.overflowed)
-        w.endObject()
+        w.member("stats") { w in
+            w.object { w in
+                for (name, n) in [
+                    ("forwarded", s.forwarded), ("attempts", s.attempts), ("succeeded", s.succeeded), ("failed", s.failed),
+                    ("overflowed", s.overflowed),
+                ] {
+                    w.member(name, n)
+                }
+            }
+        }
         w.endObject()
         return w.text
     }

@@ -8,25 +8,18 @@ struct ControlChaos {
     /// inject (the first is the default), so a client lists them without knowing them.
     func surfaces() -> Reply {
         var w = JSONWriter()
-        w.beginObject()
-        w.key("surfaces")
-        w.beginArray()
-        for s in ChaosSurface.allCases {
-            w.beginObject()
-            w.member("name", s.rawValue)
-            w.member("label", s.label)
-            w.key("errors")
-            w.beginArray()
-            for e in s.errors { w.string(e) }
-            w.endArray()
-            w.key("per_recipient_errors")
-            w.beginArray()
-            for e in s.errors where s.perRecipientErrors.contains(e) { w.string(e) }
-            w.endArray()
-            w.endObject()
+        w.object { w in
+            w.array("surfaces") { w in
+                for s in ChaosSurface.allCases {
+                    w.object { w in
+                        w.member("name", s.rawValue)
+                        w.member("label", s.label)
+                        w.array("errors", strings: s.errors)
+                        w.array("per_recipient_errors", strings: s.errors.filter(s.perRecipientErrors.contains))
+                    }
+                }
+            }
         }
-        w.endArray()
-        w.endObject()
         return .response(.json(200, w))
     }
 

@@ -4,9 +4,12 @@
 struct ControlDevices {
     let directory: ProjectDirectory
     let registration: DeviceRegistration
+    /// Opening a notification brings the app to the foreground, with what that delivers.
     let delivery: Delivery
+    /// Keeps the failures scripted for a device's next sends.
     let chaos: Chaos
     let clock: Clock
+    /// Where opening a notification is logged.
     let log: EventLog
 
     func create(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
@@ -101,21 +104,20 @@ struct ControlDevices {
     func notifications(_ params: PathParameters) throws(ControlError) -> Reply {
         let (_, d) = try directory.device(params)
         var w = JSONWriter(capacity: 128 + d.inbox.count * 512)
-        w.beginObject()
-        w.key("notifications")
-        w.beginArray()
-        for entry in d.inbox {
-            w.beginObject()
-            w.member("message_id", entry.messageID)
-            w.member("received_at", entry.receivedAt.rfc3339)
-            w.member("shown", entry.shown.rawValue)
-            w.member("opened", entry.opened)
-            RecordJSON.writeRendering(entry.message, entry.messageID, d, to: &w)
-            w.endObject()
+        w.object { w in
+            w.array("notifications") { w in
+                for entry in d.inbox {
+                    w.object { w in
+                        w.member("message_id", entry.messageID)
+                        w.member("received_at", entry.receivedAt.rfc3339)
+                        w.member("shown", entry.shown.rawValue)
+                        w.member("opened", entry.opened)
+                        RecordJSON.writeRendering(entry.message, entry.messageID, d, to: &w)
+                    }
+                }
+            }
+            w.member("dropped_from_inbox", d.inboxDropped)
         }
-        w.endArray()
-        w.member("dropped_from_inbox", d.inboxDropped)
-        w.endObject()
         return .response(.json(200, w))
     }
 }

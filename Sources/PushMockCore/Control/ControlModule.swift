@@ -2,12 +2,17 @@
 /// bridges, devices, sends, topics, reports and the log, under `/emulator/v1`, in Google's error
 /// shape. docs/openapi.json describes every route (`OpenAPITests`).
 struct ControlModule: GatewayModule {
+    /// Projects, apps, the clock, clearing sends.
     let projects: ControlProjects
+    /// Service accounts, APNs keys and certificates, the CA.
     let credentials: ControlCredentials
     let chaos: ControlChaos
     let bridges: ControlBridges
+    /// Devices and what users and the SDK do to them.
     let devices: ControlDevices
+    /// Sends and topics.
     let inspector: Inspector
+    /// The log: events, streams, exports, reports.
     let events: ControlEvents
     /// The dashboard's files by path (the API's own description among them).
     let assets: [String: Response]

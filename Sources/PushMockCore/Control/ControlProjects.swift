@@ -61,12 +61,13 @@ struct ControlProjects {
     func listApps(_ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         var w = JSONWriter()
-        w.beginObject()
-        w.key("apps")
-        w.beginArray()
-        for app in p.apps.values.sorted(by: { $0.name < $1.name }) { ControlJSON.writeApp(app, projectNumber: p.number, to: &w) }
-        w.endArray()
-        w.endObject()
+        w.object { w in
+            w.array("apps") { w in
+                for app in p.apps.values.sorted(by: { $0.name < $1.name }) {
+                    ControlJSON.writeApp(app, projectNumber: p.number, to: &w)
+                }
+            }
+        }
         return .response(.json(200, w))
     }
 

@@ -143,22 +143,18 @@ struct Inspector {
     func listTopics(_ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         var w = JSONWriter()
-        w.beginObject()
-        w.key("topics")
-        w.beginArray()
-        for name in p.topics.names.sorted() {
-            let devices = p.topics[name]!
-            w.beginObject()
-            w.member("name", name)
-            w.member("subscribers", devices.count)
-            w.key("devices")
-            w.beginArray()
-            for id in devices.keys.sorted(by: Self.deviceOrder).prefix(100) { w.string(id) }
-            w.endArray()
-            w.endObject()
+        w.object { w in
+            w.array("topics") { w in
+                for name in p.topics.names.sorted() {
+                    let devices = p.topics[name]!
+                    w.object { w in
+                        w.member("name", name)
+                        w.member("subscribers", devices.count)
+                        w.array("devices", strings: devices.keys.sorted(by: Self.deviceOrder).prefix(100))
+                    }
+                }
+            }
         }
-        w.endArray()
-        w.endObject()
         return .response(.json(200, w))
     }
 

@@ -3,21 +3,16 @@
 /// its state, subscribe to topics. The control API, the `--seed` loader and the restart call it
 /// (and the SDK-facing registration APIs will), each answering a `RegistrationError` in its own
 /// shape. Loop thread only.
-final class DeviceRegistration {
-    private let directory: ProjectDirectory
-    private let delivery: Delivery
-    private let clock: Clock
-    private let random: RandomSource
+struct DeviceRegistration {
+    /// Tells whether a token or FID is taken, in any project.
+    let directory: ProjectDirectory
+    /// Carries out what a change of state or an uninstall sets off.
+    let delivery: Delivery
+    let clock: Clock
+    /// Makes FIDs, tokens and APNs tokens.
+    let random: RandomSource
     /// `--strict-apps`: a device's app must be registered first.
-    private let strictApps: Bool
-
-    init(directory: ProjectDirectory, delivery: Delivery, clock: Clock, random: RandomSource, strictApps: Bool) {
-        self.directory = directory
-        self.delivery = delivery
-        self.clock = clock
-        self.random = random
-        self.strictApps = strictApps
-    }
+    let strictApps: Bool
 
     /// Checks a registration and adds the device; what was not given, pushmock makes (the next
     /// `dN` id, an FID, a registration token, an APNs token).

@@ -95,25 +95,19 @@ extension Gateway {
             w.raw(ControlJSON.apnsKeyJSON(key, privatePEM: nil))
         }
         w.endArray()
-        w.key("service_accounts")
-        w.beginArray()
-        for a in credentials.serviceAccounts.values.filter({ $0.projectID == p.id }).sorted(by: { $0.email < $1.email }) {
-            w.beginObject()
-            w.member("client_email", a.email)
-            w.member("private_key_id", a.keyID)
-            w.member("client_id", a.clientID)
-            w.member("public_key", a.publicKeyPEM)
-            w.endObject()
+        w.array("service_accounts") { w in
+            for a in credentials.serviceAccounts.values.filter({ $0.projectID == p.id }).sorted(by: { $0.email < $1.email }) {
+                w.object { w in
+                    for (name, value) in [
+                        ("client_email", a.email), ("private_key_id", a.keyID), ("client_id", a.clientID),
+                        ("public_key", a.publicKeyPEM),
+                    ] {
+                        w.member(name, value)
+                    }
+                }
+            }
         }
-        w.endArray()
-        w.key("bridges")
-        w.beginArray()
-        for b in bridges.forSavedState(p.id) {
-            w.beginObject()
-            b.write(to: &w)
-            w.endObject()
-        }
-        w.endArray()
+        w.array("bridges") { w in for b in bridges.forSavedState(p.id) { w.object { b.write(to: &$0) } } }
         w.endObject()
         return w.bytes
     }

@@ -10,9 +10,11 @@ public final class Gateway {
     public let changes: StateChanges
     public let readers: EventReaders
 
+    /// The shared parts the start-up, the saved state and `/metrics` read.
     let directory: ProjectDirectory
     let credentials: Credentials
     let delivery: Delivery
+    /// Registers the devices of a fixture or saved state.
     let registration: DeviceRegistration
     let bridges: Bridges
 
@@ -72,25 +74,23 @@ public final class Gateway {
         exposure = Exposure(configuration: configuration)
         waitUntilStored = services.durableLog?.waitUntilStored
 
+        let sending = SendParts(
+            delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, clock: clock, log: log, storeFailing: storeFailing)
         let legacyAuth = LegacyAuth(
             directory: directory, credentials: credentials, log: log, clock: clock, configuration: configuration)
         let apns = APNsProvider(
-            directory: directory, credentials: credentials, delivery: delivery, chaos: chaos, quotas: quotas, clock: clock,
-            log: log, random: random, configuration: configuration, shutdown: services.shutdown, storeFailing: storeFailing)
+            directory: directory, credentials: credentials, parts: sending, random: random, configuration: configuration,
+            shutdown: services.shutdown)
         modules = [
             SiteModule(assets: services.assets) { [unowned self] in metricsPage() },
             LegacyModule(
-                send: LegacyAPI(
-                    auth: legacyAuth, delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, clock: clock, log: log,
-                    storeFailing: storeFailing),
+                send: LegacyAPI(auth: legacyAuth, parts: sending),
                 groups: DeviceGroupsAPI(auth: legacyAuth, random: random),
                 instanceID: InstanceIDAPI(auth: legacyAuth, chaos: chaos, clock: clock),
                 shutdown: LegacyShutdown(
                     shutDown: configuration.legacyAPIShutDown, auth: legacyAuth, directory: directory, log: log, clock: clock)),
             V1Module(
-                send: V1API(
-                    credentials: credentials, directory: directory, delivery: delivery, chaos: chaos, quotas: quotas, ids: ids,
-                    clock: clock, log: log, storeFailing: storeFailing),
+                send: V1API(credentials: credentials, directory: directory, parts: sending),
                 topicSubscriptions: TopicSubscriptionsAPI(credentials: credentials, chaos: chaos, clock: clock)),
             DeliveryDataAPI(log: log, directory: directory, credentials: credentials),
             apns,

@@ -40,12 +40,7 @@ public struct Response: Sendable {
         w.member("code", code)
         w.member("message", message)
         w.member("status", status)
-        if !details.isEmpty {
-            w.key("details")
-            w.beginArray()
-            for d in details { w.raw(d) }
-            w.endArray()
-        }
+        if !details.isEmpty { w.array("details") { w in for d in details { w.raw(d) } } }
         w.endObject()
         w.endObject()
         return json(code, w)

@@ -120,22 +120,37 @@ public struct JSONWriter {
         }
     }
 
-    public mutating func member(_ name: String, _ s: String) {
+    public mutating func member(_ name: String, _ s: String) { member(name) { $0.string(s) } }
+    public mutating func member(_ name: String, _ n: Int) { member(name) { $0.int(n) } }
+    public mutating func member(_ name: String, _ b: Bool) { member(name) { $0.bool(b) } }
+    public mutating func member(_ name: String, _ v: JSONValue) { member(name) { $0.value(v) } }
+
+    /// `"name": ` and the value `body` writes.
+    public mutating func member(_ name: String, _ body: (inout JSONWriter) -> Void) {
         key(name)
-        string(s)
+        body(&self)
     }
-    public mutating func member(_ name: String, _ n: Int) {
+
+    /// `"name": [...]`, the elements written by `body`.
+    public mutating func array(_ name: String, _ body: (inout JSONWriter) -> Void) {
         key(name)
-        int(n)
+        beginArray()
+        body(&self)
+        endArray()
     }
-    public mutating func member(_ name: String, _ b: Bool) {
-        key(name)
-        bool(b)
+
+    /// `"name": ["a", "b", ...]`.
+    public mutating func array(_ name: String, strings: some Sequence<String>) {
+        array(name) { w in for s in strings { w.string(s) } }
     }
-    public mutating func member(_ name: String, _ v: JSONValue) {
-        key(name)
-        value(v)
+
+    /// `{...}`, the members written by `body`.
+    public mutating func object(_ body: (inout JSONWriter) -> Void) {
+        beginObject()
+        body(&self)
+        endObject()
     }
+
     public mutating func member(_ name: String, ifPresent s: String?) { if let s { member(name, s) } }
 
     public static func quoted(_ s: String) -> String {

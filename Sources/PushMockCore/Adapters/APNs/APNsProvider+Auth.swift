@@ -17,11 +17,11 @@ extension APNsProvider {
         if let context, let v = context.apns.verified, v.version == credentials.apnsVersion, v.authorization == auth,
             context.apns.token == v.token
         {
-            return try checkProviderToken(v, headers, environment: environment, now: clock.now())
+            return try checkProviderToken(v, headers, environment: environment, now: parts.clock.now())
         }
         guard let text = Authorization.bearerToken(auth, trimmed: true) else { throw APNsFailure(.missingProviderToken) }
         let v = try verifiedProviderToken(text, authorization: auth, on: context)
-        let now = clock.now()
+        let now = parts.clock.now()
         let project = try checkProviderToken(v, headers, environment: environment, now: now)
         if let context {
             if let team = context.apns.teamID, team != v.key.teamID { throw APNsFailure(.unrelatedKeyIdInToken) }

@@ -6,17 +6,17 @@ struct APNsProvider {
     static let maxPayload = 4096
     static let maxVoIPPayload = 5120
 
+    /// Finds the device an APNs token names, in any project.
     let directory: ProjectDirectory
+    /// The provider's keys and certificates.
     let credentials: Credentials
-    let delivery: Delivery
-    let chaos: Chaos
-    let quotas: Quotas
-    let clock: Clock
-    let log: EventLog
+    let parts: SendParts
+    /// Makes the `apns-id` and `apns-unique-id` values.
     let random: RandomSource
+    /// `--apns-environment`, for hosts that are not Apple's.
     let configuration: Configuration
+    /// Raised while the server stops: pushes answer 503 `Shutdown`.
     let shutdown: ShutdownFlag
-    let storeFailing: () -> Bool
 
     func push(_ request: Request, _ params: PathParameters) -> Reply {
         let environment = apnsEnvironment(of: request)
@@ -29,11 +29,11 @@ struct APNsProvider {
             let (device, project, headers) = try check(
                 request, token: params[.token] ?? "", environment: environment, roll: &roll)
             if let mode = roll.drop {
-                chaos.logChaos(.internalError, project, device: device, messageID: apnsID)
+                parts.chaos.logChaos(.internalError, project, device: device, messageID: apnsID)
                 return .drop(mode)
             }
             let message = accept(request, headers, apnsID: apnsID, project: project)
-            delivery.deliver(message, messageID: apnsID, to: device, project: project)
+            parts.delivery.deliver(message, messageID: apnsID, to: device, project: project)
             let response =
                 environment == .sandbox
                 ? Response(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", Identifiers.uuid(random))])
@@ -41,8 +41,8 @@ struct APNsProvider {
             return Chaos.delay(.response(response), roll.delaySeconds)
         } catch {
             if let device = error.device, let project = directory[device.projectID] {
-                log.append(
-                    kind: error.reason.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                parts.log.append(
+                    kind: error.reason.event, time: parts.clock.now(), projectID: project.id, projectNumber: project.number,
                     messageID: apnsID, device: device, reason: error.injected ? Chaos.reason : error.reason.rawValue)
             }
             return Chaos.delay(.response(Self.error(error, apnsID: apnsID)), roll.delaySeconds)
@@ -57,7 +57,7 @@ struct APNsProvider {
         roll: inout Chaos.Roll
     ) throws(APNsFailure) -> (Device, Project, APNsHeaders) {
         if shutdown.isRaised { throw APNsFailure(.shutdown) }
-        if storeFailing() { throw APNsFailure(.serviceUnavailable) }
+        if parts.storeFailing() { throw APNsFailure(.serviceUnavailable) }
         let headers = try readHeaders(request)
         guard let key = APNsToken(token) else {
             throw APNsFailure(token.isEmpty ? .missingDeviceToken : .badDeviceToken)
@@ -69,7 +69,7 @@ struct APNsProvider {
             throw APNsFailure(.badDeviceToken)
         }
         guard device.apnsEnvironment == environment else { throw APNsFailure(.badDeviceToken, device: device) }
-        let now = clock.now()
+        let now = parts.clock.now()
         // Every 410 says when the token stopped being valid: here, when its idle time ran out.
         if device.idle(at: now) > DeviceModel.tokenExpiresAfter {
             let expired = now - device.idle(at: now) + DeviceModel.tokenExpiresAfter
@@ -81,15 +81,16 @@ struct APNsProvider {
             throw APNsFailure(error.reason, device: device)
         }
         guard project.id == device.projectID else { throw APNsFailure(.topicDisallowed, device: device) }
-        roll = chaos.roll(.apns, project)
+        roll = parts.chaos.roll(.apns, project)
         if roll.drop != nil { return (device, project, headers) }
         guard !request.body.isEmpty else { throw APNsFailure(.payloadEmpty, device: device) }
         let limit = headers.pushType == "voip" ? Self.maxVoIPPayload : Self.maxPayload
         guard request.body.count <= limit else { throw APNsFailure(.payloadTooLarge, device: device) }
-        if let code = chaos.scriptedCode(device) ?? roll.failure?.code, let reason = APNsReason(rawValue: code) {
-            throw APNsFailure(reason, timestamp: reason == .unregistered ? clock.now() : nil, device: device, injected: true)
+        if let code = parts.chaos.scriptedCode(device) ?? roll.failure?.code, let reason = APNsReason(rawValue: code) {
+            throw APNsFailure(
+                reason, timestamp: reason == .unregistered ? parts.clock.now() : nil, device: device, injected: true)
         }
-        if quotas.takeDeviceRate(device, anyPlatform: true) != nil { throw APNsFailure(.tooManyRequests, device: device) }
+        if parts.quotas.takeDeviceRate(device, anyPlatform: true) != nil { throw APNsFailure(.tooManyRequests, device: device) }
         return (device, project, headers)
     }
 
@@ -120,7 +121,7 @@ struct APNsProvider {
             collapseKey: headers.collapseID)
         content.options.isNotification = pushType == "alert" && hasAlert
         content.options.apnsExpiration = headers.expiration
-        let message = delivery.accept(
+        let message = parts.delivery.accept(
             api: "apns", format: Self.format, options: content.options, target: .token, request: request,
             project: project, id: apnsID, bulkID: nil)
         message.details = APNsPushDetails(headers: headers, pushType: pushType)

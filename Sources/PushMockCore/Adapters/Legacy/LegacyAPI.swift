@@ -2,13 +2,7 @@
 /// FCM did (docs/reference/fcm-legacy.md). Loop thread only.
 struct LegacyAPI {
     let auth: LegacyAuth
-    let delivery: Delivery
-    let chaos: Chaos
-    let quotas: Quotas
-    let ids: MessageIDs
-    let clock: Clock
-    let log: EventLog
-    let storeFailing: () -> Bool
+    let parts: SendParts
 
     /// The legacy API's answer when the delivery log cannot be written: a bare 503 with the
     /// back-off it asks for.
@@ -16,7 +10,7 @@ struct LegacyAPI {
 
     func send(_ request: Request) -> Reply {
         guard let project = auth.project(request) else { return auth.unauthorized(request) }
-        return chaos.run(.legacy, project, failure: Self.render) { send(request, project) }
+        return parts.chaos.run(.legacy, project, failure: Self.render) { send(request, project) }
     }
 
     /// An injected failure of the whole request: the status FCM answered, with `Retry-After`
@@ -31,13 +25,13 @@ struct LegacyAPI {
     }
 
     private func send(_ request: Request, _ project: Project) -> Reply {
-        if storeFailing() { return .response(Self.storeUnavailable) }
+        if parts.storeFailing() { return .response(Self.storeUnavailable) }
         let send: LegacyRequest
         do {
             send = try LegacyRequest.decode(request)
         } catch {
-            log.append(
-                kind: .invalidParameters, time: clock.now(), projectID: project.id,
+            parts.log.append(
+                kind: .invalidParameters, time: parts.clock.now(), projectID: project.id,
                 projectNumber: project.number, reason: "bad_request")
             return .response(.text(400, error.text))
         }
@@ -68,7 +62,7 @@ struct LegacyAPI {
         _ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
         id: String, bulkID: Int64?
     ) -> Message {
-        delivery.accept(
+        parts.delivery.accept(
             api: "legacy", format: send.isForm ? LegacyRequest.formFormat : LegacyRequest.jsonFormat,
             options: send.content.options,
             target: target, request: request, project: project, id: id, bulkID: bulkID, dryRun: send.dryRun)
@@ -81,29 +75,31 @@ struct LegacyAPI {
         _ project: Project
     ) -> Result<Device, RecipientFailure> {
         let device: Device
-        switch delivery.check(token: token, send.content.options, project: project) {
+        switch parts.delivery.check(token: token, send.content.options, project: project) {
         case .success(let d): device = d
         case .failure(let refusal): return .failure(RecipientFailure(LegacyError(refusal)))
         }
         if let messageError { return .failure(RecipientFailure(messageError)) }
-        if let scripted = chaos.scriptedRefusal(device) {
+        if let scripted = parts.chaos.scriptedRefusal(device) {
             return .failure(RecipientFailure(LegacyError(scripted), injected: true))
         }
-        if let code = chaos.perRecipientFailure(.legacy, project), let rolled = LegacyError(rawValue: code) {
+        if let code = parts.chaos.perRecipientFailure(.legacy, project), let rolled = LegacyError(rawValue: code) {
             return .failure(RecipientFailure(rolled, injected: true))
         }
-        if !send.dryRun, quotas.takeDeviceRate(device) != nil { return .failure(RecipientFailure(.deviceMessageRateExceeded)) }
+        if !send.dryRun, parts.quotas.takeDeviceRate(device) != nil {
+            return .failure(RecipientFailure(.deviceMessageRateExceeded))
+        }
         return .success(device)
     }
 
     /// Token and `registration_ids` sends: one result per token, in order.
     private func multicast(_ send: LegacyRequest, _ tokens: [String], _ request: Request, _ project: Project) -> Response {
-        let multicastID = send.dryRun ? -1 : ids.bulk()
+        let multicastID = send.dryRun ? -1 : parts.ids.bulk()
         let messageError = LegacyValidation.messageError(send, topicLike: false)
         // A token send is known by its one recipient's message id; a multicast by its
         // multicast id, with each recipient's id indexed to it.
         let single = tokens.count == 1
-        let singleID = single ? ids.recipient() : ""
+        let singleID = single ? parts.ids.recipient() : ""
         let message = record(
             send, single ? .token : .multicast, request, project,
             id: single ? singleID : String(multicastID), bulkID: single ? nil : multicastID)
@@ -117,7 +113,7 @@ struct LegacyAPI {
             switch outcome {
             case .failure(let failure):
                 let error = failure.error
-                delivery.logRejection(
+                parts.delivery.logRejection(
                     error.event, reason: failure.reason, project: project, message: message,
                     device: project.devices.withToken(token), token: token, type: message.options.messageType)
                 // Plain text signals these with the status, not a line (docs/reference/fcm-legacy.md §A.5).
@@ -127,15 +123,15 @@ struct LegacyAPI {
                 results.member("error", error.rawValue)
                 if send.isForm { formLine = "Error=" + error.rawValue }
             case .success(let device) where send.dryRun:
-                log.append(
-                    kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                parts.log.append(
+                    kind: .messageAccepted, time: parts.clock.now(), projectID: project.id, projectNumber: project.number,
                     message: message, messageID: "fake_message_id", device: device, reason: "dry_run")
                 results.member("message_id", "fake_message_id")
                 if send.isForm { formLine = "id=fake_message_id" }
             case .success(let device):
-                let id = single ? singleID : ids.recipient()
+                let id = single ? singleID : parts.ids.recipient()
                 if !single { project.messages.addRecipient(id, of: message) }
-                delivery.deliver(message, messageID: id, to: device, project: project)
+                parts.delivery.deliver(message, messageID: id, to: device, project: project)
                 results.member("message_id", id)
                 if send.isForm { formLine = "id=" + id }
             }
@@ -162,29 +158,29 @@ struct LegacyAPI {
         condition: Condition? = nil
     ) -> Response {
         if let error = LegacyValidation.messageError(send, topicLike: true) {
-            delivery.logRejection(error.event, reason: error.reason, project: project, type: .topic)
+            parts.delivery.logRejection(error.event, reason: error.reason, project: project, type: .topic)
             return .json(200, "{\"error\":\"\(error.rawValue)\"}")
         }
         if send.dryRun {
-            log.append(
-                kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+            parts.log.append(
+                kind: .messageAccepted, time: parts.clock.now(), projectID: project.id, projectNumber: project.number,
                 messageID: "fake_message_id", messageType: .topic, reason: "dry_run")
             return .json(200, "{\"message_id\":-1}")
         }
-        let bulk = ids.bulk()
+        let bulk = parts.ids.bulk()
         let id = String(bulk)
         let message = record(send, target, request, project, id: id, bulkID: bulk)
         if let condition {
-            delivery.broadcast(message, to: delivery.devices(matching: condition, in: project), project: project)
+            parts.delivery.broadcast(message, to: parts.delivery.devices(matching: condition, in: project), project: project)
         } else if case .topic(let name) = target {
-            delivery.broadcast(message, to: delivery.subscribers(name, in: project), project: project)
+            parts.delivery.broadcast(message, to: parts.delivery.subscribers(name, in: project), project: project)
         }
         return .json(200, "{\"message_id\":\(id)}")
     }
 
     /// A send to a device group's notification key: `{success, failure, failed_registration_ids}`.
     private func groupSend(_ send: LegacyRequest, _ group: DeviceGroup, _ request: Request, _ project: Project) -> Response {
-        let multicastID = ids.bulk()
+        let multicastID = parts.ids.bulk()
         let messageError = LegacyValidation.messageError(send, topicLike: false)
         let message = record(send, .group(group.name), request, project, id: String(multicastID), bulkID: multicastID)
         var failed: [String] = []
@@ -192,14 +188,14 @@ struct LegacyAPI {
             let outcome = outcome(of: token, send, messageError, project)
             switch outcome {
             case .failure(let failure):
-                delivery.logRejection(
+                parts.delivery.logRejection(
                     failure.error.event, reason: failure.reason, project: project, message: message,
                     device: project.devices.withToken(token), token: token)
                 failed.append(token)
             case .success(let device) where !send.dryRun:
-                let id = ids.recipient()
+                let id = parts.ids.recipient()
                 project.messages.addRecipient(id, of: message)
-                delivery.deliver(message, messageID: id, to: device, project: project)
+                parts.delivery.deliver(message, messageID: id, to: device, project: project)
             case .success: break
             }
         }
@@ -207,12 +203,7 @@ struct LegacyAPI {
         w.beginObject()
         w.member("success", group.tokens.count - failed.count)
         w.member("failure", failed.count)
-        if !failed.isEmpty {
-            w.key("failed_registration_ids")
-            w.beginArray()
-            for t in failed { w.string(t) }
-            w.endArray()
-        }
+        if !failed.isEmpty { w.array("failed_registration_ids", strings: failed) }
         w.endObject()
         return .json(200, w)
     }

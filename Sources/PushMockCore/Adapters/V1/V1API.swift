@@ -4,13 +4,7 @@
 struct V1API {
     let credentials: Credentials
     let directory: ProjectDirectory
-    let delivery: Delivery
-    let chaos: Chaos
-    let quotas: Quotas
-    let ids: MessageIDs
-    let clock: Clock
-    let log: EventLog
-    let storeFailing: () -> Bool
+    let parts: SendParts
 
     /// HTTP v1's answer when the delivery log cannot be written: 503 UNAVAILABLE, retry in 10 s.
     static let storeUnavailable: Response = {
@@ -23,15 +17,15 @@ struct V1API {
         let projectID = params[.project] ?? ""
         if let failure = credentials.bearerFailure(request, projectID: projectID) {
             let p = directory.defaultProject
-            log.append(
-                kind: .authenticationError, time: clock.now(), projectID: p.id, projectNumber: p.number,
+            parts.log.append(
+                kind: .authenticationError, time: parts.clock.now(), projectID: p.id, projectNumber: p.number,
                 reason: failure.status == 403 ? "permission_denied" : "invalid_credentials")
             return .response(failure)
         }
         guard let project = credentials.googleAPIProject(projectID) else {
             return .response(Credentials.permissionDenied(projectID))
         }
-        return chaos.run(.v1, project, failure: Self.render) { send(request, project) }
+        return parts.chaos.run(.v1, project, failure: Self.render) { send(request, project) }
     }
 
     /// An injected failure of a send, as HTTP v1 answers it.
@@ -50,14 +44,14 @@ struct V1API {
     }
 
     private func send(_ request: Request, _ project: Project) -> Reply {
-        if storeFailing() { return .response(Self.storeUnavailable) }
+        if parts.storeFailing() { return .response(Self.storeUnavailable) }
         do throws(V1Error) {
             let send = try V1Request.decode(request.body)
-            do throws(OverQuota) { try quotas.consumeQuota(project) } catch { throw V1Error(error) }
+            do throws(OverQuota) { try parts.quotas.consumeQuota(project) } catch { throw V1Error(error) }
             return .response(try deliver(send, request, project))
         } catch {
-            log.append(
-                kind: error.event, time: clock.now(), projectID: project.id, projectNumber: project.number,
+            parts.log.append(
+                kind: error.event, time: parts.clock.now(), projectID: project.id, projectNumber: project.number,
                 token: Self.v1Token(request.body), reason: error.reason)
             return .response(error.response)
         }
@@ -83,13 +77,13 @@ struct V1API {
         case .token, .fid:
             let device = try self.device(send, project)
             if send.validateOnly {
-                log.append(
-                    kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
+                parts.log.append(
+                    kind: .messageAccepted, time: parts.clock.now(), projectID: project.id, projectNumber: project.number,
                     messageID: "fake_message_id", messageType: options.messageType, device: device, reason: "dry_run")
                 return name("fake_message_id")
             }
-            if let refusal = delivery.refusal(of: device, options, project: project) { throw V1Error(refusal) }
-            if let scripted = chaos.scriptedRefusal(device) {
+            if let refusal = parts.delivery.refusal(of: device, options, project: project) { throw V1Error(refusal) }
+            if let scripted = parts.chaos.scriptedRefusal(device) {
                 var e = V1Error(scripted)
                 e.reason = Chaos.reason
                 throw e
@@ -100,17 +94,18 @@ struct V1API {
                 throw .invalid(
                     "Data messages to Apple devices must have apns-priority 5 (normal priority).", field: "message.apns.headers")
             }
-            do throws(OverQuota) { try quotas.consumeDeviceRate(device) } catch { throw V1Error(error) }
-            let id = ids.recipient()
+            do throws(OverQuota) { try parts.quotas.consumeDeviceRate(device) } catch { throw V1Error(error) }
+            let id = parts.ids.recipient()
             let message = record(send, .token, request, project, id: id, bulkID: nil)
-            delivery.deliver(message, messageID: id, to: device, project: project)
+            parts.delivery.deliver(message, messageID: id, to: device, project: project)
             return name(id)
         case .topic(let topic):
             if send.validateOnly { return name("fake_message_id") }
-            return name(broadcast(send, .topic(topic), delivery.subscribers(topic, in: project), request, project))
+            return name(broadcast(send, .topic(topic), parts.delivery.subscribers(topic, in: project), request, project))
         case .condition(let text, let condition):
             if send.validateOnly { return name("fake_message_id") }
-            return name(broadcast(send, .condition(text), delivery.devices(matching: condition, in: project), request, project))
+            return name(
+                broadcast(send, .condition(text), parts.delivery.devices(matching: condition, in: project), request, project))
         }
     }
 
@@ -119,9 +114,9 @@ struct V1API {
         _ send: V1Request, _ target: Message.Target, _ devices: some Sequence<Device>, _ request: Request,
         _ project: Project
     ) -> String {
-        let bulk = ids.bulk()
+        let bulk = parts.ids.bulk()
         let message = record(send, target, request, project, id: String(bulk), bulkID: bulk)
-        delivery.broadcast(message, to: devices, project: project)
+        parts.delivery.broadcast(message, to: devices, project: project)
         return message.id
     }
 
@@ -132,7 +127,7 @@ struct V1API {
             guard let device = project.devices.withFID(fid), device.token != nil else { throw .unregistered() }
             return device
         case .token(let token):
-            switch delivery.lookup(token: token, project: project) {
+            switch parts.delivery.lookup(token: token, project: project) {
             case .success(let device): return device
             case .failure(let refusal): throw V1Error(refusal)
             }
@@ -145,7 +140,7 @@ struct V1API {
         _ send: V1Request, _ target: Message.Target, _ request: Request, _ project: Project,
         id: String, bulkID: Int64?
     ) -> Message {
-        delivery.accept(
+        parts.delivery.accept(
             api: "v1", format: V1Request.format, options: send.content.options, target: target, request: request,
             project: project, id: id, bulkID: bulkID)
     }
