@@ -92,16 +92,40 @@ extension Configuration {
         let takesValue: Bool
         let apply: @Sendable (inout Configuration, String) throws(ConfigurationError) -> Void
         var variable: String { "PUSHMOCK_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_") }
+
+        /// A whole number in `range` (with `megabytes`, a count of MiB, kept in bytes).
+        static func int(
+            _ flag: String, _ help: String, _ range: ClosedRange<Int>, _ field: WritableKeyPath<Configuration, Int> & Sendable,
+            megabytes: Bool = false
+        ) -> Option {
+            Option(flag: flag, help: help, takesValue: true) { c, v throws(ConfigurationError) in
+                c[keyPath: field] = try Configuration.int(v, flag, range) << (megabytes ? 20 : 0)
+            }
+        }
+
+        /// A switch: the flag alone, or `true`/`false` in its variable.
+        static func bool(_ flag: String, _ help: String, _ field: WritableKeyPath<Configuration, Bool> & Sendable) -> Option {
+            Option(flag: flag, help: help, takesValue: false) { c, v throws(ConfigurationError) in
+                c[keyPath: field] = try Configuration.bool(v, flag)
+            }
+        }
+
+        /// A path, which may not be empty, given to `set`.
+        static func path(_ flag: String, _ help: String, _ set: @escaping @Sendable (inout Configuration, String) -> Void)
+            -> Option
+        {
+            Option(flag: flag, help: help, takesValue: true) { c, v throws(ConfigurationError) in
+                guard !v.isEmpty else { throw ConfigurationError(description: "\(flag): empty path") }
+                set(&c, v)
+            }
+        }
     }
 
     static let options: [Option] = [
         Option(flag: "--host", help: "address to listen on (0.0.0.0 in containers)", takesValue: true) {
             c, v throws(ConfigurationError) in c.host = v
         },
-        Option(flag: "--port", help: "HTTP port; 0 picks a free one (default \(defaultPort))", takesValue: true) {
-            c, v throws(ConfigurationError) in
-            c.port = try int(v, "--port", 0...65535)
-        },
+        .int("--port", "HTTP port; 0 picks a free one (default \(defaultPort))", 0...65535, \.port),
         Option(flag: "--project", help: "the project id served at start (default demo-pushmock)", takesValue: true) {
             c, v throws(ConfigurationError) in
             guard isProjectID(v) else {
@@ -118,21 +142,9 @@ extension Configuration {
             guard !keys.isEmpty else { throw ConfigurationError(description: "--server-key: empty key") }
             c.serverKeys = (c.serverKeys == [defaultServerKey] ? [] : c.serverKeys) + keys
         },
-        Option(
-            flag: "--strict-apps", help: "devices may only register for apps declared through the control API", takesValue: false
-        ) { c, v throws(ConfigurationError) in
-            c.strictApps = try bool(v, "--strict-apps")
-        },
-        Option(flag: "--accept-any-key", help: "accept any Authorization key on /fcm/send and /iid", takesValue: false) {
-            c, v throws(ConfigurationError) in
-            c.acceptAnyKey = try bool(v, "--accept-any-key")
-        },
-        Option(
-            flag: "--accept-any-token", help: "skip bearer-token checks on the Google APIs (HTTP v1, topic management)",
-            takesValue: false
-        ) { c, v throws(ConfigurationError) in
-            c.acceptAnyToken = try bool(v, "--accept-any-token")
-        },
+        .bool("--strict-apps", "devices may only register for apps declared through the control API", \.strictApps),
+        .bool("--accept-any-key", "accept any Authorization key on /fcm/send and /iid", \.acceptAnyKey),
+        .bool("--accept-any-token", "skip bearer-token checks on the Google APIs (HTTP v1, topic management)", \.acceptAnyToken),
         Option(flag: "--clock", help: "system or manual (advanced by POST /emulator/v1/clock:advance)", takesValue: true) {
             c, v throws(ConfigurationError) in
             guard let mode = Clock.Mode(rawValue: v) else {
@@ -140,32 +152,19 @@ extension Configuration {
             }
             c.clock = mode
         },
-        Option(
-            flag: "--background-budget",
-            help: "iOS background pushes an app gets per hour before iOS holds them back (default 3)", takesValue: true
-        ) { c, v throws(ConfigurationError) in
-            c.backgroundBudget = try int(v, "--background-budget", 0...1_000_000)
-        },
-        Option(
-            flag: "--quota-per-minute",
-            help: "HTTP v1 messages per minute per project before 429 QUOTA_EXCEEDED (default 600000)", takesValue: true
-        ) { c, v throws(ConfigurationError) in
-            c.quotaPerMinute = try int(v, "--quota-per-minute", 1...100_000_000)
-        },
-        Option(
-            flag: "--device-rate-limit",
-            help:
-                "messages per minute an Android device takes before DeviceMessageRateExceeded / QUOTA_EXCEEDED (default 240, with 5000 an hour; 0 turns both off, and the throttling of collapsible messages)",
-            takesValue: true
-        ) { c, v throws(ConfigurationError) in
-            c.deviceRateLimit = try int(v, "--device-rate-limit", 0...1_000_000)
-        },
-        Option(
-            flag: "--max-events", help: "events kept in memory; older ones are evicted and counted (default 1000000)",
-            takesValue: true
-        ) { c, v throws(ConfigurationError) in
-            c.maxEvents = try int(v, "--max-events", 1...100_000_000)
-        },
+        .int(
+            "--background-budget", "iOS background pushes an app gets per hour before iOS holds them back (default 3)",
+            0...1_000_000, \.backgroundBudget),
+        .int(
+            "--quota-per-minute", "HTTP v1 messages per minute per project before 429 QUOTA_EXCEEDED (default 600000)",
+            1...100_000_000, \.quotaPerMinute),
+        .int(
+            "--device-rate-limit",
+            "messages per minute an Android device takes before DeviceMessageRateExceeded / QUOTA_EXCEEDED (default 240, with 5000 an hour; 0 turns both off, and the throttling of collapsible messages)",
+            0...1_000_000, \.deviceRateLimit),
+        .int(
+            "--max-events", "events kept in memory; older ones are evicted and counted (default 1000000)", 1...100_000_000,
+            \.maxEvents),
         Option(
             flag: "--max-age",
             help: "how long events are kept, e.g. 3600, 90m, 24h, 7d; older ones are evicted and counted (default: no limit)",
@@ -173,28 +172,15 @@ extension Configuration {
         ) { c, v throws(ConfigurationError) in
             c.maxAgeSeconds = try duration(v, "--max-age")
         },
-        Option(flag: "--max-messages", help: "sends kept for GET .../messages (default 100000)", takesValue: true) {
-            c, v throws(ConfigurationError) in
-            c.maxMessages = try int(v, "--max-messages", 1...10_000_000)
-        },
-        Option(
-            flag: "--max-message-mb", help: "MiB of request bodies kept with those sends, per project (default 256)",
-            takesValue: true
-        ) { c, v throws(ConfigurationError) in
-            c.maxMessageBytes = try int(v, "--max-message-mb", 1...1_048_576) << 20
-        },
-        Option(flag: "--max-connections", help: "open connections accepted at once (default 4096)", takesValue: true) {
-            c, v throws(ConfigurationError) in
-            c.maxConnections = try int(v, "--max-connections", 1...1_000_000)
-        },
-        Option(
-            flag: "--timeout",
-            help:
-                "seconds a connection may stay silent, mid-request (headers, body) or idle between keep-alive requests (default 30)",
-            takesValue: true
-        ) { c, v throws(ConfigurationError) in
-            c.timeoutSeconds = try int(v, "--timeout", 1...86_400)
-        },
+        .int("--max-messages", "sends kept for GET .../messages (default 100000)", 1...10_000_000, \.maxMessages),
+        .int(
+            "--max-message-mb", "MiB of request bodies kept with those sends, per project (default 256)", 1...1_048_576,
+            \.maxMessageBytes, megabytes: true),
+        .int("--max-connections", "open connections accepted at once (default 4096)", 1...1_000_000, \.maxConnections),
+        .int(
+            "--timeout",
+            "seconds a connection may stay silent, mid-request (headers, body) or idle between keep-alive requests (default 30)",
+            1...86_400, \.timeoutSeconds),
         Option(
             flag: "--tls-port",
             help:
@@ -236,24 +222,14 @@ extension Configuration {
             guard !v.isEmpty else { throw ConfigurationError(description: "--control-token: empty") }
             c.controlToken = v
         },
-        Option(
-            flag: "--cert-dir",
-            help:
-                "where the local CA and server certificate are kept (default $XDG_DATA_HOME/pushmock/certs, else ~/.local/share/pushmock/certs)",
-            takesValue: true
-        ) { c, v throws(ConfigurationError) in
-            guard !v.isEmpty else { throw ConfigurationError(description: "--cert-dir: empty path") }
-            c.certDirectory = v
-        },
-        Option(
-            flag: "--data-dir",
-            help:
-                "keep the delivery log (DIR/pushmock.db, SQLite, FCM's BigQuery columns), devices, keys and subscriptions across restarts; default: memory only",
-            takesValue: true
-        ) { c, v throws(ConfigurationError) in
-            guard !v.isEmpty else { throw ConfigurationError(description: "--data-dir: empty path") }
-            c.dataDirectory = v
-        },
+        .path(
+            "--cert-dir",
+            "where the local CA and server certificate are kept (default $XDG_DATA_HOME/pushmock/certs, else ~/.local/share/pushmock/certs)"
+        ) { $0.certDirectory = $1 },
+        .path(
+            "--data-dir",
+            "keep the delivery log (DIR/pushmock.db, SQLite, FCM's BigQuery columns), devices, keys and subscriptions across restarts; default: memory only"
+        ) { $0.dataDirectory = $1 },
         Option(
             flag: "--sync",
             help:
@@ -262,23 +238,14 @@ extension Configuration {
         ) { c, v throws(ConfigurationError) in
             c.syncAlways = try second(of: ("batch", "always"), v, "--sync")
         },
-        Option(
-            flag: "--disk-reserve-mb",
-            help:
-                "MiB of disk kept back under --data-dir so sends already answered are written when the disk fills; 0 = none (default 16)",
-            takesValue: true
-        ) { c, v throws(ConfigurationError) in
-            c.diskReserveBytes = try int(v, "--disk-reserve-mb", 0...65_536) << 20
-        },
-        Option(
-            flag: "--seed",
-            help:
-                "a JSON fixture of projects, keys, apps, APNs keys, service accounts, devices and topics to load at start (docs/control-api.md)",
-            takesValue: true
-        ) { c, v throws(ConfigurationError) in
-            guard !v.isEmpty else { throw ConfigurationError(description: "--seed: empty path") }
-            c.seedFile = v
-        },
+        .int(
+            "--disk-reserve-mb",
+            "MiB of disk kept back under --data-dir so sends already answered are written when the disk fills; 0 = none (default 16)",
+            0...65_536, \.diskReserveBytes, megabytes: true),
+        .path(
+            "--seed",
+            "a JSON fixture of projects, keys, apps, APNs keys, service accounts, devices and topics to load at start (docs/control-api.md)"
+        ) { $0.seedFile = $1 },
         Option(
             flag: "--legacy-api",
             help:
