@@ -96,8 +96,8 @@ extension ControlDevices {
             opensApp = WebRendering.opensPage(link: link, origin: d.app)
             reason = link.map { (opensApp ? "link:" : "other_origin:") + $0 } ?? "no_link"
         }
-        log.append(
-            kind: .messageOpen, time: clock.now(), projectID: project.id, projectNumber: project.number,
+        delivery.log.append(
+            kind: .messageOpen, time: delivery.clock.now(), projectID: project.id, projectNumber: project.number,
             message: entry.message, messageID: id, device: d, reason: reason)
         if opensApp {
             var state = d.state

@@ -4,13 +4,11 @@
 struct ControlDevices {
     let directory: ProjectDirectory
     let registration: DeviceRegistration
-    /// Opening a notification brings the app to the foreground, with what that delivers.
+    /// Opening a notification brings the app to the foreground, with what that delivers, and
+    /// is logged (`delivery.log`).
     let delivery: Delivery
     /// Keeps the failures scripted for a device's next sends.
     let chaos: Chaos
-    let clock: Clock
-    /// Where opening a notification is logged.
-    let log: EventLog
 
     func create(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)

@@ -1,6 +1,7 @@
-/// pushmock's own control API (docs/control-api.md): projects, apps, credentials, chaos,
-/// bridges, devices, sends, topics, reports and the log, under `/emulator/v1`, in Google's error
-/// shape. docs/openapi.json describes every route (`OpenAPITests`).
+/// pushmock's own control API (docs/control-api.md), under `/emulator/v1` in Google's error
+/// shape: the server and its projects (apps, credentials, chaos, bridges, clearing sends)
+/// here, devices and what was sent (`ControlDevicesModule`) beside it. docs/openapi.json
+/// describes every route (`OpenAPITests`).
 struct ControlModule: GatewayModule {
     /// Projects, apps, the clock, clearing sends.
     let projects: ControlProjects
@@ -8,12 +9,6 @@ struct ControlModule: GatewayModule {
     let credentials: ControlCredentials
     let chaos: ControlChaos
     let bridges: ControlBridges
-    /// Devices and what users and the SDK do to them.
-    let devices: ControlDevices
-    /// Sends and topics.
-    let inspector: Inspector
-    /// The log: events, streams, exports, reports.
-    let events: ControlEvents
     /// The dashboard's files by path (the API's own description among them).
     let assets: [String: Response]
 
@@ -43,6 +38,24 @@ struct ControlModule: GatewayModule {
             r.control("GET", "/bridges/{bridge}") { _, p throws(ControlError) in try bridges.get(p) }
             r.control("DELETE", "/bridges/{bridge}") { _, p throws(ControlError) in try bridges.delete(p) }
 
+            r.control("DELETE", "/messages") { _, p throws(ControlError) in try projects.clearMessages(p) }
+            r.control("DELETE", "/messages/{id}") { _, p throws(ControlError) in try projects.deleteMessage(p) }
+        }
+    }
+}
+
+/// The control API's devices, sends and log: register and change fake devices and read what
+/// they received, inspect sends and topics, and read, stream, export and report the log.
+struct ControlDevicesModule: GatewayModule {
+    /// Devices and what users and the SDK do to them.
+    let devices: ControlDevices
+    /// Sends and topics.
+    let inspector: Inspector
+    /// The log: events, streams, exports, reports.
+    let events: ControlEvents
+
+    func addRoutes(to routes: inout Routes) {
+        routes.group("/emulator/v1/projects/{project}", ControlStyle()) { r in
             r.control("POST", "/devices", devices.create)
             r.control("POST", "/devices:batchCreate", devices.batchCreate)
             r.control("GET", "/devices") { _, p throws(ControlError) in try devices.list(p) }
@@ -64,9 +77,7 @@ struct ControlModule: GatewayModule {
             r.control("GET", device + "/notifications") { _, p throws(ControlError) in try devices.notifications(p) }
 
             r.control("GET", "/messages", inspector.listMessages)
-            r.control("DELETE", "/messages") { _, p throws(ControlError) in try projects.clearMessages(p) }
             r.control("GET", "/messages/{id}") { _, p throws(ControlError) in try inspector.message(p) }
-            r.control("DELETE", "/messages/{id}") { _, p throws(ControlError) in try projects.deleteMessage(p) }
             r.control("GET", "/topics") { _, p throws(ControlError) in try inspector.listTopics(p) }
             r.control("GET", "/reports", events.reports)
             r.control("GET", "/events:stream") { req, p throws(ControlError) in try events.stream(req, p, format: .sse) }

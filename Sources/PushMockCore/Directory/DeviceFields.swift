@@ -92,38 +92,21 @@ enum DeviceFields {
         if !asFixture { w.member("project", d.projectID) }
         w.member("platform", d.platform.rawValue)
         w.member("app", d.app)
-        if let t = d.token {
-            w.member("token", t)
-        } else if !asFixture {
-            w.key("token")
-            w.null()
+        // What a device does not have is null to the control API, and left out of a fixture.
+        func optional(_ name: String, _ value: String?) {
+            if let value { w.member(name, value) } else if !asFixture { w.member(name, .null) }
         }
+        optional("token", d.token)
         w.member("fid", d.fid)
-        if let a = d.apnsToken {
-            w.member("apns_token", a)
-        } else if !asFixture {
-            w.key("apns_token")
-            w.null()
-        }
-        if let e = d.apnsEnvironment {
-            w.member("apns_environment", e.rawValue)
-        } else if !asFixture {
-            w.key("apns_environment")
-            w.null()
-        }
-        w.key("topics")
-        w.beginArray()
-        for t in d.topics.keys.sorted() { w.string(t) }
-        w.endArray()
+        optional("apns_token", d.apnsToken)
+        optional("apns_environment", d.apnsEnvironment?.rawValue)
+        w.array("topics", strings: d.topics.keys.sorted())
         let s = d.state
         w.member("app_state", s.appState.rawValue)
         w.member("online", s.online)
         w.member("notifications", s.notifications.rawValue)
         w.member("low_power_mode", s.lowPowerMode)
-        w.key("presentation_options")
-        w.beginArray()
-        for o in s.presentationOptions { w.string(o.rawValue) }
-        w.endArray()
+        w.array("presentation_options", strings: s.presentationOptions.map(\.rawValue))
         w.member("auto_init_enabled", s.autoInitEnabled)
         if !asFixture {
             w.member("received", d.inbox.count + d.inboxDropped)
@@ -137,17 +120,20 @@ enum DeviceFields {
 
     /// A string member, nil when absent; refused when present with another type.
     static func string(_ obj: JSONObject, _ name: String) throws(RegistrationError) -> String? {
-        guard let v = obj[name], v != .null else { return nil }
-        guard let s = v.stringValue else {
-            throw .invalid("Invalid value at '\(name)' (TYPE_STRING), \(JSONWriter.quotedJSON(v))")
-        }
-        return s
+        try member(obj, name, "TYPE_STRING", \.stringValue)
     }
 
     private static func bool(_ obj: JSONObject, _ name: String) throws(RegistrationError) -> Bool? {
+        try member(obj, name, "TYPE_BOOL", \.boolValue)
+    }
+
+    /// A member of the type `read` takes, nil when absent; refused when present as another.
+    private static func member<T>(
+        _ obj: JSONObject, _ name: String, _ type: String, _ read: (JSONValue) -> T?
+    ) throws(RegistrationError) -> T? {
         guard let v = obj[name], v != .null else { return nil }
-        guard let b = v.boolValue else { throw .invalid("Invalid value at '\(name)' (TYPE_BOOL), \(JSONWriter.quotedJSON(v))") }
-        return b
+        guard let value = read(v) else { throw .invalid("Invalid value at '\(name)' (\(type)), \(JSONWriter.quotedJSON(v))") }
+        return value
     }
 }
 

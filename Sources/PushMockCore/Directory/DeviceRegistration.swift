@@ -4,11 +4,9 @@
 /// (and the SDK-facing registration APIs will), each answering a `RegistrationError` in its own
 /// shape. Loop thread only.
 struct DeviceRegistration {
-    /// Tells whether a token or FID is taken, in any project.
     let directory: ProjectDirectory
-    /// Carries out what a change of state or an uninstall sets off.
+    /// Carries out what a change of state or an uninstall sets off; its clock dates them.
     let delivery: Delivery
-    let clock: Clock
     /// Makes FIDs, tokens and APNs tokens.
     let random: RandomSource
     /// `--strict-apps`: a device's app must be registered first.
@@ -54,7 +52,7 @@ struct DeviceRegistration {
             id: id, platform: platform, app: spec.app, projectID: project.id, fid: fid,
             token: spec.state.autoInitEnabled && spec.state.hasPushSubscription(on: platform) ? token : nil,
             apnsToken: platform == .ios ? (spec.apnsToken ?? Identifiers.apnsToken(random)) : nil,
-            apnsEnvironment: spec.apnsEnvironment, state: spec.state, createdAt: clock.now())
+            apnsEnvironment: spec.apnsEnvironment, state: spec.state, createdAt: delivery.clock.now())
         project.devices.insert(device)
         return device
     }
@@ -88,7 +86,7 @@ struct DeviceRegistration {
     /// The app was uninstalled: the device is gone and its token unregistered.
     func uninstall(_ d: Device, project: Project) {
         delivery.dropWaiting(d, project: project)
-        project.remove(d, at: clock.now())
+        project.remove(d, at: delivery.clock.now())
     }
 
     /// `Messaging.messaging().isAutoInitEnabled = true`: a device without a token gets one.
@@ -115,7 +113,7 @@ struct DeviceRegistration {
             token: d.state.autoInitEnabled && d.state.hasPushSubscription(on: d.platform)
                 ? Identifiers.registrationToken(fid: fid, random) : nil,
             fid: fid)
-        if d.platform == .ios { project.devices.reassignAPNs(d, token: Identifiers.apnsToken(random), at: clock.now()) }
+        if d.platform == .ios { project.devices.reassignAPNs(d, token: Identifiers.apnsToken(random), at: delivery.clock.now()) }
     }
 
     /// The client SDK's `subscribe(toTopic:)` / `unsubscribe(fromTopic:)`.
@@ -125,7 +123,7 @@ struct DeviceRegistration {
             throw .invalid("Invalid topic name '\(topic)': it must match [a-zA-Z0-9-_.~%]+.")
         }
         if subscribe {
-            guard project.topics.subscribe(d, to: topic, at: clock.now()) else {
+            guard project.topics.subscribe(d, to: topic, at: delivery.clock.now()) else {
                 throw .failedPrecondition("TOO_MANY_TOPICS: a device can subscribe to at most \(Topic.maxPerInstance) topics.")
             }
         } else {

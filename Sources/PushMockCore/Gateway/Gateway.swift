@@ -59,7 +59,7 @@ public final class Gateway {
             log: log, clock: clock, directory: directory, changes: changes, carrier: services.bridgeCarrier,
             configuration: configuration, random: random)
         let registration = DeviceRegistration(
-            directory: directory, delivery: delivery, clock: clock, random: random, strictApps: configuration.strictApps)
+            directory: directory, delivery: delivery, random: random, strictApps: configuration.strictApps)
         let readers = EventReaders(log: log, directory: directory)
         self.configuration = configuration
         self.clock = clock
@@ -74,12 +74,11 @@ public final class Gateway {
         exposure = Exposure(configuration: configuration)
         waitUntilStored = services.durableLog?.waitUntilStored
 
-        let sending = SendParts(
-            delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, clock: clock, log: log, storeFailing: storeFailing)
+        let sending = SendParts(delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, storeFailing: storeFailing)
         let legacyAuth = LegacyAuth(
             directory: directory, credentials: credentials, log: log, clock: clock, configuration: configuration)
         let apns = APNsProvider(
-            directory: directory, credentials: credentials, parts: sending, random: random, configuration: configuration,
+            directory: directory, credentials: credentials, parts: sending, configuration: configuration,
             shutdown: services.shutdown)
         modules = [
             SiteModule(assets: services.assets) { [unowned self] in metricsPage() },
@@ -101,11 +100,11 @@ public final class Gateway {
                     directory: directory, credentials: credentials, random: random, configuration: configuration),
                 chaos: ControlChaos(directory: directory, chaos: chaos),
                 bridges: ControlBridges(directory: directory, bridges: bridges, random: random),
-                devices: ControlDevices(
-                    directory: directory, registration: registration, delivery: delivery, chaos: chaos, clock: clock, log: log),
-                inspector: Inspector(directory: directory, log: log),
-                events: ControlEvents(readers: readers, directory: directory, log: log),
                 assets: services.assets),
+            ControlDevicesModule(
+                devices: ControlDevices(directory: directory, registration: registration, delivery: delivery, chaos: chaos),
+                inspector: Inspector(directory: directory, log: log),
+                events: ControlEvents(readers: readers, directory: directory, log: log)),
         ]
         var routes = Routes()
         for module in modules { module.addRoutes(to: &routes) }

@@ -104,30 +104,40 @@ public struct JSONParser {
             return JSONObject(entries)
         }
         while true {
-            skipSpace()
-            guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
-            let key = try string()
-            skipSpace()
-            guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail() }
-            i += 1
-            skipSpace()
+            let key = try memberName()
             entries.append((key, try value(depth: depth)))
-            skipSpace()
-            guard i < b.count else { throw fail() }
-            if b[i] == UInt8(ascii: ",") {
-                i += 1
-                continue
-            }
-            if b[i] == UInt8(ascii: "}") {
-                i += 1
-                return JSONObject(entries)
-            }
-            throw fail()
+            if try objectEnds() { return JSONObject(entries) }
         }
     }
 
+    /// A member's name and its colon, and the space after.
+    private mutating func memberName() throws(JSONParseError) -> String {
+        skipSpace()
+        guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
+        let name = try string()
+        skipSpace()
+        guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail() }
+        i += 1
+        skipSpace()
+        return name
+    }
+
+    /// After a member's value: true at the object's `}`, false at the `,` before another.
+    private mutating func objectEnds() throws(JSONParseError) -> Bool {
+        skipSpace()
+        guard i < b.count else { throw fail() }
+        if b[i] == UInt8(ascii: ",") {
+            i += 1
+            return false
+        }
+        guard b[i] == UInt8(ascii: "}") else { throw fail() }
+        i += 1
+        return true
+    }
+
     /// Walks the object at `i`, handing each member's name to `body`, which must consume the
-    /// value. (`object(depth:)`, on every request, walks its own loop without the closure.)
+    /// value. (`object(depth:)`, on every request, walks its own loop without the closure; both
+    /// share the member's name and end.)
     private mutating func eachMember(_ body: (inout JSONParser, String) throws(JSONParseError) -> Void) throws(JSONParseError) {
         i += 1
         skipSpace()
@@ -136,25 +146,9 @@ public struct JSONParser {
             return
         }
         while true {
-            skipSpace()
-            guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
-            let name = try string()
-            skipSpace()
-            guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail() }
-            i += 1
-            skipSpace()
+            let name = try memberName()
             try body(&self, name)
-            skipSpace()
-            guard i < b.count else { throw fail() }
-            if b[i] == UInt8(ascii: ",") {
-                i += 1
-                continue
-            }
-            if b[i] == UInt8(ascii: "}") {
-                i += 1
-                return
-            }
-            throw fail()
+            if try objectEnds() { return }
         }
     }
 

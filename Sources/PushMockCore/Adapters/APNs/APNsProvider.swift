@@ -6,13 +6,9 @@ struct APNsProvider {
     static let maxPayload = 4096
     static let maxVoIPPayload = 5120
 
-    /// Finds the device an APNs token names, in any project.
     let directory: ProjectDirectory
-    /// The provider's keys and certificates.
     let credentials: Credentials
     let parts: SendParts
-    /// Makes the `apns-id` and `apns-unique-id` values.
-    let random: RandomSource
     /// `--apns-environment`, for hosts that are not Apple's.
     let configuration: Configuration
     /// Raised while the server stops: pushes answer 503 `Shutdown`.
@@ -36,7 +32,7 @@ struct APNsProvider {
             parts.delivery.deliver(message, messageID: apnsID, to: device, project: project)
             let response =
                 environment == .sandbox
-                ? Response(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", Identifiers.uuid(random))])
+                ? Response(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", parts.ids.uuid())])
                 : Response(status: 200, headers: [("apns-id", apnsID)])
             return Chaos.delay(.response(response), roll.delaySeconds)
         } catch {
@@ -137,7 +133,7 @@ struct APNsProvider {
 
     /// The `apns-id` an answer carries: the request's when it is a UUID, else a new one.
     func apnsID(for request: Request) -> String {
-        request.header("apns-id").flatMap { APNsHeaders.isUUID($0) ? $0 : nil } ?? Identifiers.uuid(random)
+        request.header("apns-id").flatMap { APNsHeaders.isUUID($0) ? $0 : nil } ?? parts.ids.uuid()
     }
 
     /// Apple's APNs host names (docs/reference/apns.md §E.1), any case.
