@@ -21,9 +21,9 @@ final class Chaos {
     private let clock: Clock
     /// Chaos rolls only, so `--chaos-seed` repeats a run's failures whatever else draws.
     private var random: RandomSource
-    /// Scripted failures by device (`Delivery.waitingKey`'s key); an entry left by a device
-    /// that is gone is dropped when another device asks under its key.
-    private var scriptsByDevice: [String: DeviceScript] = [:]
+    /// Scripted failures by device, each entry holding its device (so the identifier is not
+    /// reused while it is here) and dropped once used up. Usually empty: every send asks.
+    private var scriptsByDevice: [ObjectIdentifier: DeviceScript] = [:]
 
     init(log: EventLog, clock: Clock, seed: UInt64?) {
         self.log = log
@@ -85,36 +85,34 @@ final class Chaos {
 
     /// Replaces the device's FCM script (nil: leaves it as it is) and its APNs script.
     func script(_ device: Device, refusals: [Refusal]?, codes: [String]?) {
-        var s = script(of: device) ?? DeviceScript(device: device)
+        var s = scriptsByDevice[ObjectIdentifier(device)] ?? DeviceScript(device: device)
         if let refusals { s.refusals = refusals }
         if let codes { s.codes = codes }
-        scriptsByDevice[Delivery.waitingKey(device)] = s
+        keep(s)
     }
 
     /// The next scripted refusal of an FCM send to the device, taken from its script.
     func scriptedRefusal(_ device: Device) -> Refusal? {
-        guard var s = script(of: device), !s.refusals.isEmpty else { return nil }
+        guard !scriptsByDevice.isEmpty, var s = scriptsByDevice[ObjectIdentifier(device)], !s.refusals.isEmpty else {
+            return nil
+        }
         let next = s.refusals.removeFirst()
-        scriptsByDevice[Delivery.waitingKey(device)] = s
+        keep(s)
         return next
     }
 
     /// The next scripted code of an APNs push to the device, taken from its script.
     func scriptedCode(_ device: Device) -> String? {
-        guard var s = script(of: device), !s.codes.isEmpty else { return nil }
+        guard !scriptsByDevice.isEmpty, var s = scriptsByDevice[ObjectIdentifier(device)], !s.codes.isEmpty else {
+            return nil
+        }
         let next = s.codes.removeFirst()
-        scriptsByDevice[Delivery.waitingKey(device)] = s
+        keep(s)
         return next
     }
 
-    private func script(of device: Device) -> DeviceScript? {
-        let key = Delivery.waitingKey(device)
-        guard let s = scriptsByDevice[key] else { return nil }
-        guard s.device === device else {
-            scriptsByDevice[key] = nil
-            return nil
-        }
-        return s
+    private func keep(_ s: DeviceScript) {
+        scriptsByDevice[ObjectIdentifier(s.device)] = s.refusals.isEmpty && s.codes.isEmpty ? nil : s
     }
 
     func logChaos(_ kind: EventKind, _ project: Project, device: Device? = nil, messageID: String? = nil) {
@@ -140,8 +138,7 @@ struct ChaosFailure {
 /// kept by chaos, which injects them: FCM sends (legacy and HTTP v1) take neutral refusals that
 /// each API renders as its own error; APNs provider API pushes take APNs reasons by name.
 struct DeviceScript {
-    /// The device it was scripted for: an entry outlives a deleted device only until its key
-    /// is asked for again.
+    /// The device it was scripted for.
     let device: Device
     var refusals: [Refusal] = []
     var codes: [String] = []

@@ -99,7 +99,7 @@ extension RouteGroup {
 
 /// The control API's own answers: `google.rpc.Status` JSON for everything, and the exposure
 /// checks of docs/exposure.md.
-struct ControlStyle: AnswerStyle {
+final class ControlStyle: AnswerStyle {
     var exposure: Exposure.Scope { .controlAPI }
 
     func notFound(_ request: Request) -> Response {

@@ -6,18 +6,17 @@ public struct DeviceAddress: Hashable, Sendable {
     /// remembered with when it stopped (APNs answers 410 with that time); other kinds are
     /// simply gone (FCM tells stale tokens by their shape, `Identifiers.looksLikeRegistrationToken`).
     public struct Kind: Hashable, Sendable {
-        public let name: String
         public let retires: Bool
-        /// The name's hash, computed once: every lookup hashes it.
+        /// The name's 64-bit hash, which tells kinds apart (names are modules' constants); a
+        /// lookup hashes one word.
         private let code: UInt64
 
         public init(_ name: String, retires: Bool = false) {
-            self.name = name
             self.retires = retires
             code = Identifiers.stableHash(name)
         }
 
-        public static func == (a: Kind, b: Kind) -> Bool { a.code == b.code && a.name == b.name }
+        public static func == (a: Kind, b: Kind) -> Bool { a.code == b.code }
         public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
         public static let registrationToken = Kind("fcm_token")
@@ -34,6 +33,17 @@ public struct DeviceAddress: Hashable, Sendable {
 
     public let kind: Kind
     let key: Key
+
+    /// An APNs token hashes one of its words (its kind is always the same); text hashes its kind
+    /// and the text.
+    public func hash(into hasher: inout Hasher) {
+        switch key {
+        case .apns(let token): hasher.combine(token)
+        case .text(let text):
+            hasher.combine(kind)
+            hasher.combine(text)
+        }
+    }
 
     /// An address of a module's own kind, compared as text.
     public init(_ kind: Kind, _ value: String) {

@@ -2,8 +2,9 @@
 /// a method its routes do not take, a request the transport could not read whole, and a send
 /// whose events cannot be made durable. Each module gives its route groups one (Google's front
 /// end, APNs, the control API); the gateway applies it without knowing whose it is. A path no
-/// route serves takes the style of the routes under its first path segment.
-protocol AnswerStyle {
+/// route serves takes the style of the routes under its first path segment. A class: every
+/// request carries its route's style along, which then costs one reference.
+protocol AnswerStyle: AnyObject {
     func notFound(_ request: Request) -> Response
     func methodNotAllowed(_ request: Request) -> Response
     /// The answer when the request was not read whole: its method and path when the request

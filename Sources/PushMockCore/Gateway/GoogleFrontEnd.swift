@@ -61,9 +61,14 @@ public enum GoogleFrontEnd {
 
 /// The answers of a service behind Google's front end: its HTML pages for unknown paths and
 /// methods and for requests it cannot read; `unavailable` is the service's own 503.
-struct GoogleFrontEndStyle: AnswerStyle {
+final class GoogleFrontEndStyle: AnswerStyle, Sendable {
     let unavailable: Response
-    var exposure = Exposure.Scope.anyone
+    let exposure: Exposure.Scope
+
+    init(unavailable: Response, exposure: Exposure.Scope = .anyone) {
+        self.unavailable = unavailable
+        self.exposure = exposure
+    }
 
     /// A Google REST API (OAuth, the Data API).
     static let rest = GoogleFrontEndStyle(unavailable: GoogleFrontEnd.restUnavailable)

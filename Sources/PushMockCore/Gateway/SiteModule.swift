@@ -11,8 +11,7 @@ struct SiteModule: GatewayModule {
             r.add("GET", "/healthz") { _, _ in .response(.json(200, "{\"status\":\"ok\"}")) }
             r.add("GET", "/metrics") { _, _ in metrics() }
         }
-        var dashboard = open
-        dashboard.exposure = .knownHosts
+        let dashboard = GoogleFrontEndStyle(unavailable: GoogleFrontEnd.unavailable, exposure: .knownHosts)
         routes.group("", dashboard) { r in
             r.add("GET", "/") { req, _ in asset(req) }
             r.add("GET", "/ui/{file}") { req, _ in asset(req) }

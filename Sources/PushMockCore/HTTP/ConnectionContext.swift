@@ -23,7 +23,10 @@ public final class ConnectionContext {
 
     /// The connection's state of type `T`, made by `make` on first use.
     func state<T: AnyObject>(_ make: () -> T) -> T {
-        for s in states { if let t = s as? T { return t } }
+        // Compared by class, not cast: a push asks more than once, and a dynamic cast costs more.
+        for s in states where ObjectIdentifier(type(of: s)) == ObjectIdentifier(T.self) {
+            return unsafeDowncast(s, to: T.self)
+        }
         let t = make()
         states.append(t)
         return t

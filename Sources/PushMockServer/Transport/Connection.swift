@@ -62,7 +62,9 @@ final class Connection {
     static let lingerNanos: UInt64 = 2_000_000_000
     static let maxLingerBytes = 256 * 1024
 
-    private unowned let table: ConnectionTable
+    /// The table holds every connection it has until it closes, so it is always there; read
+    /// without a reference count (`draining` is read for every HTTP/1.1 answer).
+    private unowned(unsafe) let table: ConnectionTable
     private let base: EventBase
     private let channel: ByteChannel
     let dispatcher: RequestDispatcher

@@ -13,28 +13,29 @@ extension APNsProvider {
         }
         guard let auth = headers.authorization else { throw APNsFailure(.missingProviderToken) }
         let context = request.connection
+        let state = context?.apns
         // The usual case: the connection's bound token again, in the same `authorization`.
-        if let context, let v = context.apns.verified, v.version == credentials.apnsVersion, v.authorization == auth,
-            context.apns.token == v.token
+        if let state, let v = state.verified, v.version == credentials.apnsVersion, v.authorization == auth,
+            state.token == v.token
         {
             return try checkProviderToken(v, headers, environment: environment, now: parts.clock.now())
         }
         guard let text = Authorization.bearerToken(auth, trimmed: true) else { throw APNsFailure(.missingProviderToken) }
-        let v = try verifiedProviderToken(text, authorization: auth, on: context)
+        let v = try verifiedProviderToken(text, authorization: auth, on: state)
         let now = parts.clock.now()
         let project = try checkProviderToken(v, headers, environment: environment, now: now)
-        if let context {
-            if let team = context.apns.teamID, team != v.key.teamID { throw APNsFailure(.unrelatedKeyIdInToken) }
-            if let current = context.apns.token, current != text {
-                guard now - context.apns.tokenSince >= Self.providerTokenMinInterval else {
+        if let context, let state {
+            if let team = state.teamID, team != v.key.teamID { throw APNsFailure(.unrelatedKeyIdInToken) }
+            if let current = state.token, current != text {
+                guard now - state.tokenSince >= Self.providerTokenMinInterval else {
                     throw APNsFailure(.tooManyProviderTokenUpdates)
                 }
             }
-            if context.apns.token != text {
-                context.apns.token = text
-                context.apns.tokenSince = now
+            if state.token != text {
+                state.token = text
+                state.tokenSince = now
             }
-            context.apns.teamID = v.key.teamID
+            state.teamID = v.key.teamID
             context.authenticated = true
         }
         return project
@@ -57,14 +58,14 @@ extension APNsProvider {
     /// connection is not verified again.
     private func verifiedProviderToken(
         _ text: String, authorization: String,
-        on context: ConnectionContext?
+        on state: APNsConnection?
     ) throws(APNsFailure) -> VerifiedProviderToken {
-        if let v = context?.apns.verified, v.version == credentials.apnsVersion, v.token == text {
+        if let v = state?.verified, v.version == credentials.apnsVersion, v.token == text {
             if v.authorization == authorization { return v }
             let again = VerifiedProviderToken(
                 authorization: authorization, token: text, key: v.key, iat: v.iat,
                 project: v.project, version: v.version)
-            context?.apns.verified = again
+            state?.verified = again
             return again
         }
         guard let jwt = JWT(text), jwt.header["alg"]?.stringValue == "ES256", let kid = jwt.header["kid"]?.stringValue,
@@ -77,7 +78,7 @@ extension APNsProvider {
         let v = VerifiedProviderToken(
             authorization: authorization, token: text, key: key, iat: iat,
             project: directory[key.projectID], version: credentials.apnsVersion)
-        context?.apns.verified = v
+        state?.verified = v
         return v
     }
 

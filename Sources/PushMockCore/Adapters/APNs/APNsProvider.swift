@@ -93,13 +93,14 @@ struct APNsProvider {
     /// The push's `apns-*` headers, read once per distinct header list on a connection.
     private func readHeaders(_ request: Request) throws(APNsFailure) -> APNsHeaders {
         guard let context = request.connection else { return try APNsHeaders(request, certificateTopic: nil) }
-        if let last = context.apns.headers, last.fields.count == request.headers.count,
+        let state = context.apns
+        if let last = state.headers, last.fields.count == request.headers.count,
             last.fields.withUnsafeBufferPointer({ $0.baseAddress }) == request.headers.withUnsafeBufferPointer({ $0.baseAddress })
         {
             return last.value
         }
         let headers = try APNsHeaders(request, certificateTopic: context.clientCertificate?.userID)
-        context.apns.headers = (request.headers, headers)
+        state.headers = (request.headers, headers)
         return headers
     }
 
@@ -188,8 +189,10 @@ extension APNsProvider: GatewayModule {
 
 /// What APNs answers that no route writes: `BadPath`, `MethodNotAllowed`, `MissingDeviceToken`,
 /// `PayloadTooLarge`, `ServiceUnavailable`, each a JSON `reason` with the `apns-id`.
-struct APNsStyle: AnswerStyle {
-    let provider: APNsProvider
+final class APNsStyle: AnswerStyle {
+    private let provider: APNsProvider
+
+    init(provider: APNsProvider) { self.provider = provider }
 
     var keepsConnectionStart: Bool { true }
 
