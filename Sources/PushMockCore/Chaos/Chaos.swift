@@ -92,21 +92,16 @@ final class Chaos {
     }
 
     /// The next scripted refusal of an FCM send to the device, taken from its script.
-    func scriptedRefusal(_ device: Device) -> Refusal? {
-        guard !scriptsByDevice.isEmpty, var s = scriptsByDevice[ObjectIdentifier(device)], !s.refusals.isEmpty else {
-            return nil
-        }
-        let next = s.refusals.removeFirst()
-        keep(s)
-        return next
-    }
+    func scriptedRefusal(_ device: Device) -> Refusal? { takeNext(\.refusals, of: device) }
 
     /// The next scripted code of an APNs push to the device, taken from its script.
-    func scriptedCode(_ device: Device) -> String? {
-        guard !scriptsByDevice.isEmpty, var s = scriptsByDevice[ObjectIdentifier(device)], !s.codes.isEmpty else {
+    func scriptedCode(_ device: Device) -> String? { takeNext(\.codes, of: device) }
+
+    private func takeNext<T>(_ list: WritableKeyPath<DeviceScript, [T]>, of device: Device) -> T? {
+        guard !scriptsByDevice.isEmpty, var s = scriptsByDevice[ObjectIdentifier(device)], !s[keyPath: list].isEmpty else {
             return nil
         }
-        let next = s.codes.removeFirst()
+        let next = s[keyPath: list].removeFirst()
         keep(s)
         return next
     }

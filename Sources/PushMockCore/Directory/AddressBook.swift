@@ -1,35 +1,54 @@
 /// Every device address of every project, in one index: the device each names, and the
 /// addresses of kinds that retire with when they stopped being valid. A lookup in one
 /// project checks the device's project; a lookup across projects (which project owns a
-/// token, which device an APNs token names) is the same lookup. Loop thread only.
+/// token, which device an APNs token names) is the same lookup. Text addresses are kept in
+/// one table a kind, keyed by their text alone, and APNs tokens in one keyed by their bytes:
+/// with a million devices an entry costs what the text costs, not a whole `DeviceAddress`.
+/// Loop thread only.
 final class AddressBook {
-    private var devices: [DeviceAddress: Device] = [:]
+    private var texts: [DeviceAddress.Kind: [String: Device]] = [:]
+    private var apnsTokens: [APNsToken: Device] = [:]
     /// Retired addresses: when each stopped being valid, and whose project it was.
     private var retired: [DeviceAddress: (time: Timestamp, projectID: String)] = [:]
 
-    func device(at address: DeviceAddress) -> Device? { devices[address] }
+    func device(at address: DeviceAddress) -> Device? {
+        switch address.key {
+        case .text(let text): texts[address.kind]?[text]
+        case .apns(let token): apnsTokens[token]
+        }
+    }
 
     /// When a retired address stopped being valid.
     func retirement(of address: DeviceAddress) -> Timestamp? { retired[address]?.time }
 
-    func reserveCapacity(_ n: Int) { devices.reserveCapacity(n) }
+    /// Room for `n` devices' FCM tokens and installations.
+    func reserveCapacity(_ n: Int) {
+        for kind in [DeviceAddress.Kind.registrationToken, .installation] { texts[kind, default: [:]].reserveCapacity(n) }
+    }
 
     func add(_ address: DeviceAddress, of device: Device) {
-        devices[address] = device
-        retired[address] = nil
+        set(address, device)
+        if address.kind.retires, !retired.isEmpty { retired[address] = nil }
     }
 
     /// The address no longer names its device; one of a kind that retires is remembered.
     func remove(_ address: DeviceAddress, of device: Device, at time: Timestamp) {
-        guard devices[address] === device else { return }
-        devices[address] = nil
+        guard self.device(at: address) === device else { return }
+        set(address, nil)
         if address.kind.retires { retired[address] = (time, device.projectID) }
+    }
+
+    private func set(_ address: DeviceAddress, _ device: Device?) {
+        switch address.key {
+        case .text(let text): texts[address.kind, default: [:]][text] = device
+        case .apns(let token): apnsTokens[token] = device
+        }
     }
 
     /// A project started over: its devices' addresses and its retired ones are forgotten.
     func forget(_ project: Project) {
         for d in project.devices.inOrder {
-            d.forEachAddress { a in if devices[a] === d { devices[a] = nil } }
+            d.forEachAddress { a in if device(at: a) === d { set(a, nil) } }
         }
         retired = retired.filter { $0.value.projectID != project.id }
     }

@@ -106,7 +106,7 @@ enum DeviceFields {
         w.member("online", s.online)
         w.member("notifications", s.notifications.rawValue)
         w.member("low_power_mode", s.lowPowerMode)
-        w.array("presentation_options", strings: s.presentationOptions.map(\.rawValue))
+        w.array("presentation_options") { w in for o in s.presentationOptions { w.string(o.rawValue) } }
         w.member("auto_init_enabled", s.autoInitEnabled)
         if !asFixture {
             w.member("received", d.inbox.count + d.inboxDropped)

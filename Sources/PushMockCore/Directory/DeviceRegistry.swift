@@ -48,7 +48,7 @@ public final class DeviceRegistry {
     func reserveCapacity(_ n: Int) {
         byID.reserveCapacity(n)
         inOrder.reserveCapacity(n)
-        book.reserveCapacity(2 * n)
+        book.reserveCapacity(n)
     }
 
     func insert(_ device: Device) {

@@ -120,10 +120,22 @@ public struct JSONWriter {
         }
     }
 
-    public mutating func member(_ name: String, _ s: String) { member(name) { $0.string(s) } }
-    public mutating func member(_ name: String, _ n: Int) { member(name) { $0.int(n) } }
-    public mutating func member(_ name: String, _ b: Bool) { member(name) { $0.bool(b) } }
-    public mutating func member(_ name: String, _ v: JSONValue) { member(name) { $0.value(v) } }
+    public mutating func member(_ name: String, _ s: String) {
+        key(name)
+        string(s)
+    }
+    public mutating func member(_ name: String, _ n: Int) {
+        key(name)
+        int(n)
+    }
+    public mutating func member(_ name: String, _ b: Bool) {
+        key(name)
+        bool(b)
+    }
+    public mutating func member(_ name: String, _ v: JSONValue) {
+        key(name)
+        value(v)
+    }
 
     /// `"name": ` and the value `body` writes.
     public mutating func member(_ name: String, _ body: (inout JSONWriter) -> Void) {
