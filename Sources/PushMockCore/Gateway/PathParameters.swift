@@ -23,5 +23,4 @@ struct PathKey: Hashable, Sendable {
     static let app = PathKey("app")
     static let bridge = PathKey("bridge")
     static let messageID = PathKey("message_id")
-    static let file = PathKey("file")
 }
