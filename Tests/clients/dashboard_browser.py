@@ -13,7 +13,11 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import StaleElementReferenceException, NoSuchElementException
+from selenium.common.exceptions import (
+    ElementNotInteractableException,
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -72,12 +76,13 @@ def text(css):
 
 
 def click(by, what):
-    """Clicks what the page shows now: a live refresh may have replaced the element."""
+    """Clicks what the page shows now: a live refresh may have replaced the element, or be
+    putting it in place."""
     for _ in range(20):
         try:
             driver.find_element(by, what).click()
             return
-        except (StaleElementReferenceException, NoSuchElementException):
+        except (StaleElementReferenceException, NoSuchElementException, ElementNotInteractableException):
             time.sleep(0.1)
     raise RuntimeError(f"could not click {what}")
 
@@ -87,7 +92,7 @@ def type_into(css, *keys):
         try:
             driver.find_element(By.CSS_SELECTOR, css).send_keys(*keys)
             return
-        except (StaleElementReferenceException, NoSuchElementException):
+        except (StaleElementReferenceException, NoSuchElementException, ElementNotInteractableException):
             time.sleep(0.1)
     raise RuntimeError(f"could not type into {css}")
 
