@@ -77,9 +77,6 @@ public final class Gateway {
         let sending = SendParts(delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, storeFailing: storeFailing)
         let legacyAuth = LegacyAuth(
             directory: directory, credentials: credentials, log: log, clock: clock, configuration: configuration)
-        let apns = APNsProvider(
-            directory: directory, credentials: credentials, parts: sending, configuration: configuration,
-            shutdown: services.shutdown)
         modules = [
             SiteModule(assets: services.assets) { [unowned self] in metricsPage() },
             LegacyModule(
@@ -92,7 +89,9 @@ public final class Gateway {
                 send: V1API(credentials: credentials, directory: directory, parts: sending),
                 topicSubscriptions: TopicSubscriptionsAPI(credentials: credentials, chaos: chaos, clock: clock)),
             DeliveryDataAPI(log: log, directory: directory, credentials: credentials),
-            apns,
+            APNsProvider(
+                directory: directory, credentials: credentials, parts: sending, configuration: configuration,
+                shutdown: services.shutdown),
             OAuthAPI(credentials: credentials, clock: clock, random: random),
             ControlModule(
                 projects: ControlProjects(directory: directory, delivery: delivery, bridges: bridges, log: log, clock: clock),
@@ -150,7 +149,7 @@ public final class Gateway {
     }
 
     /// The style of a path no route's first segment shares: Google's front end.
-    static let siteStyle = GoogleFrontEndStyle(unavailable: GoogleFrontEnd.unavailable)
+    static let siteStyle = GoogleFrontEndStyle.plain
 
     /// Runs the matched route's handler, or answers in its group's style that there is none.
     private func dispatch(_ request: Request, _ index: inout Int, _ style: inout any AnswerStyle) -> Reply {

@@ -70,6 +70,8 @@ final class GoogleFrontEndStyle: AnswerStyle, Sendable {
         self.exposure = exposure
     }
 
+    /// FCM's legacy API and pushmock's own site, whose 503 is a bare `Unavailable`.
+    static let plain = GoogleFrontEndStyle(unavailable: GoogleFrontEnd.unavailable)
     /// A Google REST API (OAuth, the Data API).
     static let rest = GoogleFrontEndStyle(unavailable: GoogleFrontEnd.restUnavailable)
 

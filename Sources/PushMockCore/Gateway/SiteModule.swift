@@ -6,8 +6,7 @@ struct SiteModule: GatewayModule {
     let metrics: () -> Reply
 
     func addRoutes(to routes: inout Routes) {
-        let open = GoogleFrontEndStyle(unavailable: GoogleFrontEnd.unavailable)
-        routes.group("", open) { r in
+        routes.group("", GoogleFrontEndStyle.plain) { r in
             r.add("GET", "/healthz") { _, _ in .response(.json(200, "{\"status\":\"ok\"}")) }
             r.add("GET", "/metrics") { _, _ in metrics() }
         }

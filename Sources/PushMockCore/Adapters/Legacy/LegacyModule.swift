@@ -7,7 +7,7 @@ struct LegacyModule: GatewayModule {
     let instanceID: InstanceIDAPI
     let shutdown: LegacyShutdown
 
-    static let style = GoogleFrontEndStyle(unavailable: GoogleFrontEnd.unavailable)
+    static let style = GoogleFrontEndStyle.plain
 
     func addRoutes(to routes: inout Routes) {
         routes.group("", Self.style) { r in
