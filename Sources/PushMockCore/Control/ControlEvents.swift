@@ -25,7 +25,9 @@ struct ControlEvents {
         let p = try directory.named(params)
         var q = try filters(request, p)
         if let s = request.queryValue("since") {
-            guard let n = Int64(s), n >= 0 else { throw Control.invalid("'since' must be an event seq (a whole number).") }
+            guard let n = Int64(s), EventQuery.seqs.contains(n) else {
+                throw Control.invalid("'since' must be an event seq (a whole number, 0...\(EventQuery.seqs.upperBound)).")
+            }
             q.since = n
         }
         if let l = request.queryValue("limit") {
@@ -61,7 +63,9 @@ struct ControlEvents {
         var q = try filters(request, try directory.named(params))
         var since: Int64? = nil
         for value in [request.queryValue("since"), request.header("last-event-id")].compactMap({ $0 }) {
-            guard let n = Int64(value), n >= 0 else { throw Control.invalid("'since' and Last-Event-ID must be an event seq.") }
+            guard let n = Int64(value), EventQuery.seqs.contains(n) else {
+                throw Control.invalid("'since' and Last-Event-ID must be an event seq (0...\(EventQuery.seqs.upperBound)).")
+            }
             since = max(since ?? 0, n)
         }
         var heartbeat = 15.0

@@ -100,9 +100,15 @@ struct ControlProjects {
         guard let seconds = obj["seconds"]?.numberValue?.double, seconds >= 0, seconds.isFinite else {
             throw Control.invalid("Field 'seconds' must be a number of seconds, 0 or more.")
         }
-        guard clock.advance(seconds: seconds) else {
+        guard clock.mode == .manual else {
             throw Control.failedPrecondition("The clock is the system clock; start pushmock with --clock manual to advance it.")
         }
+        let most = clock.secondsLeft.rounded(.down)
+        guard seconds <= most else {
+            throw Control.invalid(
+                "Field 'seconds' must be at most \(Int(most)): the clock cannot pass \(Timestamp.latest.rfc3339).")
+        }
+        clock.advance(seconds: seconds)
         delivery.expireDue()
         return clockInfo()
     }

@@ -20,14 +20,20 @@ struct JWT {
         signature = s
     }
 
-    /// A time claim in seconds: clients send integers, floats or numeric strings.
+    /// A time claim in seconds: clients send integers, floats or numeric strings. A value
+    /// outside the times pushmock represents (`Timestamp.representable`) is no time at all.
     func seconds(_ name: String) -> Double? {
-        switch claims[name] {
-        case .number(let n)?: n.double
-        case .string(let s)?: Double(s)
-        default: nil
-        }
+        let value: Double? =
+            switch claims[name] {
+            case .number(let n)?: n.double
+            case .string(let s)?: Double(s)
+            default: nil
+            }
+        guard let value, value.isFinite, abs(value) <= Self.mostSeconds else { return nil }
+        return value
     }
+
+    private static let mostSeconds = Double(Timestamp.latest / 1_000_000)
 }
 
 /// RFC 4648 §5 base64url without padding.

@@ -11,6 +11,9 @@ public struct EventQuery: Hashable {
     public var limit: Int = 1000
 
     public static let maxLimit = 100_000
+    /// The event seqs a query may name: 2^53 - 1, the largest a JavaScript number holds exactly,
+    /// so `since + 1` never overflows (a log cannot reach it).
+    public static let seqs: ClosedRange<Int64> = 0...9_007_199_254_740_991
 
     public init(projectID: String) { self.projectID = projectID }
 

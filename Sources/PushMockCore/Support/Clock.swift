@@ -35,11 +35,15 @@ public final class Clock {
         return body()
     }
 
-    /// Moves a manual clock forward; a system clock cannot be moved.
+    /// The most a manual clock can move forward from now, in seconds: to `Timestamp.latest`.
+    public var secondsLeft: Double { Double(Timestamp.latest - now()) / 1_000_000 }
+
+    /// Moves a manual clock forward, by at most `secondsLeft`; a system clock cannot be moved.
     @discardableResult
     public func advance(seconds: Double) -> Bool {
         guard mode == .manual else { return false }
-        manualNow += Timestamp(seconds * 1_000_000)
+        precondition(seconds >= 0 && seconds <= secondsLeft, "the caller bounds the step")
+        manualNow = min(Timestamp.latest, manualNow + Timestamp(seconds * 1_000_000))
         if requestTime != nil { requestTime = manualNow }
         return true
     }
@@ -53,13 +57,21 @@ public final class Clock {
 }
 
 extension Timestamp {
+    /// The range of times pushmock represents: RFC 3339's and protobuf's, years 1 to 9999.
+    /// A clock, a restored event or a request's time outside it is refused where it is read,
+    /// so arithmetic on times (expiry, days, token ages) never overflows.
+    public static let earliest: Timestamp = -62_135_596_800_000_000
+    public static let latest: Timestamp = 253_402_300_799_999_999
+    public static let representable = earliest...latest
+
     public var seconds: Int64 { self / 1_000_000 }
 
     /// RFC 3339 with microseconds in UTC, e.g. `2026-11-29T12:00:00.123456Z`, built without
     /// DateFormatter.
     public var rfc3339: String {
         let secs = Int(self.floorDiv(1_000_000))
-        let micros = Int(self - Int64(secs) * 1_000_000)
+        // Wrapping arithmetic: exact, since the result is in 0..<1_000_000 (for Int64.min too).
+        let micros = Int(self &- Int64(secs) &* 1_000_000)
         let (y, m, d) = Self.civil(days: secs.floorDiv(86_400))
         let daySecs = secs - secs.floorDiv(86_400) * 86_400
         // Digits written in place: every event's JSON carries one of these. A year outside

@@ -138,7 +138,7 @@ enum EventRows {
     }()
 
     /// The events of one block, as the restart needs them; nil when it is not a block as
-    /// written here (a damaged row).
+    /// written here (a damaged row), a time outside the years 1 to 9999 included.
     static func stored(_ v: JSONValue) -> [StoredEvent]? {
         guard let d = v.arrayValue, d.count == deviceColumns.count + 1, let groups = d[deviceColumns.count].arrayValue else {
             return nil
@@ -148,7 +148,7 @@ enum EventRows {
         var out: [StoredEvent] = []
         for group in groups {
             guard let g = group.arrayValue, g.count == groupColumns.count + 1, let events = g[groupColumns.count].arrayValue,
-                let time = int(g[groupIndex["time_us"]!])
+                let time = int(g[groupIndex["time_us"]!]), Timestamp.representable.contains(time)
             else { return nil }
             // What the group's events share, read once; each event adds its own columns.
             func column(_ name: String) -> JSONValue { g[groupIndex[name]!] }

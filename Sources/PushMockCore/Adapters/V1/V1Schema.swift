@@ -160,6 +160,10 @@ enum V1Schema {
     }
 }
 
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
 /// `google.protobuf.Duration` in JSON: `"3.5s"`, at most nine fractional digits.
 enum Duration {
     static func seconds(_ s: String) -> Double? {
@@ -167,8 +171,8 @@ enum Duration {
         let number = s.dropLast()
         let parts = number.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let whole = parts.first,
-            !whole.isEmpty, whole.drop(while: { $0 == "-" }).allSatisfy(\.isNumber),
-            parts.count == 1 || (1...9).contains(parts[1].count) && parts[1].allSatisfy(\.isNumber)
+            !whole.isEmpty, whole.drop(while: { $0 == "-" }).allSatisfy(\.isASCIIDigit),
+            parts.count == 1 || (1...9).contains(parts[1].count) && parts[1].allSatisfy(\.isASCIIDigit)
         else { return nil }
         return Double(number)
     }
