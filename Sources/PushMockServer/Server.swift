@@ -4,7 +4,7 @@ import Glibc
 import PushMockCore
 
 /// pushmock's process: one libevent loop serving the gateway. `start()` binds and reports
-/// the listeners; `run()` serves until SIGINT or SIGTERM, then shuts down gracefully.
+/// the listeners; `run()` serves until a signal (`Signals.shutdown`), then shuts down gracefully.
 public final class Server {
     public let configuration: Configuration
     public let gateway: Gateway
@@ -119,7 +119,7 @@ public final class Server {
             tlsPort = try connections.listen(host: configuration.host, port: requested, tls: tls)
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        for sig in [SIGINT, SIGTERM] {
+        for sig in Signals.shutdown {
             let ev = try LoopEvent(base: base, fd: sig, what: Int16(EV_SIGNAL | EV_PERSIST), callback: serverSignal, argument: me)
             ev.add()
             signals.append(ev)
@@ -132,14 +132,7 @@ public final class Server {
             stateTimer = try LoopEvent(base: base, fd: -1, what: Int16(EV_PERSIST), callback: serverSaveState, argument: me)
             stateTimer?.add(seconds: 0.1)
         }
-        signal(SIGPIPE, SIG_IGN)
-        // A parent may have started us with these blocked (Foundation's Process does, from a
-        // Dispatch thread); blocked, they would never reach the loop.
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        sigaddset(&unblock, SIGINT)
-        sigaddset(&unblock, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        Signals.prepare()
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         var lines: [String] = []
         if let store {
@@ -164,6 +157,10 @@ public final class Server {
     /// lost, and the exit says so.
     public func run() throws(ServerError) {
         try base.run()
+        // From here to the exit a signal must not cut the final commit and save short
+        // (removing the signal events puts back the handlers from before they were added).
+        signals.removeAll()
+        Signals.ignoreShutdownSignals()
         saveStateIfChanged(limit: .max)
         close()
         if let lost = unwritten { throw ServerError(.configuration, lost) }
@@ -201,7 +198,8 @@ public final class Server {
         // being written through the grace period.
         streams.endAll()
         polls.answerAll()
-        for ev in signals { ev.remove() }
+        // The signal events stay: a second signal during the grace period is taken and
+        // changes nothing, instead of killing the process before it has saved.
         expiryTimer?.remove()
         drainDeadline = Clock.wallNow() + Timestamp(Self.shutdownGrace * 1_000_000)
         drainTimer = try? LoopEvent(

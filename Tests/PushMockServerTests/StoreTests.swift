@@ -124,7 +124,35 @@ struct StoreTests {
             unshare + ["sh", "-c", script, "sh", readOnly, ServerProcess.binary.path, ServerProcess.certDirectory])
         #expect(s4 != 0 && o4.contains("not writable"), "\(o4)")
     }
+
+    @Test(
+        "every signal that ends pushmock ends it as SIGTERM does: 200 sends acknowledged just before it are all in the store, exit status 0",
+        arguments: [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGRTMIN_PLUS_ONE])
+    func signalsSave(_ signal: Int32) throws {
+        let dir = freshDirectory("signal-\(signal)")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(storeFlags(dir))
+        let token = try server.device("android")["token"] as? String ?? ""
+        let c = try HTTPConnection(port: server.port)
+        for _ in 0..<200 {
+            let r = try c.request(
+                "POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"k":"v"}}"#,
+                headers: ["Authorization": "key=pushmock-dev-server-key"])
+            #expect(r.status == 200)
+        }
+        kill(server.process.processIdentifier, signal)
+        server.process.waitUntilExit()
+        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0, "\(server.log)")
+
+        let again = try ServerProcess(storeFlags(dir))
+        let accepted = try HTTPConnection(port: again.port).request(
+            "GET", "/emulator/v1/projects/demo-pushmock/events?event=MESSAGE_ACCEPTED&count=true")
+        #expect(accepted.json["count"] as? Int == 200, "signal \(signal): \(accepted.text)")
+    }
 }
+
+/// A real-time signal, whose number glibc decides at run time.
+let SIGRTMIN_PLUS_ONE = __libc_current_sigrtmin() + 1
 
 extension StoreTests {
     /// Runs full_disk.sh in a mount namespace; returns the client's findings and pushmock's end.

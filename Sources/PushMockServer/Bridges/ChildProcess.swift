@@ -38,13 +38,26 @@ enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2)
         // The child keeps only its three standard descriptors of these pipes.
         for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // The child starts with default signal dispositions and nothing blocked, not with
+        // what pushmock ignores (`Signals.ignored`) or its worker thread blocks.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in Signals.ignored { sigaddset(&defaults, s) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         var env = ProcessInfo.processInfo.environment
         for (name, value) in environment { env[name] = value }
         let envStrings = env.map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
         let started = Clock.wallNow()
         let rc = withCStrings(argv) { cArgv in
-            withCStrings(envStrings) { cEnv in posix_spawnp(&pid, argv[0], &actions, nil, cArgv, cEnv) }
+            withCStrings(envStrings) { cEnv in posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, cEnv) }
         }
         close(toChild[0])
         close(fromChild[1])
