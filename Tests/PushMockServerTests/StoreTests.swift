@@ -127,7 +127,7 @@ struct StoreTests {
 
     @Test(
         "every signal that ends pushmock ends it as SIGTERM does: 200 sends acknowledged just before it are all in the store, exit status 0",
-        arguments: [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGRTMIN_PLUS_ONE])
+        arguments: [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, realTimeSignal])
     func signalsSave(_ signal: Int32) throws {
         let dir = freshDirectory("signal-\(signal)")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -152,7 +152,7 @@ struct StoreTests {
 }
 
 /// A real-time signal, whose number glibc decides at run time.
-let SIGRTMIN_PLUS_ONE = __libc_current_sigrtmin() + 1
+let realTimeSignal = __libc_current_sigrtmin() + 1
 
 extension StoreTests {
     /// Runs full_disk.sh in a mount namespace; returns the client's findings and pushmock's end.
