@@ -38,7 +38,7 @@ struct BridgeTests {
     @Test("a project webhook gets every fate of a message on a device, with what the device received")
     func projectWebhook() throws {
         let carrier = RecordingCarrier()
-        let h = try Harness(carrier: carrier)
+        let h = try Harness(carrier: carrier) { $0.allowedCommands = ["*"] }
         let t = try h.device("android")["token"] as! String
         let r = bridge(h, #"{"webhook":{"url":"https://hooks.example/pm","secret":"k"}}"#)
         #expect(r.status == 201)
@@ -75,7 +75,7 @@ struct BridgeTests {
     @Test("device and topic scopes, event filters; drops and stores are forwarded with their reason")
     func scopes() throws {
         let carrier = RecordingCarrier()
-        let h = try Harness(carrier: carrier)
+        let h = try Harness(carrier: carrier) { $0.allowedCommands = ["*"] }
         let a = try h.device("android")["token"] as! String
         let b = try h.device("android", extra: #","app_state":"terminated""#)["token"] as! String
         try h.subscribe("d2", "news")
@@ -93,7 +93,7 @@ struct BridgeTests {
     @Test("a Simulator bridge gets what an iPhone displays, as the APNs payload with its target bundle")
     func simulator() throws {
         let carrier = RecordingCarrier()
-        let h = try Harness(carrier: carrier)
+        let h = try Harness(carrier: carrier) { $0.allowedCommands = ["*"] }
         let t = try h.device("ios", app: "com.example.news")["token"] as! String
         _ = try h.device("android")
         #expect(bridge(h, #"{"device":"d2","simulator":{}}"#).status == 400)
@@ -113,7 +113,7 @@ struct BridgeTests {
     func overflow() throws {
         let carrier = RecordingCarrier()
         carrier.room = 1
-        let h = try Harness(carrier: carrier)
+        let h = try Harness(carrier: carrier) { $0.allowedCommands = ["*"] }
         let t = try h.device("android")["token"] as! String
         #expect(bridge(h, #"{"queue_limit":1,"webhook":{"url":"http://127.0.0.1:9/dead"}}"#).status == 201)
         let r = json(h.send(#"{"to":"\#(t)","notification":{"title":"x"}}"#))
@@ -122,7 +122,7 @@ struct BridgeTests {
         #expect(try h.events("&event=BRIDGE_OVERFLOW").isEmpty, "counted until the next collect")
         h.gateway.collectBridgeAttempts()
         let overflow = try h.events("&event=BRIDGE_OVERFLOW").map { $0["reason"] as? String ?? "" }
-        #expect(overflow == ["b1 webhook: 3 events not forwarded, queue full (1 waiting)"])
+        #expect(overflow == ["b1 webhook: 3 events not forwarded, queue full (at most 1 deliveries, 8 MiB)"])
         #expect((json(h.call("GET", base + "/bridges/b1"))["stats"] as? [String: Int])?["overflowed"] == 3)
     }
 
@@ -164,7 +164,7 @@ struct BridgeTests {
             ),
         ])
     func badConfiguration(_ body: String, _ message: String) throws {
-        let h = try Harness()
+        let h = try Harness { $0.allowedCommands = ["*"] }
         _ = try h.device("android")
         let r = bridge(h, body)
         #expect(r.status == 400)
@@ -172,10 +172,47 @@ struct BridgeTests {
         #expect((json(h.call("GET", base + "/bridges"))["bridges"] as? [Any])?.isEmpty == true)
     }
 
+    @Test(
+        "a command bridge runs only what --allow-command allows (nothing by default), and bridges are bounded per project and in all"
+    )
+    func commandsAndLimits() throws {
+        let closed = try Harness()
+        let refused = bridge(closed, #"{"command":{"argv":["sh","-c","id"]}}"#)
+        #expect(refused.status == 403, "\(refused.bodyText)")
+        #expect((json(refused)["error"] as? [String: Any])?["status"] as? String == "PERMISSION_DENIED")
+        #expect(((json(refused)["error"] as? [String: Any])?["message"] as? String)?.contains("--allow-command sh") == true)
+        #expect(bridge(closed, #"{"webhook":{"url":"http://127.0.0.1:1/x"}}"#).status == 201)
+
+        let listed = try Harness { $0.allowedCommands = ["./on-push.sh", "/usr/bin/logger"] }
+        #expect(bridge(listed, #"{"command":{"argv":["./on-push.sh"]}}"#).status == 201)
+        #expect(bridge(listed, #"{"command":{"argv":["/usr/bin/logger","-t","push"]}}"#).status == 201)
+        #expect(bridge(listed, #"{"command":{"argv":["logger"]}}"#).status == 403)
+        #expect(bridge(listed, #"{"command":{"argv":["sh","./on-push.sh"]}}"#).status == 403)
+
+        let h = try Harness()
+        for n in 0..<Bridges.perProject { #expect(bridge(h, #"{"webhook":{"url":"http://127.0.0.1:1/\#(n)"}}"#).status == 201) }
+        let more = bridge(h, #"{"webhook":{"url":"http://127.0.0.1:1/x"}}"#)
+        #expect(more.status == 400 && more.bodyText.contains("FAILED_PRECONDITION"), "\(more.bodyText)")
+        #expect(h.call("DELETE", base + "/bridges/b1").status == 200)
+        #expect(bridge(h, #"{"webhook":{"url":"http://127.0.0.1:1/x"}}"#).status == 201)
+        var made = Bridges.perProject
+        var project = 0
+        while made < Bridges.inTotal {
+            project += 1
+            let r = h.call(
+                "POST", "/emulator/v1/projects/other-\(project)/bridges", body: #"{"webhook":{"url":"http://127.0.0.1:1/x"}}"#)
+            if r.status == 201 { made += 1 } else { break }
+        }
+        #expect(made == Bridges.inTotal)
+        let beyond = h.call(
+            "POST", "/emulator/v1/projects/last-one/bridges", body: #"{"webhook":{"url":"http://127.0.0.1:1/x"}}"#)
+        #expect(beyond.status == 400 && beyond.bodyText.contains("the most it keeps"), "\(beyond.bodyText)")
+    }
+
     @Test("ids, conflicts, delete, reset, and the saved state brings bridges back")
     func lifecycle() throws {
         let carrier = RecordingCarrier()
-        let h = try Harness(carrier: carrier)
+        let h = try Harness(carrier: carrier) { $0.allowedCommands = ["*"] }
         _ = try h.device("ios")
         #expect(bridge(h, #"{"id":"hook","webhook":{"url":"http://127.0.0.1:1/x","secret":"s"}}"#).status == 201)
         #expect(bridge(h, #"{"id":"hook","command":{"argv":["true"]}}"#).status == 409)
@@ -184,7 +221,7 @@ struct BridgeTests {
         let fixture = StateRows.fixture(projects: rows.projects) { id in
             rows.devices.filter { $0.projectID == id }.compactMap(\.json)
         }
-        let copy = try Harness()
+        let copy = try Harness { $0.allowedCommands = ["*"] }
         try copy.gateway.seed(fixture, file: "saved state")
         let restored = json(copy.call("GET", base + "/bridges"))["bridges"] as? [[String: Any]]
         #expect(restored?.map { $0["id"] as? String } == ["hook", "b1"])
@@ -199,7 +236,10 @@ struct BridgeTests {
     @Test("--webhook: one bridge for every project, listed in each, not deletable")
     func flag() throws {
         let carrier = RecordingCarrier()
-        let h = try Harness(carrier: carrier) { $0.webhookURL = "http://127.0.0.1:5000/all" }
+        let h = try Harness(carrier: carrier) {
+            $0.webhookURL = "http://127.0.0.1:5000/all"
+            $0.allowedCommands = ["*"]
+        }
         let t = try h.device("android")["token"] as! String
         h.push(t, #""data":{"k":"v"}"#)
         #expect(carrier.carried.map { "\($0.bridge.key) \($0.eventName)" } == ["*/webhook MESSAGE_DELIVERED"])

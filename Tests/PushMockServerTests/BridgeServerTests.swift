@@ -139,7 +139,7 @@ struct BridgeServerTests {
             toFile: xcrun, atomically: true, encoding: .utf8)
         chmod(xcrun, 0o755)
         let path = dir + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let server = try ServerProcess([], environment: ["PATH": path])
+        let server = try ServerProcess(["--allow-command", "sh,sleep"], environment: ["PATH": path])
         let c = try HTTPConnection(port: server.port)
         let ios = try c.request("POST", base + "/devices", body: #"{"platform":"ios","app":"com.example.news"}"#).json
         #expect(try c.request("POST", base + "/bridges", body: #"{"device":"d1","simulator":{"udid":"booted"}}"#).status == 201)
@@ -177,6 +177,33 @@ struct BridgeServerTests {
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/stdin.json"))) as? [String: Any]
         #expect((stdin?["event"] as? [String: Any])?["event"] as? String == "MESSAGE_DISPLAYED")
         #expect(((stdin?["received"] as? [String: Any])?["apns"] as? [String: Any])?["payload"] != nil)
+        #expect(server.stop() == 0)
+    }
+
+    @Test(
+        "a dead webhook's queue is bounded by bytes too: 2,500 sends of 3.5 KB turn away what passes 8 MiB, with a queue_limit of 100,000"
+    )
+    func queueBytes() throws {
+        let server = try ServerProcess(["--device-rate-limit", "0"])
+        let c = try HTTPConnection(port: server.port)
+        let token = try server.device("android")["token"] as? String ?? ""
+        // Port 9 refuses: the one worker waits out back-offs on the first delivery.
+        let hook =
+            #"{"id":"dead","queue_limit":100000,"events":["MESSAGE_DELIVERED"],"webhook":{"url":"http://127.0.0.1:9/x","max_attempts":100}}"#
+        #expect(try c.request("POST", base + "/bridges", body: hook).status == 201)
+        let data = String(repeating: "x", count: 3500)
+        let body = #"{"to":"\#(token)","data":{"k":"\#(data)"}}"#
+        for _ in 0..<2500 { #expect(try c.request("POST", "/fcm/send", body: body, headers: auth).status == 200) }
+        var stats: [String: Any] = [:]
+        _ = try waitUntil(2) {
+            stats = try c.request("GET", base + "/bridges/dead").json["stats"] as? [String: Any] ?? [:]
+            return (stats["overflowed"] as? Int ?? 0) > 0
+        }
+        let forwarded = stats["forwarded"] as? Int ?? 0
+        #expect((stats["overflowed"] as? Int ?? 0) > 0 && forwarded + (stats["overflowed"] as? Int ?? 0) == 2500, "\(stats)")
+        #expect(forwarded * 3500 <= 8 << 20 && forwarded > 500, "\(stats)")
+        let overflow = try c.request("GET", base + "/events?event=BRIDGE_OVERFLOW").json["events"] as? [[String: Any]] ?? []
+        #expect((overflow.first?["reason"] as? String)?.contains("not forwarded, queue full") == true, "\(overflow)")
         #expect(server.stop() == 0)
     }
 }

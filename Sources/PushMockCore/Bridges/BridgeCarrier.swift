@@ -29,6 +29,18 @@ public struct BridgeDelivery: Sendable {
     public let projectID: String
     public let messageID: String?
     public let deviceID: String?
+
+    /// What it holds while it waits, about: its bytes, and a fixed share for the rest.
+    public var heldBytes: Int {
+        var n = 256 + key.utf8.count + body.count + (simulatorPayload?.count ?? 0)
+        for (name, value) in environment { n += 32 + name.utf8.count + value.utf8.count }
+        return n
+    }
+
+    /// A bridge's waiting deliveries may hold this much at most, and all bridges' together
+    /// `totalHeldLimit` (docs/hardening.md): the count (`queue_limit`) bounds them too.
+    public static let heldLimitPerBridge = 8 << 20
+    public static let totalHeldLimit = 64 << 20
 }
 
 /// What became of one attempt to carry a delivery.

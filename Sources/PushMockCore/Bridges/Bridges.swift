@@ -13,6 +13,15 @@ final class Bridges {
     /// `--webhook`: one bridge for every project.
     private let forEveryProject: Active?
     private var lastNumber = 0
+    /// `--allow-command`: the programs command bridges may run.
+    private let allowedCommands: Set<String>
+    /// Bridges made through the control API and fixtures, in every project.
+    private var count = 0
+
+    /// At most this many bridges in a project, and in the whole instance: each has its own
+    /// queue and threads (docs/hardening.md).
+    static let perProject = 16
+    static let inTotal = 64
 
     /// A bridge in use, with what it has done.
     private final class Active {
@@ -56,6 +65,7 @@ final class Bridges {
         self.directory = directory
         self.changes = changes
         self.carrier = carrier
+        allowedCommands = Set(configuration.allowedCommands)
         forEveryProject = configuration.webhookURL.map { url in
             let hook = Bridge.Webhook(
                 url: url, secret: configuration.webhookSecret ?? random.hex(32), timeoutSeconds: 5, maxAttempts: 8)
@@ -93,7 +103,20 @@ final class Bridges {
         return "b\(lastNumber)"
     }
 
+    /// Whether `--allow-command` lets a command bridge run `program` (its argv[0]).
+    func mayRun(_ program: String) -> Bool { allowedCommands.contains("*") || allowedCommands.contains(program) }
+
+    /// Why another bridge cannot be made in the project now, if it cannot.
+    func full(_ projectID: String) -> String? {
+        if (byProject[projectID]?.count ?? 0) >= Self.perProject {
+            return "Project \(projectID) has \(Self.perProject) bridges, the most a project can have; remove one first."
+        }
+        if count >= Self.inTotal { return "pushmock has \(Self.inTotal) bridges, the most it keeps; remove one first." }
+        return nil
+    }
+
     func add(_ b: Bridge) {
+        count += 1
         byProject[b.projectID!, default: []].append(Active(b))
         changes.project(b.projectID!)
         watchLog()
@@ -101,7 +124,9 @@ final class Bridges {
 
     func remove(_ b: Bridge) {
         let projectID = b.projectID!
-        byProject[projectID]?.removeAll { $0.bridge.id == b.id }
+        guard let i = byProject[projectID]?.firstIndex(where: { $0.bridge.id == b.id }) else { return }
+        byProject[projectID]?.remove(at: i)
+        count -= 1
         if byProject[projectID]?.isEmpty == true { byProject[projectID] = nil }
         carrier?.retire(bridgeID: b.key)
         changes.project(projectID)
@@ -155,7 +180,7 @@ final class Bridges {
                 log.append(
                     kind: .bridgeOverflow, time: clock.now(), projectID: project.id, projectNumber: project.number,
                     reason:
-                        "\(a.bridge.id) \(a.bridge.target.name): \(count) event\(count == 1 ? "" : "s") not forwarded, queue full (\(a.bridge.queueLimit) waiting)"
+                        "\(a.bridge.id) \(a.bridge.target.name): \(count) event\(count == 1 ? "" : "s") not forwarded, queue full (at most \(a.bridge.queueLimit) deliveries, \(BridgeDelivery.heldLimitPerBridge >> 20) MiB)"
                 )
             }
         }

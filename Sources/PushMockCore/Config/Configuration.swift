@@ -61,6 +61,9 @@ public struct Configuration: Sendable, Equatable {
     public var webhookURL: String?
     /// `--webhook-secret`: the key of its signatures; random (and printed) when not given.
     public var webhookSecret: String?
+    /// `--allow-command`: the programs a command bridge may run (`*`: any); none by default,
+    /// so whoever reaches the control API cannot run programs (docs/exposure.md).
+    public var allowedCommands: [String] = []
     /// Disk space kept back under `--data-dir` (`--disk-reserve-mb`): when the disk fills, it is
     /// freed so what was acknowledged can still be written, and new sends are refused.
     public var diskReserveBytes = 16 << 20
@@ -270,6 +273,16 @@ extension Configuration {
         ) { c, v throws(ConfigurationError) in
             guard !v.isEmpty else { throw ConfigurationError(description: "--webhook-secret: empty") }
             c.webhookSecret = v
+        },
+        Option(
+            flag: "--allow-command",
+            help:
+                "a program command bridges may run, as their argv[0] names it, or * for any; repeatable, comma-separated in the variable (default: none, command bridges are refused)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            let programs = names(v)
+            guard !programs.isEmpty else { throw ConfigurationError(description: "--allow-command: empty") }
+            c.allowedCommands += programs
         },
         Option(
             flag: "--apns-environment",

@@ -13,13 +13,14 @@ enum BridgeConfig {
             throw Control.invalid("Invalid value at 'id': use 1-64 letters, digits, '-' or '_'.")
         }
         if bridges.bridge(project.id, id) != nil { throw Control.conflict("A bridge with id \(id) already exists.") }
+        if let full = bridges.full(project.id) { throw Control.failedPrecondition(full) }
         let scope = try scope(obj, project)
         let queueLimit = try int(obj, "queue_limit", 1...100_000) ?? Bridge.defaultQueueLimit
         let target: Bridge.Target
         switch kind {
         case "webhook": target = try webhook(spec, random)
         case "simulator": target = try simulator(spec, scope, project)
-        default: target = try command(spec)
+        default: target = try command(spec, bridges)
         }
         var allowed = Bridge.fateEvents
         if case .simulator = target { allowed = Bridge.shownEvents }
@@ -98,11 +99,16 @@ enum BridgeConfig {
         return .simulator(udid: udid, bundleID: bundleID)
     }
 
-    private static func command(_ spec: JSONObject) throws(ControlError) -> Bridge.Target {
+    private static func command(_ spec: JSONObject, _ bridges: Bridges) throws(ControlError) -> Bridge.Target {
         try only(spec, ["argv", "timeout_seconds", "concurrency"], in: "command")
         guard let items = spec["argv"]?.arrayValue, !items.isEmpty,
             case let argv = items.compactMap(\.stringValue), argv.count == items.count, !argv[0].isEmpty
         else { throw Control.invalid("Invalid value at 'command.argv': the program and its arguments, as a list of strings.") }
+        guard bridges.mayRun(argv[0]) else {
+            throw Control.permissionDenied(
+                "Command bridges run only the programs pushmock was started to allow; \(JSONWriter.quotedJSON(.string(argv[0]))) is not one of them (start it with --allow-command \(argv[0]), or * for any; docs/exposure.md)."
+            )
+        }
         return .command(
             Bridge.Command(
                 argv: argv, timeoutSeconds: try seconds(spec, "timeout_seconds", in: "command") ?? 10,

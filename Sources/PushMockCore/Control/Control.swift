@@ -7,6 +7,9 @@ enum Control {
     static func failedPrecondition(_ message: String) -> ControlError {
         ControlError(response: .googleError(400, "FAILED_PRECONDITION", message))
     }
+    static func permissionDenied(_ message: String) -> ControlError {
+        ControlError(response: .googleError(403, "PERMISSION_DENIED", message))
+    }
     static func conflict(_ message: String) -> ControlError {
         ControlError(response: .googleError(409, "ALREADY_EXISTS", message))
     }

@@ -3,9 +3,9 @@ import Foundation
 import Glibc
 import PushMockCore
 
-/// The bridges' carrier: one lane per bridge with a bounded queue and its own threads, so a
-/// dead or slow webhook only ever fills its own queue and never touches the loop
-/// (docs/bridges.md). Webhooks retry with exponential back-off; commands and the Simulator
+/// The bridges' carrier: one lane per bridge with a queue bounded by count and by bytes (all
+/// lanes' bytes too) and its own threads, so a dead or slow webhook only ever fills its own
+/// queue and never touches the loop (docs/bridges.md). Webhooks retry with exponential back-off; commands and the Simulator
 /// run once. Finished attempts wait here until the loop collects them.
 final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
     /// Guards everything below; workers wait on it.
@@ -15,11 +15,14 @@ final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
     private var stopping = false
     /// Worker threads not yet ended.
     private var running = 0
+    /// What every lane's waiting deliveries hold (`BridgeDelivery.heldBytes`).
+    private var heldBytes = 0
     private let webhooks: WebhookClient
 
     /// One bridge's waiting deliveries; guarded by `condition`.
     private final class Lane: @unchecked Sendable {
         var waiting: [BridgeDelivery] = []
+        var heldBytes = 0
         var retired = false
     }
 
@@ -30,7 +33,8 @@ final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
     func hasRoom(_ bridge: Bridge) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        return !stopping && (lanes[bridge.key]?.waiting.count ?? 0) < bridge.queueLimit
+        guard !stopping, heldBytes < BridgeDelivery.totalHeldLimit, let lane = lanes[bridge.key] else { return !stopping }
+        return lane.waiting.count < bridge.queueLimit && lane.heldBytes < BridgeDelivery.heldLimitPerBridge
     }
 
     func carry(_ delivery: BridgeDelivery) -> Bool {
@@ -39,8 +43,13 @@ final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
         if stopping { return false }
         let key = delivery.bridge.key
         let lane = lanes[key] ?? start(key, delivery.bridge)
-        guard lane.waiting.count < delivery.bridge.queueLimit else { return false }
+        let size = delivery.heldBytes
+        guard lane.waiting.count < delivery.bridge.queueLimit, lane.heldBytes + size <= BridgeDelivery.heldLimitPerBridge,
+            heldBytes + size <= BridgeDelivery.totalHeldLimit
+        else { return false }
         lane.waiting.append(delivery)
+        lane.heldBytes += size
+        heldBytes += size
         condition.broadcast()
         return true
     }
@@ -55,7 +64,12 @@ final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
 
     func retire(bridgeID key: String) {
         condition.lock()
-        lanes[key]?.retired = true
+        if let lane = lanes[key] {
+            lane.retired = true
+            heldBytes -= lane.heldBytes
+            lane.heldBytes = 0
+            lane.waiting.removeAll()
+        }
         lanes[key] = nil
         condition.broadcast()
         condition.unlock()
@@ -115,7 +129,10 @@ final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
         defer { condition.unlock() }
         while lane.waiting.isEmpty, !lane.retired, !stopping { condition.wait() }
         if lane.retired || stopping { return nil }
-        return lane.waiting.removeFirst()
+        let d = lane.waiting.removeFirst()
+        lane.heldBytes -= d.heldBytes
+        heldBytes -= d.heldBytes
+        return d
     }
 
     private func record(_ attempt: BridgeAttempt) {
