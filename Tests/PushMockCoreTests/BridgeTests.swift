@@ -209,6 +209,29 @@ struct BridgeTests {
         #expect(beyond.status == 400 && beyond.bodyText.contains("the most it keeps"), "\(beyond.bodyText)")
     }
 
+    @Test("webhook URLs are parsed strictly: CR LF, spaces, bad escapes, user info and bad hosts or ports are refused")
+    func webhookURLs() throws {
+        let h = try Harness()
+        for url in [
+            "http://127.0.0.1:1/x\r\nX-Injected: 1", "http://127.0.0.1:1/x HTTP/1.1\r\nHost: a\r\n\r\nGET /smuggled",
+            "http://127.0.0.1/a b", "http://h/%zz", "http://h/%4", "http://user:pw@h/", "http://-bad-/", "http://a..b/",
+            "http://h:99999/", "http://h:8x/", "http://h:/", "http://h/ä", "http://[::zz]/", "http://h/\"q\"", "ftp://h/",
+            "http://" + String(repeating: "a", count: 64) + ".com/", "http://h/" + String(repeating: "a", count: 2048),
+        ] {
+            let body = "{\"webhook\":{\"url\":\(JSONWriter.quotedJSON(.string(url)))}}"
+            let r = bridge(h, body)
+            #expect(r.status == 400 && r.bodyText.contains("webhook.url"), "\(url): \(r.bodyText)")
+        }
+        let ok = try #require(try? WebhookURL.parse("HTTPS://Example.com:8443/a/b%20c?x=1&y=%2F#frag").get())
+        #expect(
+            ok
+                == WebhookURL(
+                    secure: true, host: "Example.com", port: 8443, target: "/a/b%20c?x=1&y=%2F", hostHeader: "Example.com:8443"))
+        let v6 = try #require(try? WebhookURL.parse("http://[::1]?q").get())
+        #expect(v6.host == "::1" && v6.port == 80 && v6.target == "/?q" && v6.hostHeader == "[::1]")
+        #expect((json(h.call("GET", base + "/bridges"))["bridges"] as? [Any])?.isEmpty == true)
+    }
+
     @Test("ids, conflicts, delete, reset, and the saved state brings bridges back")
     func lifecycle() throws {
         let carrier = RecordingCarrier()

@@ -136,23 +136,7 @@ extension Bridge {
     /// Why a webhook URL cannot be used, or nil: `http://` or `https://`, a host, an optional
     /// port and path.
     public static func webhookURLProblem(_ url: String) -> String? {
-        let rest: Substring
-        if url.hasPrefix("https://") {
-            rest = url.dropFirst(8)
-        } else if url.hasPrefix("http://") {
-            rest = url.dropFirst(7)
-        } else {
-            return "\"\(url)\" is not an http:// or https:// URL."
-        }
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if authority.isEmpty || authority.contains("@") || authority.contains(where: { $0 == " " }) {
-            return "\"\(url)\" has no usable host."
-        }
-        if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
-            guard let port = Int(authority[authority.index(after: colon)...]), (1...65535).contains(port) else {
-                return "\"\(url)\" has no usable port."
-            }
-        }
+        if case .failure(let problem) = WebhookURL.parse(url) { return problem.sentence }
         return nil
     }
 }

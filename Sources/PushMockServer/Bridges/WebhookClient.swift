@@ -41,7 +41,7 @@ final class WebhookClient: @unchecked Sendable {
     }
 
     func post(_ url: String, headers: [(String, String)], body: [UInt8], timeout: Double) -> Outcome {
-        guard let target = Target(url) else { return .failed("bad URL") }
+        guard case .success(let target) = WebhookURL.parse(url) else { return .failed("bad URL") }
         let deadline = Clock.wallNow() + Timestamp(timeout * 1_000_000)
         let fd: Int32
         switch connect(target, deadline: deadline) {
@@ -57,42 +57,14 @@ final class WebhookClient: @unchecked Sendable {
             }
         }
         defer { if let ssl { SSL_free(ssl) } }
-        var request = "POST \(target.path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
+        var request = "POST \(target.target) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         request += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         guard send(Array(request.utf8) + body, fd, ssl) else { return .failed(Self.ioFailure(deadline, "sending")) }
         return readStatus(fd, ssl, deadline: deadline)
     }
 
-    /// An address to connect to, from an `http://` or `https://` URL.
-    struct Target {
-        let secure: Bool
-        let host: String
-        let port: Int
-        let path: String
-        let hostHeader: String
-
-        init?(_ url: String) {
-            secure = url.hasPrefix("https://")
-            let rest = url.dropFirst(secure ? 8 : 7)
-            let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            let tail = rest.dropFirst(authority.count).prefix { $0 != "#" }
-            path = tail.isEmpty ? "/" : (tail.hasPrefix("?") ? "/" + tail : String(tail))
-            hostHeader = String(authority)
-            var h = Substring(authority)
-            var p = secure ? 443 : 80
-            if let colon = h.lastIndex(of: ":"), !h.hasSuffix("]") {
-                guard let n = Int(h[h.index(after: colon)...]) else { return nil }
-                p = n
-                h = h[..<colon]
-            }
-            if h.hasPrefix("["), h.hasSuffix("]") { h = h.dropFirst().dropLast() }
-            host = String(h)
-            port = p
-        }
-    }
-
-    private func connect(_ t: Target, deadline: Timestamp) -> Result<Int32, Failure> {
+    private func connect(_ t: WebhookURL, deadline: Timestamp) -> Result<Int32, Failure> {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
@@ -130,7 +102,7 @@ final class WebhookClient: @unchecked Sendable {
         return .failure(Failure(why))
     }
 
-    private func handshake(_ fd: Int32, _ t: Target) -> Result<OpaquePointer, Failure> {
+    private func handshake(_ fd: Int32, _ t: WebhookURL) -> Result<OpaquePointer, Failure> {
         guard let tls, let ssl = SSL_new(tls) else { return .failure(Failure("TLS unavailable")) }
         SSL_set_fd(ssl, fd)
         var address = [UInt8](repeating: 0, count: 16)
