@@ -204,4 +204,16 @@ struct ControlAPITests {
         let apns = h.call("POST", "/3/nothing/here", body: "{}")
         #expect(apns.status == 404 && apns.bodyText == #"{"reason":"BadPath"}"# && apns.headers.contains { $0.name == "apns-id" })
     }
+
+    @Test("--max-projects bounds the projects made on first use: one more is 429 RESOURCE_EXHAUSTED until one is deleted")
+    func maxProjects() throws {
+        let h = try Harness { $0.maxProjects = 3 }
+        #expect(h.call("GET", "/emulator/v1/projects/second").status == 200)
+        #expect(h.call("GET", "/emulator/v1/projects/third").status == 200)
+        let r = h.call("POST", "/emulator/v1/projects/fourth/devices", body: #"{"platform":"android","app":"a"}"#)
+        #expect(r.status == 429 && r.bodyText.contains("RESOURCE_EXHAUSTED") && r.bodyText.contains("--max-projects"))
+        #expect(h.call("GET", "/emulator/v1/projects/second").status == 200, "existing ones are served")
+        #expect(h.call("DELETE", "/emulator/v1/projects/second").status == 200)
+        #expect(h.call("GET", "/emulator/v1/projects/fourth").status == 200)
+    }
 }

@@ -63,6 +63,22 @@ struct MessageStoreTests {
         #expect(store.count == 0 && store.message(id: "e") == nil)
     }
 
+    @Test("the stores of all projects share one bound: the store holding most gives up its oldest sends first")
+    func sharedBudget() {
+        let budget = MessageBudget(limit: 10_000)
+        let a = MessageStore(capacity: 100, maxBytes: 8_000, budget: budget)
+        for i in 0..<10 { a.add(message("a\(i)", bytes: 1_000)) }
+        #expect(a.bytes <= 8_000 && budget.used == a.bytes)
+        var b: MessageStore? = MessageStore(capacity: 100, maxBytes: 8_000, budget: budget)
+        for i in 0..<6 { b!.add(message("b\(i)", bytes: 1_000)) }
+        #expect(budget.used == a.bytes + b!.bytes && budget.used <= 10_000)
+        #expect(b!.bytes >= 5_000 && a.message(id: "a9") != nil && a.message(id: "a2") == nil, "a gave up its oldest")
+        b = nil
+        #expect(budget.used == a.bytes, "a store that goes takes its bytes off the budget")
+        a.removeAll()
+        #expect(budget.used == 0)
+    }
+
     @Test("the id hash tells apart ids of every length, and is the same for equal ids")
     func idHashes() throws {
         var seen: [UInt64: String] = [:]

@@ -61,6 +61,10 @@ public struct Configuration: Sendable, Equatable {
     public var webhookURL: String?
     /// `--webhook-secret`: the key of its signatures; random (and printed) when not given.
     public var webhookSecret: String?
+    /// `--max-projects`: projects that can exist, those created on first use included.
+    public var maxProjects = 100
+    /// `--max-total-message-mb`: what the kept sends of all projects hold together, in bytes.
+    public var maxTotalMessageBytes = 1024 << 20
     /// `--allow-command`: the programs a command bridge may run (`*`: any); none by default,
     /// so whoever reaches the control API cannot run programs (docs/exposure.md).
     public var allowedCommands: [String] = []
@@ -179,6 +183,14 @@ extension Configuration {
         .int(
             "--max-message-mb", "MiB of request bodies kept with those sends, per project (default 256)", 1...1_048_576,
             \.maxMessageBytes, megabytes: true),
+        .int(
+            "--max-total-message-mb",
+            "MiB of request bodies kept with the sends of all projects together; the project holding most gives up its oldest first (default 1024)",
+            1...1_048_576, \.maxTotalMessageBytes, megabytes: true),
+        .int(
+            "--max-projects",
+            "projects that can exist; beyond it, a new project id gets 429 RESOURCE_EXHAUSTED instead of being created on first use (default 100)",
+            1...100_000, \.maxProjects),
         .int("--max-connections", "open connections accepted at once (default 4096)", 1...1_000_000, \.maxConnections),
         .int(
             "--timeout",

@@ -31,7 +31,14 @@ struct ControlProjects {
         delivery.forgetWaiting(in: old)
         bridges.removeAll(projectID: old.id)
         log.removeAll(projectID: old.id)
-        directory.add(old.id, serverKeys: old.serverKeys)
+        // A project made on first use goes, and frees its place under --max-projects: its
+        // next use makes the same empty project. One with its own keys (a fixture's, the
+        // --project one) is kept, empty, with its keys.
+        if old.id != directory.defaultProject.id, old.serverKeys == [Project.defaultServerKey(for: old.id)] {
+            directory.remove(old.id)
+        } else {
+            directory.add(old.id, serverKeys: old.serverKeys)
+        }
         return .response(.json(200, "{}"))
     }
 

@@ -25,14 +25,22 @@ public final class MessageStore {
     private var recipients: [MessageKey: Message] = [:]
     public private(set) var evicted = 0
 
-    init(capacity: Int, maxBytes: Int = .max) {
+    /// What every project's stores hold together.
+    private let budget: MessageBudget?
+
+    init(capacity: Int, maxBytes: Int = .max, budget: MessageBudget? = nil) {
         self.capacity = max(1, capacity)
         self.maxBytes = max(1, maxBytes)
+        self.budget = budget
+        budget?.join(self)
     }
+
+    deinit { budget?.leave(self) }
 
     func add(_ message: Message) {
         let size = message.keptBytes
         while used > 0, used == capacity || bytes + size > maxBytes { evictOldest() }
+        budget?.makeRoom(for: size)
         if used == order.count {
             // The ring is full but below capacity: grow it, oldest first again.
             if first != 0 {
@@ -49,6 +57,16 @@ public final class MessageStore {
         }
         used += 1
         bytes += size
+        budget?.took(size)
+    }
+
+    /// Evicts the oldest send, for the budget; nothing when the store is empty.
+    func evictOldestSend() {
+        while used > 0 {
+            let hole = order[first] == nil
+            evictOldest()
+            if !hole { return }
+        }
     }
 
     private func evictOldest() {
@@ -60,6 +78,7 @@ public final class MessageStore {
         if let oldest {
             forget(oldest)
             bytes -= oldest.keptBytes
+            budget?.gave(oldest.keptBytes)
             evicted += 1
         } else {
             holes -= 1
@@ -78,6 +97,7 @@ public final class MessageStore {
                 hashes[slot] = 0
                 holes += 1
                 bytes -= message.keptBytes
+                budget?.gave(message.keptBytes)
                 return
             }
             k -= 1
@@ -132,6 +152,7 @@ public final class MessageStore {
         first = 0
         used = 0
         holes = 0
+        budget?.gave(bytes)
         bytes = 0
     }
 }

@@ -21,14 +21,14 @@ public final class Project {
     private let changes: StateChanges
 
     init(
-        id: String, serverKeys: [String], maxMessages: Int, maxMessageBytes: Int = .max, addresses: AddressBook,
-        changes: StateChanges
+        id: String, serverKeys: [String], maxMessages: Int, maxMessageBytes: Int = .max, budget: MessageBudget? = nil,
+        addresses: AddressBook, changes: StateChanges
     ) {
         self.id = id
         self.number = Identifiers.projectNumber(for: id)
         self.teamID = Identifiers.teamID(for: id)
         self.serverKeys = serverKeys
-        self.messages = MessageStore(capacity: maxMessages, maxBytes: maxMessageBytes)
+        self.messages = MessageStore(capacity: maxMessages, maxBytes: maxMessageBytes, budget: budget)
         self.devices = DeviceRegistry(projectID: id, book: addresses, changes: changes)
         self.topics = TopicIndex(changes: changes)
         self.changes = changes

@@ -8,6 +8,8 @@ final class ProjectDirectory {
     private var byServerKey: [String: Project] = [:]
     /// Every project's device addresses.
     private let addresses = AddressBook()
+    /// What the kept sends of all projects hold (`--max-total-message-mb`).
+    private let budget: MessageBudget
     /// The project a Google API path last named, and the one the last `Authorization` value
     /// with a server key named: clients repeat both on every request.
     private var lastAPIName = Remembered<String, Project>()
@@ -19,6 +21,7 @@ final class ProjectDirectory {
     init(configuration: Configuration, changes: StateChanges) {
         self.configuration = configuration
         self.changes = changes
+        budget = MessageBudget(limit: configuration.maxTotalMessageBytes)
         add(configuration.project, serverKeys: configuration.serverKeys)
     }
 
@@ -37,7 +40,8 @@ final class ProjectDirectory {
         }
         let project = Project(
             id: id, serverKeys: serverKeys, maxMessages: configuration.maxMessages,
-            maxMessageBytes: configuration.maxMessageBytes, addresses: addresses, changes: changes)
+            maxMessageBytes: configuration.maxMessageBytes, budget: budget, addresses: addresses,
+            changes: changes)
         project.chaos = configuration.chaos
         byID[id] = project
         for key in serverKeys { byServerKey[key] = project }
@@ -48,15 +52,32 @@ final class ProjectDirectory {
         return project
     }
 
+    /// Takes a project away entirely (its devices' addresses with it); the next use of its id
+    /// creates it afresh.
+    func remove(_ id: String) {
+        guard let old = byID[id], id != configuration.project else { return }
+        for key in old.serverKeys { byServerKey[key] = nil }
+        addresses.forget(old)
+        byID[id] = nil
+        lastAPIName.clear()
+        lastServerKeyHeader.clear()
+        version &+= 1
+        changes.replaced(id)
+    }
+
     /// The project with this id, if it exists.
     subscript(id: String) -> Project? { byID[id] }
 
-    /// The named project; any valid project id is served, created on first use.
+    /// The named project; any valid project id is served, created on first use while there
+    /// are fewer than `--max-projects`.
     func project(_ id: String) -> Project? {
         if let p = byID[id] { return p }
-        guard Configuration.isProjectID(id) else { return nil }
+        guard Configuration.isProjectID(id), !isFull else { return nil }
         return add(id, serverKeys: [Project.defaultServerKey(for: id)])
     }
+
+    /// No project can be created on first use: `--max-projects` exist.
+    var isFull: Bool { byID.count >= configuration.maxProjects }
 
     /// A project named in a Google API path, by id or by number; nil when there is none.
     func apiProject(_ idOrNumber: String) -> Project? {
