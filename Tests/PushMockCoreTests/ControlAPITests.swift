@@ -216,4 +216,35 @@ struct ControlAPITests {
         #expect(h.call("DELETE", "/emulator/v1/projects/second").status == 200)
         #expect(h.call("GET", "/emulator/v1/projects/fourth").status == 200)
     }
+
+    @Test("identifiers get their platform's rules: app ids by platform, every string field bounded, a clear 400")
+    func identifiers() throws {
+        let h = try Harness()
+        let huge = String(repeating: "a", count: 1 << 20)
+        for (platform, app) in [
+            ("android", huge), ("ios", huge), ("web", "https://" + huge), ("android", "com.-x"), ("android", "com.example-app"),
+            ("android", "1com.x"), ("ios", "com.example_app"), ("ios", "com.exa mple"), ("web", "https://exa mple.com"),
+            ("android", String(repeating: "a", count: 151)), ("ios", String(repeating: "a", count: 156)),
+        ] {
+            let r = h.call(
+                "POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"\#(platform)","app":"\#(app)"}"#)
+            #expect(r.status == 400 && r.bodyText.contains("Invalid value at 'app'") && r.body.count < 1000, "\(app.prefix(40))")
+            let a = h.call(
+                "POST", "/emulator/v1/projects/demo-pushmock/apps", body: #"{"platform":"\#(platform)","app":"\#(app)"}"#)
+            #expect(a.status == 400, "\(app.prefix(40))")
+        }
+        for (platform, app) in [
+            ("android", "com.example.app_2"), ("ios", "com.example.App-2"), ("web", "https://example.com:8443"),
+        ] {
+            try h.device(platform, app: app)
+        }
+        let long = h.call(
+            "POST", "/emulator/v1/projects/demo-pushmock/devices",
+            body: #"{"platform":"android","app":"a","id":"\#(String(repeating: "x", count: 9000))"}"#)
+        #expect(long.status == 400 && long.bodyText.contains("longer than 8192 bytes"), "\(long.bodyText.prefix(200))")
+        let key = h.call("POST", "/emulator/v1/projects/demo-pushmock/apnsKeys", body: #"{"key_id":"\#(huge)"}"#)
+        #expect(key.status == 400 && key.body.count < 1000)
+        let sim = h.call("POST", "/emulator/v1/projects/demo-pushmock/bridges", body: #"{"simulator":{"bundle_id":"bad id!"}}"#)
+        #expect(sim.status == 400 && sim.bodyText.contains("Invalid value at 'simulator.bundle_id'"), "\(sim.bodyText)")
+    }
 }

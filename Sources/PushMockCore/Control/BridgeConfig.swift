@@ -83,7 +83,7 @@ enum BridgeConfig {
     ) throws(ControlError) -> Bridge.Target {
         try only(spec, ["udid", "bundle_id"], in: "simulator")
         let udid = try Control.string(spec, "udid") ?? "booted"
-        guard !udid.isEmpty, !udid.hasPrefix("-") else {
+        guard !udid.isEmpty, !udid.hasPrefix("-"), udid.utf8.count <= 64 else {
             throw Control.invalid("Invalid value at 'simulator.udid': \"\(udid)\".")
         }
         var bundleID = try Control.string(spec, "bundle_id")
@@ -93,8 +93,11 @@ enum BridgeConfig {
             }
             bundleID = bundleID ?? d.app
         }
-        guard let bundleID, !bundleID.isEmpty, !bundleID.hasPrefix("-") else {
-            throw Control.invalid("Missing required field 'simulator.bundle_id' (the app's bundle id).")
+        guard let bundleID else { throw Control.invalid("Missing required field 'simulator.bundle_id' (the app's bundle id).") }
+        guard !bundleID.isEmpty, !bundleID.hasPrefix("-"), (try? DeviceRegistration.checkApp(bundleID, on: .ios)) != nil else {
+            throw Control.invalid(
+                "Invalid value at 'simulator.bundle_id': \(JSONWriter.quotedJSON(.string(String(bundleID.prefix(200))))) is not a bundle id (at most 155 letters, digits, '-' and '.')."
+            )
         }
         return .simulator(udid: udid, bundleID: bundleID)
     }

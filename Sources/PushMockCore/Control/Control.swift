@@ -66,6 +66,9 @@ enum Control {
         guard let s = v.stringValue else {
             throw invalid("Invalid value at '\(name)' (TYPE_STRING), \(JSONWriter.quotedJSON(v))")
         }
+        guard s.utf8.count <= DeviceFields.maxString else {
+            throw invalid("Invalid value at '\(name)': longer than \(DeviceFields.maxString) bytes.")
+        }
         return s
     }
 }

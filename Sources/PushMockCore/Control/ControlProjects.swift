@@ -51,7 +51,7 @@ struct ControlProjects {
             throw Control.invalid("Field 'platform' must be \(Platform.spelled).")
         }
         guard let name = obj["app"]?.stringValue, !name.isEmpty else { throw Control.invalid("Field 'app' is required.") }
-        if platform == .web { try Control.mapped { () throws(RegistrationError) in try DeviceRegistration.checkWebOrigin(name) } }
+        try Control.mapped { () throws(RegistrationError) in try DeviceRegistration.checkApp(name, on: platform) }
         var envs: Set<APNsEnvironment> = [.sandbox, .production]
         if let list = obj["apns_environments"] {
             guard let items = list.arrayValue, items.allSatisfy({ $0.stringValue.flatMap(APNsEnvironment.init) != nil }) else {

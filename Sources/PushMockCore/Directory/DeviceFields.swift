@@ -118,9 +118,18 @@ enum DeviceFields {
         w.endObject()
     }
 
-    /// A string member, nil when absent; refused when present with another type.
+    /// The longest string any control API field takes (a PEM key is the longest there is);
+    /// each identifier has its own, shorter rule besides.
+    static let maxString = 8192
+
+    /// A string member, nil when absent; refused when present with another type or longer
+    /// than `maxString`.
     static func string(_ obj: JSONObject, _ name: String) throws(RegistrationError) -> String? {
-        try member(obj, name, "TYPE_STRING", \.stringValue)
+        let s = try member(obj, name, "TYPE_STRING", \.stringValue)
+        if let s, s.utf8.count > DeviceFields.maxString {
+            throw .invalid("Invalid value at '\(name)': longer than \(DeviceFields.maxString) bytes.")
+        }
+        return s
     }
 
     private static func bool(_ obj: JSONObject, _ name: String) throws(RegistrationError) -> Bool? {

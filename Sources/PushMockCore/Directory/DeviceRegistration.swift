@@ -19,7 +19,7 @@ struct DeviceRegistration {
         guard !spec.app.isEmpty else {
             throw .invalid("Missing required field 'app' (a bundle id, package name or web origin).")
         }
-        if platform == .web { try Self.checkWebOrigin(spec.app) }
+        try Self.checkApp(spec.app, on: platform)
         try Self.check(spec.state, for: platform)
         if project.app(platform, spec.app) == nil {
             guard !strictApps else {
@@ -149,6 +149,33 @@ struct DeviceRegistration {
     /// A web app is named by its origin, where its service worker runs: push needs a secure
     /// context, so `https://host[:port]`, or `http://localhost` / `http://127.0.0.1` as
     /// browsers allow for development (docs/device-model.md, "Web").
+    /// An app's name by its platform's rules (docs/device-model.md, "App names"): an Android
+    /// application id is letters, digits, `_` and `.`, each part starting with a letter, at most
+    /// 150 (Google Play's limit); an iOS bundle id is letters, digits, `-` and `.`, at most 155
+    /// (App Store Connect's); a web app is its origin.
+    static func checkApp(_ name: String, on platform: Platform) throws(RegistrationError) {
+        func bytes(_ allowed: (UInt8) -> Bool) -> Bool { name.utf8.allSatisfy(allowed) }
+        func alphanumeric(_ c: UInt8) -> Bool {
+            (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+        }
+        switch platform {
+        case .android:
+            let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+            guard name.utf8.count <= 150, bytes({ alphanumeric($0) || $0 == 0x5F || $0 == 0x2E }),
+                parts.allSatisfy({ $0.first?.isLetter == true })
+            else {
+                throw .invalid(
+                    "Invalid value at 'app': an Android application id is at most 150 letters, digits, '_' and '.', each part starting with a letter."
+                )
+            }
+        case .ios:
+            guard name.utf8.count <= 155, bytes({ alphanumeric($0) || $0 == 0x2D || $0 == 0x2E }) else {
+                throw .invalid("Invalid value at 'app': an iOS bundle id is at most 155 letters, digits, '-' and '.'.")
+            }
+        case .web: try checkWebOrigin(name)
+        }
+    }
+
     static func checkWebOrigin(_ name: String) throws(RegistrationError) {
         let rest: Substring
         if name.hasPrefix("https://") {
@@ -160,7 +187,11 @@ struct DeviceRegistration {
                 "Invalid value at 'app': a web app is its origin, https://host[:port] (or http://localhost), not \"\(name)\".")
         }
         guard !rest.isEmpty, !rest.contains("/"), !rest.contains("?"), !rest.contains("#") else {
-            throw .invalid("Invalid value at 'app': an origin has no path, query or fragment: \"\(name)\".")
+            throw .invalid("Invalid value at 'app': an origin has no path, query or fragment: \"\(name.prefix(200))\".")
+        }
+        guard case .success = WebhookURL.parse(name) else {
+            throw .invalid(
+                "Invalid value at 'app': \"\(name.prefix(200))\" is not an origin (a host name or address, and a port).")
         }
     }
 }
