@@ -66,11 +66,22 @@ struct HTTP1ParserTests {
         #expect(try !head("GET / HTTP/1.0\r\n\r\n").0.keepAlive)
         let ten = try head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").0
         #expect(ten.keepAlive && ten.isHTTP10)
-        let both = try head("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, Chunked\r\nContent-Length: 5\r\n\r\n").0
+        let both = try head("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\nContent-Length: 5\r\n\r\n").0
         #expect(both.framing == .chunked && !both.keepAlive)
         #expect(try head("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\ncontent-length: 5\r\n\r\n").0.framing == .length(5))
         #expect(try head("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\nContent-Length: 5\r\n\r\n").0.expectsContinue)
         #expect(try !head("POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n").0.expectsContinue)
+    }
+
+    @Test("the absolute form is accepted: its authority is the host, its path the target; valid Host values are taken")
+    func absoluteForm() throws {
+        let h = try head("GET http://localhost:4010/healthz?x=1 HTTP/1.1\r\nHost: other\r\n\r\n").0
+        #expect(h.target == "/healthz?x=1" && h.headers.first { $0.name == "Host" }?.value == "localhost:4010")
+        let bare = try head("GET HTTPS://fcm.googleapis.com HTTP/1.0\r\n\r\n").0
+        #expect(bare.target == "/" && bare.headers.first { $0.name == "Host" }?.value == "fcm.googleapis.com")
+        for host in ["", "localhost", "127.0.0.1:4010", "[::1]:4010", "[::1]", "fcm.googleapis.com", "a-b_c~d.e:0"] {
+            #expect(try head("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n").0.target == "/", "\(host)")
+        }
     }
 
     @Test("malformed heads are refused")
@@ -96,6 +107,18 @@ struct HTTP1ParserTests {
             "GET / HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n",
             "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", // chunked twice (§7.1)
             "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", // a coding pushmock cannot undo
+            "GET healthz HTTP/1.1\r\nHost: a\r\n\r\n", // neither origin nor absolute form
+            "GET * HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET ftp://a/healthz HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET http://u@a/healthz HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET http:///healthz HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: local host\r\n\r\n", // an invalid Host (RFC 9112 §3.2)
+            "GET / HTTP/1.1\r\nHost: localhost:abc\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: localhost:123456\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: a@b\r\n\r\n",
         ] {
             #expect(isInvalid(text), "\(text.debugDescription)")
         }

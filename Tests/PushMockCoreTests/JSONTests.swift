@@ -16,6 +16,18 @@ struct JSONTests {
         #expect(o["a"] == .array([.bool(true), .bool(false), .null]))
     }
 
+    @Test("a lone surrogate escape is named as such, at the escape, and FCM's text says so")
+    func loneSurrogates() throws {
+        for (text, at) in [(#"["\ud800"]"#, 2), (#"["ab\udc00"]"#, 4), (#"{"k":"\ud800\u0041"}"#, 6), (#"["\uD83D\uD83D"]"#, 2)] {
+            #expect(throws: JSONParseError(kind: .loneSurrogate, position: at), "\(text)") { try JSONParser.parse(text) }
+        }
+        let h = try Harness()
+        let r = h.send(#"{"to":"x","data":{"k":"\ud800"}}"#)
+        #expect(
+            r.status == 400 && r.bodyText == "JSON_PARSING_ERROR: Unpaired surrogate in a \\u escape at position 23.\n",
+            "\(r.bodyText)")
+    }
+
     @Test(
         "long strings are scanned eight bytes at a time: a quote, backslash, control byte or non-ASCII byte is found at any offset"
     )

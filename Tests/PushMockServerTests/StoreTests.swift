@@ -110,6 +110,25 @@ struct StoreTests {
         #expect(FileManager.default.createFile(atPath: emptied + "/pushmock.db", contents: Data()))
         let (s5, o5) = try start(emptied)
         #expect(s5 != 0 && o5.contains("is empty (0 bytes)"), "\(o5)")
+
+        // A directory that holds other files and no store (a link to / once wrote the store
+        // and its reserve there) is refused; a link to pushmock's own directory is said.
+        let home = freshDirectory("home")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: home + "/notes.txt", contents: Data("mine".utf8)))
+        let link = home + "-link"
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: home)
+        let (s6, o6) = try start(link)
+        #expect(s6 != 0 && o6.contains("holds other files (notes.txt) and no pushmock.db"), "\(o6)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home) == ["notes.txt"], "nothing written there")
+        let (s7, o7) = try start("/")
+        #expect(s7 != 0 && o7.contains("holds other files"), "\(o7)")
+        try FileManager.default.removeItem(atPath: home + "/notes.txt")
+        let linked = try ServerProcess(["--data-dir", link, "--tls-port", "off"])
+        #expect(linked.log.contains("is a symbolic link to \(home)"), "\(linked.log)")
+        linked.stop()
         #expect(try Data(contentsOf: URL(fileURLWithPath: corrupt + "/pushmock.db")) == Data(repeating: 0x42, count: 8192))
 
         // Read-only: a read-only bind mount in a private mount namespace (root ignores mode bits).

@@ -78,6 +78,7 @@ public struct HTTP1HeadParser {
         var keepAlive = false
         var expectsContinue = false
         var hosts = 0
+        var hostField = 0
         while let line = lines.next(), !line.isEmpty {
             guard let (nameRange, valueRange) = Self.field(b, line) else { return .invalid }
             let name = UnsafeBufferPointer(rebasing: b[nameRange])
@@ -87,15 +88,20 @@ public struct HTTP1HeadParser {
                 guard let n = Self.decimal(value), length == nil || length == n else { return .invalid }
                 length = n
             case 17 where Request.equalsLowercased(name, "transfer-encoding"):
-                // Only chunked is understood, it must be the last coding (RFC 9112 §6.3), and
-                // it may be applied once (§7.1), in any number of fields.
-                guard Self.lastToken(of: value).map({ Request.equalsLowercased($0, "chunked") }) == true else { return .invalid }
+                // Only chunked is understood (a coding before it, `gzip, chunked`, is not: RFC
+                // 9112 §6.1 lets a server refuse what it does not implement), and it may be
+                // applied once (§7.1), in any number of fields.
                 var times = 0
-                Self.eachToken(of: value) { if Request.equalsLowercased($0, "chunked") { times += 1 } }
-                guard times == 1, !chunked else { return .invalid }
+                var others = 0
+                Self.eachToken(of: value) { if Request.equalsLowercased($0, "chunked") { times += 1 } else { others += 1 } }
+                guard times == 1, others == 0, !chunked else { return .invalid }
                 chunked = true
             case 4 where Request.equalsLowercased(name, "host"):
+                // `uri-host [ ":" port ]` (RFC 9112 §3.2, RFC 3986 §3.2.2): a server must answer
+                // an invalid Host with 400.
+                guard Self.isHost(value) else { return .invalid }
                 hosts += 1
+                hostField = headers.count
             case 10 where Request.equalsLowercased(name, "connection"):
                 Self.eachToken(of: value) { token in
                     if Request.equalsLowercased(token, "close") { close = true }
@@ -119,12 +125,63 @@ public struct HTTP1HeadParser {
         // Both framings: read as chunked, and close after the answer (RFC 9112 §6.3).
         if chunked, length != nil { close = true }
         let framing: HTTP1Head.Framing = chunked ? .chunked : length.map { .length($0) } ?? .none
-        let target = Self.text(UnsafeBufferPointer(rebasing: b[targetRange]), last: &lastTarget)
+        var target = Self.text(UnsafeBufferPointer(rebasing: b[targetRange]), last: &lastTarget)
+        if b[targetRange.lowerBound] != UInt8(ascii: "/") {
+            // The absolute form, `http://host/path` (RFC 9112 §3.2.2: a server must accept
+            // it): its authority is the request's host, its path and query the target.
+            guard let (authority, path) = Self.absoluteForm(target) else { return .invalid }
+            if hosts == 1 { headers[hostField].value = authority } else { headers.append(("Host", authority)) }
+            target = path
+        }
         let head = HTTP1Head(
             method: method, target: target, headers: headers, isHTTP10: isHTTP10,
             keepAlive: isHTTP10 ? keepAlive && !close : !close, framing: framing,
             expectsContinue: expectsContinue && !isHTTP10)
         return .head(head, length: end)
+    }
+
+    /// Whether a Host value is `uri-host [ ":" port ]`: a registered name or IPv4 address of
+    /// unreserved, sub-delim and percent-escape characters, or a bracketed IP literal, and a
+    /// port of digits. An empty value is allowed (RFC 9112 §3.2).
+    static func isHost(_ v: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        if v.first == UInt8(ascii: "[") {
+            guard let close = v.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            for c in v[1..<close] where !(isHex(c) || c == UInt8(ascii: ":") || c == UInt8(ascii: ".")) { return false }
+            i = close + 1
+        } else {
+            while i < v.count, v[i] != UInt8(ascii: ":") {
+                let c = v[i]
+                guard
+                    (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+                        || "-._~!$&'()*+,;=%".utf8.contains(c)
+                else { return false }
+                i += 1
+            }
+        }
+        guard i < v.count else { return true }
+        guard v[i] == UInt8(ascii: ":"), v.count - i - 1 <= 5 else { return false }
+        return v[(i + 1)...].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    private static func isHex(_ c: UInt8) -> Bool {
+        (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c)
+    }
+
+    /// `http://authority/path?query` (either scheme, any case): the authority and the target
+    /// in origin form (`/` when the path is empty); nil for anything else.
+    static func absoluteForm(_ target: String) -> (authority: String, path: String)? {
+        let lower = target.prefix(8).lowercased()
+        let skip = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
+        guard skip > 0 else { return nil }
+        let rest = target.utf8.dropFirst(skip)
+        let end = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
+        let authority = String(decoding: rest[rest.startIndex..<end], as: UTF8.self)
+        guard !authority.isEmpty, !authority.contains("@"),
+            authority.utf8.withContiguousStorageIfAvailable(isHost) ?? Array(authority.utf8).withUnsafeBufferPointer(isHost)
+        else { return nil }
+        let path = String(decoding: rest[end...], as: UTF8.self)
+        return (authority, path.hasPrefix("/") ? path : "/" + path)
     }
 
     /// The request line of a head that could not be read whole, if that line can be: a

@@ -3,6 +3,8 @@ public struct JSONParseError: Error, Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         case unexpectedCharacter(UInt8)
         case unexpectedEnd, tooDeep, invalidUTF8
+        /// A `\uD800`-`\uDFFF` escape without its other half: no Unicode text holds it.
+        case loneSurrogate
     }
     public let kind: Kind
     public let position: Int
@@ -332,15 +334,17 @@ public struct JSONParser {
             case UInt8(ascii: "r"): bytes.append(0x0D)
             case UInt8(ascii: "t"): bytes.append(0x09)
             case UInt8(ascii: "u"):
+                let escape = i - 1
+                let lone = JSONParseError(kind: .loneSurrogate, position: escape)
                 var scalar = try hex4()
                 if (0xD800...0xDBFF).contains(scalar) {
-                    guard i + 2 < b.count, b[i + 1] == UInt8(ascii: "\\"), b[i + 2] == UInt8(ascii: "u") else { throw fail() }
+                    guard i + 2 < b.count, b[i + 1] == UInt8(ascii: "\\"), b[i + 2] == UInt8(ascii: "u") else { throw lone }
                     i += 2
                     let low = try hex4()
-                    guard (0xDC00...0xDFFF).contains(low) else { throw fail() }
+                    guard (0xDC00...0xDFFF).contains(low) else { throw lone }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 } else if (0xDC00...0xDFFF).contains(scalar) {
-                    throw fail()
+                    throw lone
                 }
                 bytes.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
             default: throw fail()

@@ -60,6 +60,24 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// The highest seq the store held when it opened: new events are numbered after it.
     let lastStoredSeq: Int64
 
+    /// A data directory is pushmock's own: empty, or holding its store. One that holds other
+    /// files and no store (`/`, a home folder, a typo) is refused, so the store and its
+    /// 16 MiB reserve are not written among them; a symbolic link is followed, and said.
+    static func checkIsOwn(_ directory: String, warn: (String) -> Void) throws(ServerError) {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let others = entries.filter { !$0.hasPrefix("pushmock.") }.sorted()
+        if !others.isEmpty, !entries.contains("pushmock.db") {
+            let shown = others.prefix(3).joined(separator: ", ") + (others.count > 3 ? ", …" : "")
+            throw ServerError(
+                .store,
+                "--data-dir \(directory) holds other files (\(shown)) and no pushmock.db: give pushmock an empty directory or one it made"
+            )
+        }
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory) {
+            warn("pushmock: --data-dir \(directory) is a symbolic link to \(target); the store is written there")
+        }
+    }
+
     /// Opens (or creates) `directory/pushmock.db`, holding `directory/pushmock.lock` for as long
     /// as the process lives: a second pushmock on the same directory is refused. Sets aside
     /// `reserveBytes` of disk (`DiskReserve`).
@@ -69,6 +87,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch { throw ServerError(.store, "--data-dir \(directory): cannot create it: \(error.localizedDescription)") }
         guard access(directory, W_OK) == 0 else { throw ServerError(.store, "--data-dir \(directory): not writable") }
+        try Self.checkIsOwn(directory, warn: warn)
         let fd = open(directory + "/pushmock.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw ServerError(.store, "--data-dir \(directory): cannot open pushmock.lock: \(String(cString: strerror(errno)))")

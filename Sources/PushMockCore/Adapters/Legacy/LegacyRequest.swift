@@ -195,6 +195,8 @@ struct LegacyRequest {
             return "JSON_PARSING_ERROR: Nesting too deep at position \(e.position).\n"
         case .invalidUTF8:
             return "JSON_PARSING_ERROR: Invalid UTF-8 in string at position \(e.position).\n"
+        case .loneSurrogate:
+            return "JSON_PARSING_ERROR: Unpaired surrogate in a \\u escape at position \(e.position).\n"
         }
     }
 }
