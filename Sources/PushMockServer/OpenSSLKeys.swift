@@ -7,10 +7,19 @@ import PushMockCore
 struct OpenSSLKeys: KeyService {
     let certificates: CertificateStore
     private let publicKeys = PublicKeyCache()
+    /// RSA keys are made ahead, off the loop.
+    private let rsaKeys = RSAKeyPool(make: OpenSSLKeys.makeRSAKey)
 
     init(certificates: CertificateStore) { self.certificates = certificates }
 
-    func generateRSAKey() throws -> (privatePEM: String, publicPEM: String) {
+    /// Waits (at most `seconds`) until the pool has a key.
+    func waitForRSAKey(seconds: Double) { rsaKeys.waitForOne(seconds: seconds) }
+
+    /// A key the pool made ahead; `KeyNotReady` when there is none yet.
+    func generateRSAKey() throws -> (privatePEM: String, publicPEM: String) { try rsaKeys.take() }
+
+    /// RSA-2048, made now (about 100 ms): on the pool's thread.
+    @Sendable static func makeRSAKey() throws -> (privatePEM: String, publicPEM: String) {
         guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw ServerError(.tls, "EVP_PKEY_CTX_new_id failed") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_keygen_init(ctx) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, 2048) == 1 else {

@@ -25,6 +25,8 @@ public final class Server {
     /// Logs finished bridge attempts, every 100 ms.
     private var bridgeTimer: LoopEvent?
     private var signals: [LoopEvent] = []
+    /// Signatures, certificates, and RSA keys made ahead.
+    private let keys: OpenSSLKeys
     /// Expires stored messages on time, once a second.
     private var expiryTimer: LoopEvent?
     private var drainTimer: LoopEvent?
@@ -51,8 +53,9 @@ public final class Server {
             directory: configuration.certDirectory, persistent: configuration.tlsPort != nil)
         self.certificates = certificates
         bridgeWorkers = BridgeWorkers(authorityPath: certificates.authorityPath)
+        keys = OpenSSLKeys(certificates: certificates)
         var services = ServerServices(
-            keys: OpenSSLKeys(certificates: certificates), assets: Dashboard.assets,
+            keys: keys, assets: Dashboard.assets,
             shutdown: shutdownFlag, bridgeCarrier: bridgeWorkers)
         var saved: (fixture: [UInt8], fromSnapshot: Bool)?
         if let directory = configuration.dataDirectory {
@@ -113,6 +116,8 @@ public final class Server {
 
     /// Binds the listeners; returns one line per listener with its URL.
     public func start() throws(ServerError) -> [String] {
+        // The first service account is asked for right after the start: its key is ready.
+        keys.waitForRSAKey(seconds: 10)
         let port = try connections.listen(host: configuration.host, port: configuration.port, tls: nil)
         var tlsPort: Int?
         if let tls, let requested = configuration.tlsPort {

@@ -248,3 +248,63 @@ struct ControlAPITests {
         #expect(sim.status == 400 && sim.bodyText.contains("Invalid value at 'simulator.bundle_id'"), "\(sim.bodyText)")
     }
 }
+
+/// `GET .../serviceAccount` is cheap and makes no state after the first: one account per
+/// project, handed out again; keys are made ahead (`KeyNotReady` when none is).
+@Suite("Service accounts")
+struct ServiceAccountTests {
+    final class CountingKeys: KeyService, @unchecked Sendable {
+        var made = 0
+        var ready = true
+        func generateRSAKey() throws -> (privatePEM: String, publicPEM: String) {
+            guard ready else { throw KeyNotReady() }
+            made += 1
+            return ("PRIVATE \(made)", "PUBLIC \(made)")
+        }
+        func generateP256Key() throws -> (privatePEM: String, publicPEM: String) { ("P", "Q") }
+        func publicKey(fromPrivatePEM pem: String) throws -> String { pem.replacingOccurrences(of: "PRIVATE", with: "PUBLIC") }
+        func verifyRS256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool { false }
+        func verifyES256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool { false }
+        func issueAPNsCertificate(bundleID: String, teamID: String, environment: APNsEnvironment?) throws
+            -> (certificatePEM: String, privateKeyPEM: String)
+        { ("", "") }
+        var certificateAuthorityPEM: String? { nil }
+    }
+
+    static let base = "/emulator/v1/projects/demo-pushmock"
+
+    @Test("the same account every time; POST makes another; a restart hands out the same one")
+    func sameEveryTime() throws {
+        let keys = CountingKeys()
+        let h = try Harness(keys: keys)
+        let first = json(h.call("GET", Self.base + "/serviceAccount"))
+        for _ in 0..<5 {
+            #expect(
+                json(h.call("GET", Self.base + "/serviceAccount"))["client_email"] as? String == first["client_email"] as? String)
+        }
+        #expect(keys.made == 1 && first["private_key"] as? String == "PRIVATE 1")
+        let other = h.call("POST", Self.base + "/serviceAccounts", body: "{}")
+        #expect(other.status == 201 && json(other)["client_email"] as? String != first["client_email"] as? String)
+        #expect(json(h.call("GET", Self.base + "/serviceAccount"))["private_key"] as? String == "PRIVATE 1")
+
+        let rows = h.gateway.allState()
+        let copy = try Harness(keys: CountingKeys())
+        try copy.gateway.seed(StateRows.fixture(projects: rows.projects) { _ in [] }, file: "saved state")
+        let again = json(copy.call("GET", Self.base + "/serviceAccount"))
+        #expect(
+            again["client_email"] as? String == first["client_email"] as? String && again["private_key"] as? String == "PRIVATE 1"
+        )
+    }
+
+    @Test("no key ready: 503 UNAVAILABLE with Retry-After, and nothing made")
+    func notReady() throws {
+        let keys = CountingKeys()
+        keys.ready = false
+        let h = try Harness(keys: keys)
+        let r = h.call("GET", Self.base + "/serviceAccount")
+        #expect(r.status == 503 && r.bodyText.contains("UNAVAILABLE") && r.headers.contains { $0 == ("Retry-After", "1") })
+        #expect(h.gateway.credentials.serviceAccounts.isEmpty)
+        keys.ready = true
+        #expect(h.call("GET", Self.base + "/serviceAccount").status == 200)
+    }
+}

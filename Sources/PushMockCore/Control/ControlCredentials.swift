@@ -7,33 +7,59 @@ struct ControlCredentials {
     let configuration: Configuration
 
     private var keys: (any KeyService)? { credentials.keys }
-    /// `GET /emulator/v1/projects/{p}/serviceAccount`: a service-account JSON with a fresh
-    /// RSA key, accepted as is by `credentials.Certificate`; `token_uri` points at pushmock:
-    /// Google's own token URI when asked as a Google host over TLS (pushmock answers there),
-    /// else the host and scheme the request used.
+    /// `GET /emulator/v1/projects/{p}/serviceAccount`: the project's service-account JSON,
+    /// accepted as is by `credentials.Certificate`, the same one every time (made the first
+    /// time from a key made ahead off the loop; 503 for the moment none is ready). `token_uri`
+    /// points at pushmock: Google's own token URI when asked as a Google host over TLS
+    /// (pushmock answers there), else the host and scheme the request used.
     func serviceAccount(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
+        let account: ServiceAccount
+        if let own = credentials.projectAccount(project.id) {
+            account = own
+        } else {
+            account = try newServiceAccount(in: project)
+        }
+        return .response(.json(200, serviceAccountJSON(account, request)))
+    }
+
+    /// `POST .../serviceAccounts`: another service account of the project, with a new key.
+    func addServiceAccount(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
+        let project = try directory.named(params)
+        _ = try Control.body(request, allowed: [])
+        return .response(.json(201, serviceAccountJSON(try newServiceAccount(in: project), request)))
+    }
+
+    private func newServiceAccount(in project: Project) throws(ControlError) -> ServiceAccount {
         guard let keys else { throw ControlError(response: .googleError(500, "INTERNAL", "No key service is configured.")) }
         let pair: (privatePEM: String, publicPEM: String)
-        do { pair = try keys.generateRSAKey() } catch {
+        do { pair = try keys.generateRSAKey() } catch is KeyNotReady {
+            var r = Response.googleError(
+                503, "UNAVAILABLE", "The service account's RSA key is still being made; retry in a second.")
+            r.headers.append(("Retry-After", "1"))
+            throw ControlError(response: r)
+        } catch {
             throw ControlError(response: .googleError(500, "INTERNAL", "Key generation failed: \(error)"))
         }
-        let keyID = random.hex(40)
-        let clientID = String(random.next() % 9_000_000_000_000_000_000 + 1_000_000_000_000_000_000)
-        let email = "firebase-adminsdk-\(random.hex(5))@\(project.id).iam.gserviceaccount.com"
-        credentials.add(
-            ServiceAccount(
-                projectID: project.id, email: email, keyID: keyID, clientID: clientID,
-                publicKeyPEM: pair.publicPEM))
+        let account = ServiceAccount(
+            projectID: project.id, email: "firebase-adminsdk-\(random.hex(5))@\(project.id).iam.gserviceaccount.com",
+            keyID: random.hex(40), clientID: String(random.next() % 9_000_000_000_000_000_000 + 1_000_000_000_000_000_000),
+            publicKeyPEM: pair.publicPEM, privateKeyPEM: pair.privatePEM)
+        credentials.add(account)
+        return account
+    }
+
+    private func serviceAccountJSON(_ account: ServiceAccount, _ request: Request) -> JSONWriter {
+        let email = account.email
         let host = request.header("host") ?? "\(configuration.host):\(configuration.port)"
         var w = JSONWriter(capacity: 2400)
         w.beginObject()
         w.member("type", "service_account")
-        w.member("project_id", project.id)
-        w.member("private_key_id", keyID)
-        w.member("private_key", pair.privatePEM)
+        w.member("project_id", account.projectID)
+        w.member("private_key_id", account.keyID)
+        w.member("private_key", account.privateKeyPEM ?? "")
         w.member("client_email", email)
-        w.member("client_id", clientID)
+        w.member("client_id", account.clientID)
         w.member("auth_uri", "https://accounts.google.com/o/oauth2/auth")
         let googleHost = host.split(separator: ":").first.map { $0.hasSuffix(".googleapis.com") } ?? false
         w.member(
@@ -47,7 +73,7 @@ struct ControlCredentials {
             "https://www.googleapis.com/robot/v1/metadata/x509/" + email.replacingOccurrences(of: "@", with: "%40"))
         w.member("universe_domain", "googleapis.com")
         w.endObject()
-        return .response(.json(200, w))
+        return w
     }
 
     /// `POST .../apnsKeys` with `{"key_id", "team_id", "public_key", "environment", "topics"}`

@@ -26,6 +26,7 @@ struct ControlModule: GatewayModule {
             r.control("GET", "/apps") { _, p throws(ControlError) in try projects.listApps(p) }
             r.control("POST", "/apps", projects.putApp)
             r.control("GET", "/serviceAccount", credentials.serviceAccount)
+            r.control("POST", "/serviceAccounts", credentials.addServiceAccount)
             r.control("POST", "/apnsKeys", credentials.addAPNsKey)
             r.control("GET", "/apnsKeys") { _, p throws(ControlError) in try credentials.listAPNsKeys(p) }
             r.control("POST", "/apnsCertificates", credentials.issueAPNsCertificate)

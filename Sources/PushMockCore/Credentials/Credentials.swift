@@ -30,10 +30,20 @@ final class Credentials {
         self.changes = changes
     }
 
+    /// Each project's own service account, by client email: the first one with a private
+    /// key, which `GET .../serviceAccount` hands out every time.
+    private(set) var projectAccounts: [String: String] = [:]
+
     func add(_ account: ServiceAccount) {
         serviceAccounts[account.email] = account
+        if account.privateKeyPEM != nil, projectAccounts[account.projectID] == nil {
+            projectAccounts[account.projectID] = account.email
+        }
         changes.project(account.projectID)
     }
+
+    /// The project's own service account, if it has one yet.
+    func projectAccount(_ projectID: String) -> ServiceAccount? { projectAccounts[projectID].flatMap { serviceAccounts[$0] } }
 
     /// Hands out an access token for a service account, valid for an hour.
     func issueAccessToken(_ token: String, for account: ServiceAccount, scopes: Set<String>) {

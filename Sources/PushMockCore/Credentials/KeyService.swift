@@ -2,7 +2,9 @@
 /// without C: the server provides them with OpenSSL.
 public protocol KeyService {
     /// A new RSA-2048 key pair: the private key as PKCS#8 PEM (what a service-account JSON
-    /// carries), the public key as SubjectPublicKeyInfo PEM.
+    /// carries), the public key as SubjectPublicKeyInfo PEM. Making one takes about 100 ms,
+    /// so the server makes them ahead on another thread and this hands one out, or throws
+    /// `KeyNotReady` when none is made yet: the loop never waits for one.
     func generateRSAKey() throws -> (privatePEM: String, publicPEM: String)
 
     /// The public key (SubjectPublicKeyInfo PEM) of a PEM private key.
@@ -25,4 +27,9 @@ public protocol KeyService {
 
     /// pushmock's CA certificate, PEM.
     var certificateAuthorityPEM: String? { get }
+}
+
+/// No RSA key is ready yet: they are made ahead, one after another, off the loop.
+public struct KeyNotReady: Error, Sendable {
+    public init() {}
 }

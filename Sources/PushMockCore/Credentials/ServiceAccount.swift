@@ -6,6 +6,8 @@ public struct ServiceAccount: Sendable {
     public let keyID: String
     public let clientID: String
     public let publicKeyPEM: String
+    /// The private key, for an account pushmock made (it hands the same JSON out again).
+    public var privateKeyPEM: String? = nil
 }
 
 /// An OAuth 2 access token handed out by `POST /token`, with the scopes it was asked for.

@@ -96,7 +96,12 @@ extension Gateway {
         }
         w.endArray()
         w.array("service_accounts") { w in
-            for a in credentials.serviceAccounts.values.filter({ $0.projectID == p.id }).sorted(by: { $0.email < $1.email }) {
+            // The project's own account first, with its private key: a restart hands out the
+            // same one.
+            let own = credentials.projectAccounts[p.id]
+            let accounts = credentials.serviceAccounts.values.filter { $0.projectID == p.id }
+                .sorted { ($0.email == own ? "" : $0.email) < ($1.email == own ? "" : $1.email) }
+            for a in accounts {
                 w.object { w in
                     for (name, value) in [
                         ("client_email", a.email), ("private_key_id", a.keyID), ("client_id", a.clientID),
@@ -104,6 +109,7 @@ extension Gateway {
                     ] {
                         w.member(name, value)
                     }
+                    if let key = a.privateKeyPEM { w.member("private_key", key) }
                 }
             }
         }

@@ -111,9 +111,10 @@ extension Gateway {
         }
         let keyID = obj["private_key_id"]?.stringValue ?? ""
         let publicPEM: String
+        let privatePEM = obj["private_key"]?.stringValue
         if let given = obj["public_key"]?.stringValue {
             publicPEM = given
-        } else if let privatePEM = obj["private_key"]?.stringValue {
+        } else if let privatePEM {
             guard let keys = credentials.keys, let derived = try? keys.publicKey(fromPrivatePEM: privatePEM) else {
                 throw fail(path + ".private_key", "is not a PEM private key")
             }
@@ -124,7 +125,7 @@ extension Gateway {
         credentials.add(
             ServiceAccount(
                 projectID: project, email: email, keyID: keyID,
-                clientID: obj["client_id"]?.stringValue ?? "", publicKeyPEM: publicPEM))
+                clientID: obj["client_id"]?.stringValue ?? "", publicKeyPEM: publicPEM, privateKeyPEM: privatePEM))
     }
 
     private func each(

@@ -1,0 +1,55 @@
+import Foundation
+import PushMockCore
+
+/// RSA keys made ahead on a thread of their own: making one takes about 100 ms of a core,
+/// which on the loop would stall every other client (`GET .../serviceAccount` once did, at
+/// 200 ms a request). `take` hands out a ready key or throws `KeyNotReady`; the thread keeps
+/// `capacity` ready and sleeps otherwise.
+final class RSAKeyPool: @unchecked Sendable {
+    private let condition = NSCondition()
+    /// Guarded by `condition`.
+    private var ready: [(privatePEM: String, publicPEM: String)] = []
+    private let capacity: Int
+    private let make: @Sendable () throws -> (privatePEM: String, publicPEM: String)
+
+    init(capacity: Int = 2, make: @escaping @Sendable () throws -> (privatePEM: String, publicPEM: String)) {
+        self.capacity = capacity
+        self.make = make
+        let thread = Thread { [self] in fill() }
+        thread.name = "pushmock-rsa-keys"
+        thread.start()
+    }
+
+    func take() throws -> (privatePEM: String, publicPEM: String) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !ready.isEmpty else { throw KeyNotReady() }
+        let key = ready.removeFirst()
+        condition.broadcast()
+        return key
+    }
+
+    func waitForOne(seconds: Double) {
+        let until = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        while ready.isEmpty, condition.wait(until: until) {}
+        condition.unlock()
+    }
+
+    /// Runs for the life of the process.
+    private func fill() {
+        while true {
+            condition.lock()
+            while ready.count >= capacity { condition.wait() }
+            condition.unlock()
+            guard let key = try? make() else {
+                Thread.sleep(forTimeInterval: 1)
+                continue
+            }
+            condition.lock()
+            ready.append(key)
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}
