@@ -20,14 +20,17 @@ func carry(
     case .stream(let events): streams.open(stream(), events)
     case .paged(let answer): streams.open(stream(), answer)
     case .delayed(let response, let seconds): polls.answer(responder, response, after: seconds)
+    case .sliced(let work): polls.work(responder, work)
     case .drop(let mode): responder.drop(mode)
     }
     polls.noteChanges()
 }
 
 /// Requests answered later: long-polls on `GET .../events?wait=`, answered as soon as the
-/// log has enough matching events, or when their wait runs out; and answers chaos delays,
-/// sent when their timer fires. All are answered at once at shutdown.
+/// log has enough matching events, or when their wait runs out; answers chaos delays, sent
+/// when their timer fires; and work done in slices (`SlicedWork`), a few milliseconds a
+/// turn of the loop, taking turns, answered when done. All are answered at once at shutdown
+/// (work is finished first).
 final class LongPolls {
     fileprivate enum Pending {
         /// A long-poll, and the same request as a stream (for a long list).
@@ -56,6 +59,12 @@ final class LongPolls {
     /// Loop thread only.
     private var parked: [ObjectIdentifier: Parked] = [:]
     private var lastSeenSeq: Int64 = 0
+    /// Sliced work waiting for its turn, oldest first, and the zero-delay timer that runs the
+    /// next slice once the loop has polled every socket.
+    private var working: [(request: any Responder, work: SlicedWork)] = []
+    private var workTimer: LoopEvent?
+    /// A slice runs steps for at most this long.
+    static let sliceNanos: UInt64 = 5_000_000
 
     init(base: EventBase, gateway: Gateway, streams: EventStreams) {
         self.base = base
@@ -67,6 +76,28 @@ final class LongPolls {
 
     func park(_ request: any Responder, _ wait: EventWait, stream: any StreamResponder) {
         hold(Parked(owner: self, request: request, pending: .events(wait, stream)), seconds: wait.seconds)
+    }
+
+    /// Runs `work` in slices and answers `request` when it is done.
+    func work(_ request: any Responder, _ work: SlicedWork) {
+        working.append((request, work))
+        if workTimer == nil {
+            workTimer = try? LoopEvent(
+                base: base, fd: -1, what: 0, callback: runSlice, argument: Unmanaged.passUnretained(self).toOpaque())
+        }
+        workTimer?.add(seconds: 0)
+    }
+
+    /// One slice of the oldest work; unfinished, it goes to the back of the line.
+    fileprivate func slice() {
+        guard !working.isEmpty else { return }
+        let (request, work) = working.removeFirst()
+        let start = MonotonicClock.nanos()
+        var answer: Response?
+        repeat { answer = work.step() } while answer == nil && MonotonicClock.nanos() - start < Self.sliceNanos
+        if let answer { request.respond(answer) } else { working.append((request, work)) }
+        noteChanges()
+        if !working.isEmpty { workTimer?.add(seconds: 0) }
     }
 
     /// Sends `response` after `seconds` (chaos latency).
@@ -114,8 +145,10 @@ final class LongPolls {
         }
     }
 
-    /// Answers everything now (shutdown).
+    /// Answers everything now (shutdown); sliced work is finished first.
     func answerAll() {
+        for (request, work) in working { request.respond(work.finish()) }
+        working.removeAll()
         for p in parked.values { answer(p) }
     }
 
@@ -131,4 +164,9 @@ private func longPollExpired(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRaw
     guard let arg else { return }
     let parked = Unmanaged<LongPolls.Parked>.fromOpaque(arg).takeUnretainedValue()
     parked.owner.answer(parked)
+}
+
+private func runSlice(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<LongPolls>.fromOpaque(arg).takeUnretainedValue().slice()
 }

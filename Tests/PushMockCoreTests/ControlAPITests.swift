@@ -249,6 +249,22 @@ struct ControlAPITests {
     }
 }
 
+extension ControlAPITests {
+    @Test("--max-devices bounds what the control API registers: a batch beyond it is refused whole, 429 RESOURCE_EXHAUSTED")
+    func maxDevices() throws {
+        let h = try Harness { $0.maxDevices = 10 }
+        let base = "/emulator/v1/projects/demo-pushmock/devices"
+        let over = h.call("POST", base + ":batchCreate", body: #"{"platform":"android","app":"a","count":11}"#)
+        #expect(over.status == 429 && over.bodyText.contains("--max-devices"), "\(over.bodyText)")
+        #expect(h.project.devices.count == 0)
+        let batch = h.call("POST", base + ":batchCreate", body: #"{"platform":"android","app":"a","count":9,"topics":["t"]}"#)
+        #expect(batch.status == 201 && json(batch)["last"] as? String == "d9", "\(batch.bodyText)")
+        try h.device("ios")
+        #expect(h.call("POST", base, body: #"{"platform":"ios","app":"a"}"#).status == 429)
+        #expect(h.call("GET", "/emulator/v1/projects/demo-pushmock/topics").bodyText.contains("\"subscribers\":9"))
+    }
+}
+
 /// `GET .../serviceAccount` is cheap and makes no state after the first: one account per
 /// project, handed out again; keys are made ahead (`KeyNotReady` when none is).
 @Suite("Service accounts")

@@ -50,6 +50,7 @@ final class Harness {
             }
             return r
         case .delayed(let r, _): return r
+        case .sliced(let work): return work.finish()
         case .drop(let mode): return Response(status: 0, headers: [("x-pushmock-dropped", mode.rawValue)])
         }
     }

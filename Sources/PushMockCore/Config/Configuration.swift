@@ -61,6 +61,8 @@ public struct Configuration: Sendable, Equatable {
     public var webhookURL: String?
     /// `--webhook-secret`: the key of its signatures; random (and printed) when not given.
     public var webhookSecret: String?
+    /// `--max-devices`: devices the control API registers, in all projects together.
+    public var maxDevices = 2_000_000
     /// `--max-projects`: projects that can exist, those created on first use included.
     public var maxProjects = 100
     /// `--max-total-message-mb`: what the kept sends of all projects hold together, in bytes.
@@ -187,6 +189,10 @@ extension Configuration {
             "--max-total-message-mb",
             "MiB of request bodies kept with the sends of all projects together; the project holding most gives up its oldest first (default 1024)",
             1...1_048_576, \.maxTotalMessageBytes, megabytes: true),
+        .int(
+            "--max-devices",
+            "devices the control API registers in all projects together, about 1 KB each; beyond it, 429 RESOURCE_EXHAUSTED (default 2000000)",
+            1...100_000_000, \.maxDevices),
         .int(
             "--max-projects",
             "projects that can exist; beyond it, a new project id gets 429 RESOURCE_EXHAUSTED instead of being created on first use (default 100)",

@@ -13,6 +13,7 @@ struct ControlDevices {
     func create(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let obj = try Control.body(request, allowed: DeviceFields.registration)
+        try checkRoom(for: 1)
         let device = try Control.mapped { () throws(RegistrationError) in
             try registration.register(DeviceFields.spec(obj), in: project)
         }
@@ -20,7 +21,9 @@ struct ControlDevices {
     }
 
     /// `POST .../devices:batchCreate` with `{"platform", "app", "count", "topics"}`: many
-    /// identical devices at once, for load tests. Answers the count and the id range.
+    /// identical devices at once, for load tests. Answers the count and the id range. The
+    /// first is registered at once (a refusal is the answer); the rest in slices of
+    /// `batchStep`, other connections served between them.
     func batchCreate(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let obj = try Control.body(request, allowed: ["platform", "app", "apns_environment", "count", "topics"])
@@ -31,20 +34,46 @@ struct ControlDevices {
         guard topics.count == (obj["topics"]?.arrayValue?.count ?? 0), topics.allSatisfy(Topic.isValidName) else {
             throw Control.invalid("Field 'topics' must be a list of valid topic names.")
         }
+        try checkRoom(for: count)
         let fields = JSONObject(obj.entries.filter { ["platform", "app", "apns_environment"].contains($0.key) })
         let spec = try Control.mapped { () throws(RegistrationError) in try DeviceFields.spec(fields) }
-        var first: Device?
-        var last: Device?
-        for _ in 0..<count {
-            let d = try Control.mapped { () throws(RegistrationError) in try registration.register(spec, in: project) }
+        let registration = registration
+        func make() throws(RegistrationError) -> Device {
+            let d = try registration.register(spec, in: project)
             for t in topics { _ = project.topics.subscribe(d, to: t, at: d.createdAt) }
-            first = first ?? d
-            last = d
+            return d
         }
-        return .response(.json(201, "{\"created\":\(count),\"first\":\"\(first!.id)\",\"last\":\"\(last!.id)\"}"))
+        let first = try Control.mapped { () throws(RegistrationError) in try make() }
+        var last = first
+        var made = 1
+        return .sliced(
+            SlicedWork {
+                // The spec passed once; generated ids, tokens and FIDs do not collide.
+                for _ in 0..<min(Self.batchStep, count - made) {
+                    do throws(RegistrationError) { last = try make() } catch {
+                        return .googleError(500, "INTERNAL", "Registered \(made) of \(count) devices, then: \(error.message)")
+                    }
+                    made += 1
+                }
+                guard made == count else { return nil }
+                return .json(201, "{\"created\":\(count),\"first\":\"\(first.id)\",\"last\":\"\(last.id)\"}")
+            })
     }
 
     static let maxBatchCreate = 1_000_000
+    static let batchStep = 1_000
+
+    /// Refuses registrations beyond `--max-devices`.
+    private func checkRoom(for count: Int) throws(ControlError) {
+        let room = directory.roomForDevices
+        guard count <= room else {
+            throw ControlError(
+                response: .googleError(
+                    429, "RESOURCE_EXHAUSTED",
+                    "pushmock holds the most devices --max-devices allows (room for \(max(0, room)) more); delete some or start it with a larger --max-devices."
+                ))
+        }
+    }
 
     func list(_ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)

@@ -76,6 +76,9 @@ final class ProjectDirectory {
         return add(id, serverKeys: [Project.defaultServerKey(for: id)])
     }
 
+    /// How many more devices the control API may register (`--max-devices` in all projects).
+    var roomForDevices: Int { configuration.maxDevices - byID.values.reduce(0) { $0 + $1.devices.count } }
+
     /// No project can be created on first use: `--max-projects` exist.
     var isFull: Bool { byID.count >= configuration.maxProjects }
 

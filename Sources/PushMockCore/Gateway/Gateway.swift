@@ -140,7 +140,7 @@ public final class Gateway {
         let status: Int
         switch reply {
         case .response(let r), .delayed(let r, _): status = r.status
-        case .waitForEvents, .stream, .paged: status = 200
+        case .waitForEvents, .stream, .paged, .sliced: status = 200
         case .drop: status = 0
         }
         lastRequestNanos = MonotonicClock.nanos() &- start

@@ -6,6 +6,9 @@ public enum Reply {
     case waitForEvents(EventWait)
     case stream(EventStream)
     case paged(PagedAnswer)
+    /// Work too long for one turn of the loop (a large batch): the transport runs `step`
+    /// a few milliseconds a turn, other connections served between, until it answers.
+    case sliced(SlicedWork)
     /// Injected latency: answer after `seconds`, from a loop timer.
     case delayed(Response, seconds: Double)
     /// An injected dropped connection: no answer; the connection ends as `DropMode` says.
@@ -29,6 +32,19 @@ public struct EventWait {
         self.seconds = seconds
         self.countOnly = countOnly
         checkedThrough = query.since
+    }
+}
+
+/// Work done in steps: each call of `step` does a bounded part (about a millisecond) and
+/// returns the answer once the last part is done, nil before.
+public struct SlicedWork {
+    public let step: () -> Response?
+
+    public init(step: @escaping () -> Response?) { self.step = step }
+
+    /// Every step at once (tests, shutdown).
+    public func finish() -> Response {
+        while true { if let r = step() { return r } }
     }
 }
 

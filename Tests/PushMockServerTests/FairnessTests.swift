@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// Work that takes longer than a turn of the loop is done in slices, so other connections
+/// are answered while it runs (docs/hardening.md, "Stalls").
+@Suite("Fairness: long work yields to other connections", .serialized, .timeLimit(.minutes(3)))
+struct FairnessTests {
+    final class Box: @unchecked Sendable {
+        var status = 0
+        var body = ""
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    @Test("a devices:batchCreate of 100,000 runs in slices: another client's requests are answered meanwhile")
+    func batchCreateYields() throws {
+        let server = try ServerProcess()
+        let port = server.port
+        let box = Box()
+        Thread {
+            if let c = try? HTTPConnection(port: port, timeout: 120),
+                let r = try? c.request(
+                    "POST", "/emulator/v1/projects/demo-pushmock/devices:batchCreate",
+                    body: #"{"platform":"android","app":"com.example.load","count":100000}"#)
+            {
+                box.status = r.status
+                box.body = r.text
+            }
+            box.done.signal()
+        }.start()
+        let c = try HTTPConnection(port: port)
+        var answeredMeanwhile = 0
+        while box.done.wait(timeout: .now()) == .timedOut {
+            #expect(try c.request("GET", "/healthz").status == 200)
+            answeredMeanwhile += 1
+        }
+        #expect(box.status == 201 && box.body.contains(#""created":100000"#), "\(box.body)")
+        #expect(answeredMeanwhile > 10, "answered while the batch ran: \(answeredMeanwhile)")
+        let info = try c.request("GET", "/emulator/v1/projects/demo-pushmock").json
+        #expect(info["devices"] as? Int == 100_000)
+    }
+}
