@@ -38,4 +38,40 @@ struct FairnessTests {
         let info = try c.request("GET", "/emulator/v1/projects/demo-pushmock").json
         #expect(info["devices"] as? Int == 100_000)
     }
+
+    @Test(
+        "a topic send to 100,000 devices fans out in slices: others are answered meanwhile, and the answer comes after the last device"
+    )
+    func fanOutYields() throws {
+        let server = try ServerProcess(["--device-rate-limit", "0"])
+        let port = server.port
+        let c = try HTTPConnection(port: port, timeout: 120)
+        let made = try c.request(
+            "POST", "/emulator/v1/projects/demo-pushmock/devices:batchCreate",
+            body: #"{"platform":"android","app":"com.example.load","count":100000,"topics":["big"]}"#)
+        #expect(made.status == 201, "\(made.text)")
+        let box = Box()
+        Thread {
+            if let c = try? HTTPConnection(port: port, timeout: 120),
+                let r = try? c.request(
+                    "POST", "/fcm/send", body: #"{"to":"/topics/big","data":{"k":"v"}}"#,
+                    headers: ["Authorization": "key=pushmock-dev-server-key"])
+            {
+                box.status = r.status
+                box.body = r.text
+            }
+            box.done.signal()
+        }.start()
+        var answeredMeanwhile = 0
+        while box.done.wait(timeout: .now()) == .timedOut {
+            #expect(try c.request("GET", "/healthz").status == 200)
+            answeredMeanwhile += 1
+        }
+        #expect(box.status == 200 && box.body.contains("message_id"), "\(box.body)")
+        #expect(answeredMeanwhile > 10, "answered while the fan-out ran: \(answeredMeanwhile)")
+        let id = box.body.split(separator: ":").last.map { $0.filter(\.isNumber) } ?? ""
+        let accepted = try c.request(
+            "GET", "/emulator/v1/projects/demo-pushmock/events?message_id=\(id)&event=MESSAGE_ACCEPTED&count=true")
+        #expect(accepted.json["count"] as? Int == 100_001, "\(accepted.text)")
+    }
 }

@@ -10,6 +10,9 @@ final class Delivery {
     private let random: RandomSource
     /// Devices with stored or held messages, for expiry; keyed by project and device id.
     var waiting: [String: Device] = [:]
+    /// The rest of the last broadcast, when it reached more devices than one slice: the
+    /// gateway carries it on in slices (`Delivery+FanOut.swift`).
+    var unfinishedFanOut: FanOut?
     /// Sends accepted, by API (legacy, v1, apns): three, found by a scan (every send counts one).
     private(set) var acceptedByAPI: [(api: String, count: Int)] = []
 
@@ -37,14 +40,6 @@ final class Delivery {
         message.overTLS = request.secure
         project.messages.add(message)
         return message
-    }
-
-    /// A topic or condition send: the fan-out row, then each device in turn.
-    func broadcast(_ message: Message, to devices: some Sequence<Device>, project: Project) {
-        log.append(
-            kind: .messageAccepted, time: clock.now(), projectID: project.id, projectNumber: project.number,
-            message: message, messageID: message.id, messageType: .topic)
-        fanOut(message, messageID: message.id, project: project, devices: devices)
     }
 
     private func countAccepted(_ api: String) {
@@ -171,26 +166,6 @@ final class Delivery {
             }
         }
         return nil
-    }
-
-    /// Sends to each device; devices that cannot take the message get an error event each.
-    /// Returns how many accepted it.
-    @discardableResult
-    private func fanOut(_ message: Message, messageID: String, project: Project, devices: some Sequence<Device>) -> Int {
-        var accepted = 0
-        let now = clock.now()
-        for device in devices where device.token != nil {
-            if let refusal = refusal(of: device, message.options, project: project) {
-                logRejection(
-                    refusal.event, reason: refusal.reason, project: project, message: message, messageID: messageID,
-                    device: device)
-                continue
-            }
-            if device.idle(at: now) > DeviceModel.tokenExpiresAfter { continue }
-            deliver(message, messageID: messageID, to: device, project: project, now: now)
-            accepted += 1
-        }
-        return accepted
     }
 
     /// Logs a send (or one recipient of it) that was refused, as `kind` with `reason`; the

@@ -134,7 +134,10 @@ public final class Gateway {
         if !style.keepsConnectionStart, let context = request.connection, !context.authenticated {
             context.authenticated = true
         }
-        if let wait = waitUntilStored, log.lastSeq > logged, !wait(log.lastSeq) {
+        if let fanOut = delivery.unfinishedFanOut {
+            delivery.unfinishedFanOut = nil
+            reply = carryOn(fanOut, then: reply, request: request, style: style, logged: logged)
+        } else if let wait = waitUntilStored, log.lastSeq > logged, !wait(log.lastSeq) {
             reply = .response(style.storeUnavailable(request))
         }
         let status: Int
@@ -146,6 +149,24 @@ public final class Gateway {
         lastRequestNanos = MonotonicClock.nanos() &- start
         metrics.record(route: index, status: status, seconds: Double(lastRequestNanos) / 1e9)
         return reply
+    }
+
+    /// A broadcast larger than one slice: the rest of its devices in later turns, then the
+    /// answer (after its events are stored, with `--sync always`). A reply that is not an
+    /// answer now (an injected delay or drop) waits for no one: the fan-out is finished here.
+    private func carryOn(
+        _ fanOut: FanOut, then reply: Reply, request: Request, style: any AnswerStyle, logged: Int64
+    ) -> Reply {
+        guard case .response(let answer) = reply else {
+            while !delivery.carryOn(fanOut) {}
+            return reply
+        }
+        return .sliced(
+            SlicedWork { [self] in
+                guard delivery.carryOn(fanOut) else { return nil }
+                if let wait = waitUntilStored, log.lastSeq > logged, !wait(log.lastSeq) { return style.storeUnavailable(request) }
+                return answer
+            })
     }
 
     /// The style of a path no route's first segment shares: Google's front end.

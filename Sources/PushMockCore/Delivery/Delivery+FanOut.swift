@@ -1,0 +1,72 @@
+/// A topic or condition send reaches its devices a slice at a time: the first slice while the
+/// request is handled, the rest (a topic may have a million subscribers) in later turns of
+/// the loop, with other connections served between, and the send is answered after its last
+/// device (docs/hardening.md, "Stalls"). Every device is reached at the send's one time.
+final class FanOut {
+    let message: Message
+    let project: Project
+    let now: Timestamp
+    private let devices: [Device]
+    private var next = 0
+
+    fileprivate init(_ message: Message, _ project: Project, _ now: Timestamp, _ devices: [Device]) {
+        self.message = message
+        self.project = project
+        self.now = now
+        self.devices = devices
+    }
+
+    var isDone: Bool { next == devices.count }
+
+    /// The devices of the next slice.
+    fileprivate func take(_ n: Int) -> ArraySlice<Device> {
+        let end = min(devices.count, next + n)
+        defer { next = end }
+        return devices[next..<end]
+    }
+}
+
+extension Delivery {
+    /// Devices reached in one slice: a few milliseconds of the loop.
+    static let fanOutSlice = 2_000
+
+    /// A topic or condition send: the fan-out row, then each device in turn; what does not
+    /// fit in the first slice is left in `unfinishedFanOut`.
+    func broadcast(_ message: Message, to devices: some Sequence<Device>, project: Project) {
+        let now = clock.now()
+        log.append(
+            kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
+            message: message, messageID: message.id, messageType: .topic)
+        var iterator = devices.makeIterator()
+        var reached = 0
+        while reached < Self.fanOutSlice, let device = iterator.next() {
+            reach(device, with: message, project: project, now: now)
+            reached += 1
+        }
+        var rest: [Device] = []
+        while let device = iterator.next() { rest.append(device) }
+        if !rest.isEmpty { unfinishedFanOut = FanOut(message, project, now, rest) }
+    }
+
+    /// Reaches the next slice of a fan-out's devices; true when none are left.
+    func carryOn(_ fanOut: FanOut) -> Bool {
+        for device in fanOut.take(Self.fanOutSlice) {
+            reach(device, with: fanOut.message, project: fanOut.project, now: fanOut.now)
+        }
+        return fanOut.isDone
+    }
+
+    /// One device of a fan-out: refused with an event when it cannot take the message,
+    /// skipped when its token expired long ago, else delivered.
+    private func reach(_ device: Device, with message: Message, project: Project, now: Timestamp) {
+        guard device.token != nil else { return }
+        if let refusal = refusal(of: device, message.options, project: project) {
+            logRejection(
+                refusal.event, reason: refusal.reason, project: project, message: message, messageID: message.id,
+                device: device)
+            return
+        }
+        if device.idle(at: now) > DeviceModel.tokenExpiresAfter { return }
+        deliver(message, messageID: message.id, to: device, project: project, now: now)
+    }
+}
