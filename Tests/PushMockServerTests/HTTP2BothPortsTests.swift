@@ -124,4 +124,26 @@ struct LockoutTests {
         let oldest = r["oldest_idle"] as? [String: Any] ?? [:]
         #expect(oldest["goaway"] as? Int == 0, "the connection idle longest got GOAWAY: \(out)")
     }
+
+    @Test(
+        "HTTP/2 requests whose body never comes fill the cap beside a working connection: a new client gets in, the working one keeps its place, and each stalled stream is reset"
+    )
+    func stalledStreams() throws {
+        let server = try ServerProcess(["--timeout", "2", "--max-connections", "4"])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                TLSTests.clients + "/h2_clients.py", "stalled", String(try #require(server.tlsPort)), ServerProcess.caFile, "4",
+                "2",
+            ])
+        #expect(status == 0, "\(out)")
+        let r = lastJSON(out)
+        #expect(r["working_first"] as? Int == 200 && r["working_at_cap"] as? Int == 200, "\(out)")
+        #expect(r["new_client"] as? Int == 200, "\(out)")
+        #expect(r["working_after"] as? Int == 200, "the working connection kept its place: \(out)")
+        let stalled = r["stalled"] as? [String: Any] ?? [:]
+        let ended = (stalled["reset"] as? Int ?? 0) + (stalled["goaway"] as? Int ?? 0)
+        // Two made room (GOAWAY: at the cap, then for the new client); the last was reset.
+        #expect(ended == 3 && (stalled["reset"] as? Int ?? 0) >= 1, "\(out)")
+    }
 }

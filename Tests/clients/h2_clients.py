@@ -12,6 +12,10 @@ usage: h2_clients.py httpx PORT CA HTTP_PORT   httpx http2=True: FCM v1 and APNs
        h2_clients.py lockout PORT CA CAP TIMEOUT
                                                a trickled handshake is cut off; idle connections at the
                                                cap make room for a new client; prints JSON
+       h2_clients.py stalled PORT CA CAP TIMEOUT
+                                               connections holding a request whose body never comes fill
+                                               the cap beside a working one: a new client gets in, the
+                                               working one keeps its place, the stalled streams are reset
        h2_clients.py streams PORT CA HTTP_PORT  SETTINGS_MAX_CONCURRENT_STREAMS before and after
                                                the first valid provider token; prints JSON
 """
@@ -514,6 +518,71 @@ def lockout(port, ca, cap, timeout):
     print(json.dumps(out))
 
 
+def stalled(port, ca, cap, timeout):
+    """HTTP/2 requests whose body never arrives: at the connection cap the stalled
+    connections make room, not the kept-alive one that works, and each stalled stream is
+    reset about `timeout` after it opened."""
+    out = {}
+    working, wconn = client(port, ca)
+
+    def ask(sock, conn):
+        sid = conn.get_next_available_stream_id()
+        conn.send_headers(sid, headers(), end_stream=True)
+        sock.sendall(conn.data_to_send())
+        while True:
+            for e in conn.receive_data(sock.recv(65536)):
+                if isinstance(e, h2.events.ConnectionTerminated):
+                    return "goaway"
+                if isinstance(e, h2.events.StreamEnded) and e.stream_id == sid:
+                    sock.sendall(conn.data_to_send())
+                    return 200
+            sock.sendall(conn.data_to_send())
+
+    out["working_first"] = ask(working, wconn)
+    stuck = []
+    for _ in range(cap - 1):
+        sock, conn = client(port, ca)
+        sid = conn.get_next_available_stream_id()
+        conn.send_headers(sid, headers("/fcm/send", "POST", [("content-length", "100"), ("content-type", "application/json")]))
+        sock.sendall(conn.data_to_send())
+        stuck.append((sock, conn))
+        time.sleep(0.05)
+        # The working client goes on working, as one polling every few milliseconds does.
+        ask(working, wconn)
+    out["working_at_cap"] = ask(working, wconn)
+    try:
+        with httpx.Client(http2=True, verify=ca, timeout=10) as c:
+            status = c.get(f"https://localhost:{port}/healthz").status_code
+    except httpx.HTTPError as e:
+        status = type(e).__name__
+    out["new_client"] = status
+    out["working_after"] = ask(working, wconn)
+    # The stalled streams still open are reset within the timeout and the sweep.
+    start = time.monotonic()
+    resets, goaways = 0, 0
+    for sock, conn in stuck:
+        sock.settimeout(0.5)
+        while time.monotonic() - start < timeout + 4:
+            try:
+                data = sock.recv(65536)
+            except socket.timeout:
+                continue
+            except (ConnectionError, ssl.SSLError, OSError):
+                break
+            if not data:
+                break
+            events = conn.receive_data(data)
+            if any(isinstance(e, h2.events.StreamReset) for e in events):
+                resets += 1
+                break
+            if any(isinstance(e, h2.events.ConnectionTerminated) for e in events):
+                goaways += 1
+                break
+    out["stalled"] = {"reset": resets, "goaway": goaways, "count": len(stuck),
+                      "seconds": round(time.monotonic() - start, 2)}
+    print(json.dumps(out))
+
+
 def streams(port, ca, http_port):
     """APNs' start of a token-authenticated connection to an APNs host (SNI): one stream until
     the first valid provider token, then more; a FCM request on such a connection raises it
@@ -586,5 +655,7 @@ if __name__ == "__main__":
         backpressure(port, ca, int(sys.argv[4]), float(sys.argv[5]))
     elif mode == "lockout":
         lockout(port, ca, int(sys.argv[4]), float(sys.argv[5]))
+    elif mode == "stalled":
+        stalled(port, ca, int(sys.argv[4]), float(sys.argv[5]))
     elif mode == "streams":
         streams(port, ca, int(sys.argv[4]))

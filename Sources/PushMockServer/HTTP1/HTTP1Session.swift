@@ -41,15 +41,26 @@ final class HTTP1Session: Session {
     /// before its connection stops reading.
     var inputLimit: Int { dispatcher.maxHeadBytes + dispatcher.maxBodyBytes + 64 * 1024 }
 
-    /// Idle: no request under way, nothing unread.
+    /// Idle: no request being answered. One still arriving (a head or a body part way) counts
+    /// as idle too, so at the connection cap a client that stopped mid-request is closed
+    /// before one that is being answered (`ConnectionTable` takes the one read from longest ago).
     var isIdle: Bool {
-        guard case .head = state, !closed else { return false }
-        return evbuffer_get_length(connection.input) == 0
+        guard !closed else { return false }
+        switch state {
+        case .head, .body, .chunked: return true
+        case .answering, .closing: return false
+        }
     }
 
     /// Server shutdown: the next answer closes the connection, and an idle one closes now; at
     /// the connection cap it closes (HTTP/1.1 has no way to say goodbye).
-    func drain(evicting: Bool) -> SessionEnd { evicting || isIdle ? .finish : .goOn }
+    func drain(evicting: Bool) -> SessionEnd { evicting || nothingUnderWay ? .finish : .goOn }
+
+    /// No request under way, nothing unread: at shutdown it closes now.
+    private var nothingUnderWay: Bool {
+        guard case .head = state, !closed else { return false }
+        return evbuffer_get_length(connection.input) == 0
+    }
 
     /// The connection ended: answers still to come go nowhere.
     func connectionClosed() {

@@ -95,7 +95,13 @@ final class HTTP2Session {
     }
 
     /// No stream open.
-    var isIdle: Bool { streamTable.isEmpty }
+    /// No request being worked on: streams whose request is still arriving do not count, so
+    /// at the connection cap a connection that only holds stalled requests is closed before
+    /// one that works (`ConnectionTable`).
+    var isIdle: Bool { streamTable.isEmpty || !streamTable.values.contains { $0.dispatched } }
+    /// The connection sweeps (one a second) this session has seen: stream ages are counted
+    /// in them, so opening a stream reads no clock.
+    private var sweeps: UInt64 = 0
 
     /// Offers the policy's full stream count once the gateway has let the connection past
     /// its start-up limit.
@@ -192,6 +198,7 @@ final class HTTP2Session {
             frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
         else { return 0 }
         let stream = HTTP2Stream(id: frame.pointee.hd.stream_id, session: self)
+        stream.openedAtSweep = sweeps
         streamTable[stream.id] = stream
         receivingHeaders = Unmanaged.passUnretained(stream)
         return 0
@@ -490,9 +497,17 @@ extension HTTP2Session: Session {
 
     /// A peer that takes none of its answers (a closed window) is cut off; a connection with
     /// no stream for the policy's idle time gets GOAWAY with its debug data (APNs' `IdleTimeout`).
+    /// A request that is not whole `--timeout` after its stream opened (a body that stopped
+    /// arriving) is reset, as an HTTP/1.1 request that is late closes its connection.
     func check(now: UInt64, lastRead: UInt64, timeoutNanos: UInt64, ending: Bool) -> SessionEnd {
         if isStalled(now: now, timeout: timeoutNanos) { return .cutOff }
-        guard !ending, isIdle, now - lastRead > UInt64(policy.idleSeconds * 1e9) else { return .goOn }
+        sweeps += 1
+        // Opened within the sweep before: a stream's age is at least `sweeps - opened - 1` seconds.
+        let most = (timeoutNanos + 999_999_999) / 1_000_000_000 + 1
+        for stream in streamTable.values where !stream.dispatched && sweeps - stream.openedAtSweep > most {
+            reset(stream)
+        }
+        guard !ending, streamTable.isEmpty, now - lastRead > UInt64(policy.idleSeconds * 1e9) else { return .goOn }
         goAway(debugData: policy.idleGoAwayData)
         return .closeWhenFlushed
     }

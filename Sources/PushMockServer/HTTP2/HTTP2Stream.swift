@@ -19,6 +19,9 @@ final class HTTP2Stream: Responder, StreamResponder {
     var headerBytes = 0
     var body: [UInt8] = []
     var dispatched = false
+    /// The session's sweep count when the stream opened: its request must be whole within
+    /// `--timeout` of that (`HTTP2Session.check`).
+    var openedAtSweep: UInt64 = 0
     /// Whole, and waiting for the session's unsent answers to fall below its bound.
     var waiting = false
     var closed = false

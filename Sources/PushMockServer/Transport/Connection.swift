@@ -150,11 +150,16 @@ final class Connection {
 
     var pendingOutput: Int { evbuffer_get_length(output) }
 
-    /// Since when the connection has been idle (monotonic ns): a session with no exchange
-    /// under way and nothing unread or unsent; nil when it is not idle.
+    /// Since when the connection has been idle (monotonic ns, its last read): a handshake not
+    /// yet done, or a session answering nothing with nothing unsent; nil when it is working.
     var idleSince: UInt64? {
-        guard case .open = lifecycle, pendingOutput == 0, let session, session.isIdle else { return nil }
-        return lastRead
+        switch lifecycle {
+        case .handshake, .choosing: return lastRead
+        case .open:
+            guard pendingOutput == 0, let session, session.isIdle else { return nil }
+            return lastRead
+        case .closing, .lingering, .aborting, .closed: return nil
+        }
     }
 
     /// Makes room at the connection cap: the session says goodbye as its protocol does

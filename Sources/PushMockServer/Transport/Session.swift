@@ -10,7 +10,8 @@ protocol Session: AnyObject {
     func receive() -> Bool
     /// The peer took all output: a session that held back goes on. False when it is over.
     func outputDrained() -> Bool
-    /// No exchange under way and nothing unread.
+    /// No request being answered (one still arriving counts as idle): at the connection cap,
+    /// the idle connection read from longest ago is closed to make room.
     var isIdle: Bool { get }
     /// The unread input the session lets wait before the connection stops reading.
     var inputLimit: Int { get }
