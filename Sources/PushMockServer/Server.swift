@@ -99,7 +99,7 @@ public final class Server {
         polls = LongPolls(base: base, gateway: gateway, streams: streams)
         let dispatcher = RequestDispatcher(
             gateway: gateway, polls: polls, streams: streams, maxBodyBytes: configuration.maxBodyBytes)
-        connections = try ConnectionTable(base: base, dispatcher: dispatcher, configuration: configuration)
+        connections = try ConnectionTable(base: base, dispatcher: dispatcher, configuration: configuration, warn: Self.warn)
         if configuration.tlsPort != nil {
             let identity: TLSContext.Identity
             if let chain = configuration.tlsCertificate, let key = configuration.tlsKey {

@@ -64,6 +64,22 @@ struct HardeningTests {
     }
 }
 
+extension HardeningTests {
+    @Test(
+        "out of file descriptors: idle connections make room and accepting pauses; a new client gets in while 300 idle ones stay open"
+    )
+    func outOfDescriptors() throws {
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [TLSTests.clients + "/descriptors.py", ServerProcess.binary.path, ServerProcess.certDirectory])
+        #expect(status == 0, "\(out)")
+        let r = lastJSON(out)
+        #expect(r["kept_first"] as? Int == 200, "\(out)")
+        #expect((r["cpu_share"] as? Double ?? 1) < 0.5, "the accept loop spun: \(out)")
+        #expect(r["new_after"] as? Int == 200 && r["warned"] as? Bool == true, "\(out)")
+    }
+}
+
 @Suite("Hardening: answers a client does not read", .serialized, .timeLimit(.minutes(3)))
 struct UnreadAnswersTests {
     @Test(

@@ -5,8 +5,9 @@ import PushMockCore
 /// Every open connection, on every port: one table, one `--max-connections`, one sweep a
 /// second that applies `--timeout` (`Connection.checkTime`). At the cap the connection idle
 /// longest is closed to make room (HTTP/2 with a GOAWAY), so idle clients cannot lock new
-/// ones out; only when none is idle do the listeners pause until one closes. The table keeps
-/// each connection alive until it closes.
+/// ones out; only when none is idle do the listeners pause until one closes. Out of
+/// descriptors, they pause for a moment (`acceptFailed`). The table keeps each connection
+/// alive until it closes.
 final class ConnectionTable {
     private let base: EventBase
     private let dispatcher: RequestDispatcher
@@ -16,11 +17,21 @@ final class ConnectionTable {
     /// Loop thread only.
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var sweep: LoopEvent?
+    /// Accepting paused for want of descriptors (`acceptFailed`), and its retry timer.
+    private var outOfDescriptors = false
+    private var warnedOutOfDescriptors = false
+    private var acceptRetry: LoopEvent?
     /// Server shutdown: no new connections, and each open one finishes.
     private(set) var draining = false
 
-    init(base: EventBase, dispatcher: RequestDispatcher, configuration: Configuration) throws(ServerError) {
+    /// Where a warning goes (standard error).
+    private let warn: @Sendable (String) -> Void
+
+    init(
+        base: EventBase, dispatcher: RequestDispatcher, configuration: Configuration, warn: @escaping @Sendable (String) -> Void
+    ) throws(ServerError) {
         self.base = base
+        self.warn = warn
         self.dispatcher = dispatcher
         cap = configuration.maxConnections
         timeoutNanos = UInt64(configuration.timeoutSeconds) * 1_000_000_000
@@ -68,7 +79,41 @@ final class ConnectionTable {
 
     func closed(_ connection: Connection) {
         guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
-        if !draining, connections.count == cap - 1 { for l in listeners { l.resume() } }
+        if !draining, connections.count == cap - 1 || outOfDescriptors { resumeListeners() }
+    }
+
+    /// `accept` failed. Out of descriptors or memory, the idlest connections (up to
+    /// `drainOnExhaustion`, as the cap's rule picks them) are closed to free descriptors for
+    /// the clients waiting in the listen queue, and every listener pauses for a moment (half a
+    /// second when none was idle, as nginx does) or until a connection closes. Anything else
+    /// (a peer that reset before it was accepted) is passed over.
+    func acceptFailed(_ error: Int32) {
+        guard [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error), !draining, !outOfDescriptors else { return }
+        outOfDescriptors = true
+        for l in listeners { l.pause() }
+        let idle = connections.values.compactMap { c in c.idleSince.map { (c, $0) } }.sorted { $0.1 < $1.1 }
+        for (c, _) in idle.prefix(Self.drainOnExhaustion) { c.evict() }
+        if acceptRetry == nil {
+            acceptRetry = try? LoopEvent(
+                base: base, fd: -1, what: 0, callback: tableAcceptRetry, argument: Unmanaged.passUnretained(self).toOpaque())
+        }
+        acceptRetry?.add(seconds: idle.isEmpty ? Self.acceptPause : 0.05)
+        if !warnedOutOfDescriptors {
+            warnedOutOfDescriptors = true
+            warn(
+                "pushmock: accept failed (\(String(cString: strerror(error)))): idle connections are closed and accepting pauses until descriptors are free; raise `ulimit -n` or lower --max-connections"
+            )
+        }
+    }
+
+    static let drainOnExhaustion = 16
+    static let acceptPause = 0.5
+
+    fileprivate func resumeListeners() {
+        outOfDescriptors = false
+        acceptRetry?.remove()
+        guard !draining, connections.count < cap else { return }
+        for l in listeners { l.resume() }
     }
 
     /// Shutdown: no new connections; each open one drains (`Connection.drain`).
@@ -91,6 +136,11 @@ final class ConnectionTable {
         let now = MonotonicClock.nanos()
         for c in Array(connections.values) { c.checkTime(now: now) }
     }
+}
+
+private func tableAcceptRetry(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<ConnectionTable>.fromOpaque(arg).takeUnretainedValue().resumeListeners()
 }
 
 private func tableSweep(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {

@@ -28,6 +28,7 @@ final class Listener {
             base: base, host: host, port: port, callback: listenerAccepted,
             argument: Unmanaged.passUnretained(self).toOpaque())
         listener = l
+        evconnlistener_set_error_cb(l, listenerFailed)
         return try SocketPort.bound(evconnlistener_get_fd(l))
     }
 
@@ -45,6 +46,16 @@ final class Listener {
     }
 
     fileprivate func accepted(_ fd: Int32) { table.accept(fd, on: self) }
+
+    /// `accept` failed; out of descriptors (`EMFILE`, `ENFILE`) or memory, the table pauses
+    /// every listener for a moment instead of retrying at once, which spun the loop.
+    fileprivate func failed(_ error: Int32) { table.acceptFailed(error) }
+}
+
+private func listenerFailed(_ listener: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
+    let error = errno
+    guard let arg else { return }
+    Unmanaged<Listener>.fromOpaque(arg).takeUnretainedValue().failed(error)
 }
 
 private func listenerAccepted(
