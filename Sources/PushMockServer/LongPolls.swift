@@ -93,11 +93,25 @@ final class LongPolls {
         guard !working.isEmpty else { return }
         let (request, work) = working.removeFirst()
         let start = MonotonicClock.nanos()
-        var answer: Response?
-        repeat { answer = work.step() } while answer == nil && MonotonicClock.nanos() - start < Self.sliceNanos
-        if let answer { request.respond(answer) } else { working.append((request, work)) }
+        var waiting = false
+        step: while MonotonicClock.nanos() - start < Self.sliceNanos {
+            switch work.step() {
+            case .more: continue
+            case .waiting:
+                waiting = true
+                break step
+            case .done(let answer):
+                request.respond(answer)
+                noteChanges()
+                if !working.isEmpty { workTimer?.add(seconds: 0) }
+                return
+            }
+        }
+        working.append((request, work))
         noteChanges()
-        if !working.isEmpty { workTimer?.add(seconds: 0) }
+        // Only waiting (for a commit): look again in a millisecond rather than spin.
+        let allWaiting = waiting && working.count == 1
+        workTimer?.add(seconds: allWaiting ? 0.001 : 0)
     }
 
     /// Sends `response` after `seconds` (chaos latency).

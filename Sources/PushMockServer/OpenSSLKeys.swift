@@ -12,6 +12,9 @@ struct OpenSSLKeys: KeyService {
 
     init(certificates: CertificateStore) { self.certificates = certificates }
 
+    /// Ends the thread that makes RSA keys (at shutdown).
+    func stopMakingKeys() { rsaKeys.stop() }
+
     /// Waits (at most `seconds`) until the pool has a key.
     func waitForRSAKey(seconds: Double) { rsaKeys.waitForOne(seconds: seconds) }
 

@@ -1,14 +1,18 @@
+internal import COpenSSL
 import Foundation
 import PushMockCore
 
 /// RSA keys made ahead on a thread of their own: making one takes about 100 ms of a core,
 /// which on the loop would stall every other client (`GET .../serviceAccount` once did, at
 /// 200 ms a request). `take` hands out a ready key or throws `KeyNotReady`; the thread keeps
-/// `capacity` ready and sleeps otherwise.
+/// `capacity` ready and sleeps otherwise, until `stop` (before the process exits: OpenSSL's
+/// exit-time cleanup under a key being made crashed it).
 final class RSAKeyPool: @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var ready: [(privatePEM: String, publicPEM: String)] = []
+    private var stopping = false
+    private var running = true
     private let capacity: Int
     private let make: @Sendable () throws -> (privatePEM: String, publicPEM: String)
 
@@ -36,12 +40,31 @@ final class RSAKeyPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Runs for the life of the process.
+    /// Ends the thread once the key it is making, if any, is made (at most `seconds`).
+    func stop(seconds: Double = 5) {
+        let until = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running, condition.wait(until: until) {}
+        condition.unlock()
+    }
+
     private func fill() {
+        defer {
+            // The thread's OpenSSL state goes with it, before the process exits.
+            OPENSSL_thread_stop()
+            condition.lock()
+            running = false
+            condition.broadcast()
+            condition.unlock()
+        }
         while true {
             condition.lock()
-            while ready.count >= capacity { condition.wait() }
+            while ready.count >= capacity, !stopping { condition.wait() }
+            let stop = stopping
             condition.unlock()
+            if stop { return }
             guard let key = try? make() else {
                 Thread.sleep(forTimeInterval: 1)
                 continue

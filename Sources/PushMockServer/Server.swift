@@ -67,7 +67,8 @@ public final class Server {
                 path: store.path, savedState: saved?.fixture, events: events,
                 lastStoredSeq: store.lastStoredSeq, sink: store,
                 isFailing: { store.isFailing },
-                waitUntilStored: configuration.syncAlways ? { store.waitUntilStored($0) } : nil)
+                waitUntilStored: configuration.syncAlways ? { store.waitUntilStored($0) } : nil,
+                isStored: configuration.syncAlways ? { store.isStored($0) } : nil)
             self.store = store
         } else {
             store = nil
@@ -187,6 +188,7 @@ public final class Server {
         expiryTimer = nil
         drainTimer = nil
         bridgeWorkers.stop()
+        keys.stopMakingKeys()
         gateway.collectBridgeAttempts()
         bridgeTimer = nil
         stateTimer = nil

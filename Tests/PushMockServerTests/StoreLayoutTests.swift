@@ -45,7 +45,7 @@ extension StoreTests {
         #expect(opened.status == 200, "\(opened.text)")
         let events = try c.request("GET", base + "/events?limit=1000").json["events"] as? [[String: Any]] ?? []
         #expect(events.count > 20)
-        #expect(server.stop() == 0)
+        #expect(server.stop() == 0, "\(server.log)")
 
         let columns = [
             "seq", "event_timestamp", "project_number", "message_id", "instance_id", "message_type", "sdk_platform",

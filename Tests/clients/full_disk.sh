@@ -8,15 +8,19 @@
 # Prints one JSON line from the client, then one with pushmock's exit status and last words.
 set -eu
 pushmock=$1 certs=$2 python=$3 mode=$4
-dir=$(mktemp -d)
+# The data directory is a folder of the tmpfs, beside the filler (pushmock refuses a data
+# directory that holds other files).
+disk=$(mktemp -d)
 if [ "$mode" = reserve ]; then
-    mount -t tmpfs -o size=4m tmpfs "$dir"
-    head -c 1048576 /dev/zero >"$dir/filler"
+    mount -t tmpfs -o size=4m tmpfs "$disk"
+    head -c 1048576 /dev/zero >"$disk/filler"
     flags="--disk-reserve-mb 1 --sync always"
 else
-    mount -t tmpfs -o size=600k tmpfs "$dir"
+    mount -t tmpfs -o size=600k tmpfs "$disk"
     flags="--disk-reserve-mb 0"
 fi
+dir=$disk/data
+mkdir "$dir"
 log=$(mktemp)
 # shellcheck disable=SC2086
 "$pushmock" --port 0 --tls-port off --cert-dir "$certs" --device-rate-limit 0 --accept-any-token --data-dir "$dir" \
@@ -64,7 +68,7 @@ out["reads"] = [status, json.loads(body)["count"]]
 out["health"] = call("GET", "/healthz")[0]
 if mode == "reserve":
     # Space comes back: within a couple of seconds sends are accepted again.
-    os.unlink(dir + "/filler")
+    os.unlink(os.path.dirname(dir) + "/filler")
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and send()[0] != 200:
         time.sleep(0.2)
@@ -84,4 +88,4 @@ PY
 status=0
 wait $server || status=$?
 printf '{"exit": %d, "said": %s}\n' "$status" "$("$python" -c 'import json, sys; print(json.dumps(open(sys.argv[1]).read()))' "$log")"
-umount "$dir"
+umount "$disk"

@@ -51,12 +51,13 @@ struct ControlDevices {
                 // The spec passed once; generated ids, tokens and FIDs do not collide.
                 for _ in 0..<min(Self.batchStep, count - made) {
                     do throws(RegistrationError) { last = try make() } catch {
-                        return .googleError(500, "INTERNAL", "Registered \(made) of \(count) devices, then: \(error.message)")
+                        return .done(
+                            .googleError(500, "INTERNAL", "Registered \(made) of \(count) devices, then: \(error.message)"))
                     }
                     made += 1
                 }
-                guard made == count else { return nil }
-                return .json(201, "{\"created\":\(count),\"first\":\"\(first.id)\",\"last\":\"\(last.id)\"}")
+                guard made == count else { return .more }
+                return .done(.json(201, "{\"created\":\(count),\"first\":\"\(first.id)\",\"last\":\"\(last.id)\"}"))
             })
     }
 

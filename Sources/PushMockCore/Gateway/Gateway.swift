@@ -22,6 +22,7 @@ public final class Gateway {
     private(set) var modules: [any GatewayModule] = []
     /// `--sync always`: waits until the log is on disk through a seq.
     private let waitUntilStored: ((Int64) -> Bool)?
+    private let isStored: ((Int64) -> Bool?)?
     /// Requests by route and status, and how long they took, for `/metrics`.
     private(set) var metrics = Metrics()
     private var router = Router<Routes.Endpoint>()
@@ -73,6 +74,7 @@ public final class Gateway {
         self.bridges = bridges
         exposure = Exposure(configuration: configuration)
         waitUntilStored = services.durableLog?.waitUntilStored
+        isStored = services.durableLog?.isStored
 
         let sending = SendParts(delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, storeFailing: storeFailing)
         let legacyAuth = LegacyAuth(
@@ -161,11 +163,20 @@ public final class Gateway {
             while !delivery.carryOn(fanOut) {}
             return reply
         }
+        var last: Int64?
         return .sliced(
             SlicedWork { [self] in
-                guard delivery.carryOn(fanOut) else { return nil }
-                if let wait = waitUntilStored, log.lastSeq > logged, !wait(log.lastSeq) { return style.storeUnavailable(request) }
-                return answer
+                if last == nil {
+                    guard delivery.carryOn(fanOut) else { return .more }
+                    last = log.lastSeq
+                }
+                // `--sync always`: answered once its events are on disk, the loop going on meanwhile.
+                guard let isStored, let last, last > logged else { return .done(answer) }
+                switch isStored(last) {
+                case nil: return .waiting
+                case true?: return .done(answer)
+                case false?: return .done(style.storeUnavailable(request))
+                }
             })
     }
 

@@ -41,10 +41,13 @@ public struct DurableLog {
     public var isFailing: () -> Bool
     /// `--sync always`: blocks until the log is on disk through a seq; false when it cannot be.
     public var waitUntilStored: ((Int64) -> Bool)?
+    /// `--sync always` without blocking: whether the log is on disk through a seq, nil while
+    /// the commit is under way.
+    public var isStored: ((Int64) -> Bool?)?
 
     public init(
         path: String, savedState: [UInt8]?, events: [StoredEvent], lastStoredSeq: Int64, sink: any EventSink,
-        isFailing: @escaping () -> Bool, waitUntilStored: ((Int64) -> Bool)?
+        isFailing: @escaping () -> Bool, waitUntilStored: ((Int64) -> Bool)?, isStored: ((Int64) -> Bool?)? = nil
     ) {
         self.path = path
         self.savedState = savedState
@@ -53,6 +56,7 @@ public struct DurableLog {
         self.sink = sink
         self.isFailing = isFailing
         self.waitUntilStored = waitUntilStored
+        self.isStored = isStored
     }
 }
 

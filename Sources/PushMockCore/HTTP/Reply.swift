@@ -36,15 +36,22 @@ public struct EventWait {
 }
 
 /// Work done in steps: each call of `step` does a bounded part (about a millisecond) and
-/// returns the answer once the last part is done, nil before.
+/// says whether more is to do, whether it waits for something another thread does (a commit
+/// with `--sync always`), or the answer.
 public struct SlicedWork {
-    public let step: () -> Response?
+    public enum Step {
+        case more
+        case waiting
+        case done(Response)
+    }
 
-    public init(step: @escaping () -> Response?) { self.step = step }
+    public let step: () -> Step
 
-    /// Every step at once (tests, shutdown).
+    public init(step: @escaping () -> Step) { self.step = step }
+
+    /// Every step at once (tests, shutdown); a wait is waited out by asking again.
     public func finish() -> Response {
-        while true { if let r = step() { return r } }
+        while true { if case .done(let r) = step() { return r } }
     }
 }
 

@@ -41,6 +41,9 @@ final class EventStore: EventSink, @unchecked Sendable {
     private var stopping = false
     /// Loop-thread waits for a commit (`--sync always`): the writer commits at once.
     private var syncWaiters = 0
+    /// The highest seq an answer waits for without blocking (`isStored`): the writer commits
+    /// at once while it is not on disk.
+    private var awaitedSeq: Int64 = 0
     private var stopped = false
     /// Opened and read here (at start, on the caller's thread), then used only by the writer
     /// thread from `start()` until it ends; closed by it.
@@ -248,6 +251,21 @@ final class EventStore: EventSink, @unchecked Sendable {
         return committedSeq >= seq
     }
 
+    /// `--sync always` without blocking the loop (the end of a sliced fan-out): whether
+    /// everything up to `seq` is on disk, nil while the writer, woken, is still at it; false
+    /// when it cannot be.
+    func isStored(_ seq: Int64) -> Bool? {
+        condition.lock()
+        defer { condition.unlock() }
+        if committedSeq >= seq { return true }
+        if failure != nil || stopped { return false }
+        if awaitedSeq < seq {
+            awaitedSeq = seq
+            condition.broadcast()
+        }
+        return nil
+    }
+
     /// Queues changed control-plane rows for the next commit.
     func saveState(_ rows: StateRows) {
         guard !rows.isEmpty else { return }
@@ -359,7 +377,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             condition.lock()
             // One commit per `commitInterval` at most, so a commit's cost is shared by all
             // the events of the interval; at once for a `--sync always` send, and at the end.
-            while !stopping, syncWaiters == 0 {
+            while !stopping, syncWaiters == 0, awaitedSeq <= committedSeq {
                 let due = lastCommit.addingTimeInterval(Self.commitInterval)
                 let work = pending.count > 0 || !queue.isEmpty || !pendingState.isEmpty || !removals.isEmpty
                 if work, Date() >= due { break }
