@@ -63,12 +63,14 @@ public final class Server {
             let store = try EventStore(directory: directory, reserveBytes: configuration.diskReserveBytes, warn: Self.warn)
             saved = try store.loadState()
             let events = try store.loadEvents(limit: configuration.maxEvents)
+            let cutShort = store.loadUnanswered()
             services.durableLog = DurableLog(
                 path: store.path, savedState: saved?.fixture, events: events,
                 lastStoredSeq: store.lastStoredSeq, sink: store,
                 isFailing: { store.isFailing },
                 waitUntilStored: configuration.syncAlways ? { store.waitUntilStored($0) } : nil,
                 isStored: configuration.syncAlways ? { store.isStored($0) } : nil)
+            services.durableLog?.cutShort = Set(cutShort.map { $0.projectID + "\u{0}" + $0.messageID })
             self.store = store
         } else {
             store = nil
@@ -85,6 +87,12 @@ public final class Server {
             let u = gateway.unrestored
             Self.warn(
                 "pushmock: WARNING: \(u.count) of the \(durable.events.count) newest events in \(durable.path) could not be put back into the log: \(u.unknownKind) name no event pushmock logs (damaged rows), \(u.unknownProject) belong to a project the saved state lacks; the rows stay in the file"
+            )
+        }
+        if let durable = services.durableLog, gateway.unrestored.cutShort > 0 {
+            let u = gateway.unrestored
+            Self.warn(
+                "pushmock: \(u.cutShortSends) send\(u.cutShortSends == 1 ? "" : "s") cut short by the last stop before it was answered (a fan-out in progress): its \(u.cutShort) events are left out of the log; the rows stay in \(durable.path) (table unanswered names them)"
             )
         }
         // The writer starts once the state is resumed, as the first new events can come.

@@ -170,6 +170,65 @@ struct StoreTests {
     }
 }
 
+extension StoreTests {
+    @Test(
+        "a fan-out killed before it was answered: the restart leaves its events out and says so; one answered comes back whole"
+    )
+    func cutShortFanOut() throws {
+        let dir = freshDirectory("cut")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(storeFlags(dir))
+        let c = try HTTPConnection(port: server.port, timeout: 120)
+        let base = "/emulator/v1/projects/demo-pushmock"
+        for (topic, count) in [("small", 3000), ("big", 100_000)] {
+            let made = try c.request(
+                "POST", base + "/devices:batchCreate",
+                body: #"{"platform":"android","app":"com.example.load","count":\#(count),"topics":["\#(topic)"]}"#)
+            #expect(made.status == 201, "\(made.text)")
+        }
+        let auth = ["Authorization": "key=pushmock-dev-server-key"]
+        let small = try c.request("POST", "/fcm/send", body: #"{"to":"/topics/small","data":{"k":"v"}}"#, headers: auth)
+        let smallID = small.text.filter(\.isNumber)
+        // Its answered mark, like its last events, is on disk within the commit bound.
+        usleep(300_000)
+        // The big one: sent, and the process killed while it fans out, before its answer: as
+        // soon as the store holds its mark (and so its first events), a poller kills it.
+        let poller = Process()
+        poller.executableURL = URL(fileURLWithPath: RealClientTests.python)
+        poller.arguments = [
+            "-c",
+            """
+            import os, signal, sqlite3, sys, time
+            c = sqlite3.connect(sys.argv[1], timeout=10)
+            end = time.monotonic() + 60
+            while time.monotonic() < end:
+                if c.execute("SELECT count(*) FROM unanswered").fetchone()[0]:
+                    os.kill(int(sys.argv[2]), signal.SIGKILL)
+                    break
+                time.sleep(0.002)
+            """, dir + "/pushmock.db", String(server.process.processIdentifier),
+        ]
+        try poller.run()
+        let body = #"{"to":"/topics/big","data":{"k":"v"}}"#
+        try c.write(
+            "POST /fcm/send HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: key=pushmock-dev-server-key\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        )
+        poller.waitUntilExit()
+        server.process.waitUntilExit()
+        #expect(server.process.terminationReason == .uncaughtSignal, "killed before the answer")
+
+        let again = try ServerProcess(storeFlags(dir))
+        #expect(again.log.contains("cut short by the last stop before it was answered"), "\(again.log)")
+        let a = try HTTPConnection(port: again.port)
+        let topics = try a.request("GET", base + "/messages?limit=10").json["messages"] as? [[String: Any]] ?? []
+        #expect(topics.compactMap { $0["topic"] as? String } == ["small"], "only the answered fan-out is a send: \(topics)")
+        let smallEvents = try a.request("GET", base + "/events?message_id=\(smallID)&event=MESSAGE_ACCEPTED&count=true")
+        #expect(smallEvents.json["count"] as? Int == 3001, "\(smallEvents.text)")
+        let accepted = try a.request("GET", base + "/events?event=MESSAGE_ACCEPTED&count=true").json["count"] as? Int
+        #expect(accepted == 3001, "the cut-short send's events are left out")
+    }
+}
+
 /// A real-time signal, whose number glibc decides at run time.
 let realTimeSignal = __libc_current_sigrtmin() + 1
 

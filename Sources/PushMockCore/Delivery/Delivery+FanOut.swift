@@ -34,6 +34,10 @@ extension Delivery {
     /// fit in the first slice is left in `unfinishedFanOut`.
     func broadcast(_ message: Message, to devices: some Sequence<Device>, project: Project) {
         let now = clock.now()
+        // Events logged before the answer: the durable log knows, before the first of them,
+        // so a stop before the answer leaves them out at the restart.
+        let sliced = devices.underestimatedCount > Self.fanOutSlice
+        if sliced { log.noteUnanswered(projectID: project.id, messageID: message.id, open: true) }
         log.append(
             kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
             message: message, messageID: message.id, messageType: .topic)
@@ -46,6 +50,12 @@ extension Delivery {
         var rest: [Device] = []
         while let device = iterator.next() { rest.append(device) }
         if !rest.isEmpty { unfinishedFanOut = FanOut(message, project, now, rest) }
+        if sliced, rest.isEmpty { answered(message, in: project) }
+    }
+
+    /// A send logged before its answer is answered now.
+    func answered(_ message: Message, in project: Project) {
+        log.noteUnanswered(projectID: project.id, messageID: message.id, open: false)
     }
 
     /// Reaches the next slice of a fan-out's devices; true when none are left.

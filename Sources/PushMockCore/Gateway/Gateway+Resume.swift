@@ -7,7 +7,7 @@ extension Gateway {
             defer { changes.recording = true }
             try seed(state, file: durable.path + " (saved state)")
         }
-        restore(durable.events)
+        restore(durable.events, cutShort: durable.cutShort)
         log.continueAfter(durable.lastStoredSeq)
         log.sink = durable.sink
     }
@@ -15,11 +15,19 @@ extension Gateway {
     /// Puts stored events back into the log, oldest first, after the state was restored.
     /// Each send becomes a message again, without its request body (which is not stored):
     /// its options and target come from the columns, so the log's rows read as before.
-    /// Rows that cannot be put back (a damaged row, a project the saved state lacks) are
-    /// counted in `unrestored` for the server to report.
-    private func restore(_ events: [StoredEvent]) {
+    /// Rows that cannot be put back (a damaged row, a project the saved state lacks), and the
+    /// events of sends cut short before their answer, are counted in `unrestored` for the
+    /// server to report.
+    private func restore(_ events: [StoredEvent], cutShort: Set<String>) {
         var messages: [String: Message] = [:]
+        var left: Set<String> = []
+        defer { unrestored.cutShortSends = left.count }
         for s in events {
+            if !cutShort.isEmpty, let id = s.messageID, case let key = s.projectID + "\u{0}" + id, cutShort.contains(key) {
+                unrestored.cutShort += 1
+                left.insert(key)
+                continue
+            }
             guard let kind = EventKind(rawValue: s.kind) else {
                 unrestored.unknownKind += 1
                 continue
@@ -70,5 +78,8 @@ public struct Unrestored: Equatable, Sendable {
     /// The project is not in the saved state (damaged, or created less than a second before
     /// pushmock was killed, so its state was never saved).
     public var unknownProject = 0
+    /// Events of sends a stop cut short before they were answered, and how many sends.
+    public var cutShort = 0
+    public var cutShortSends = 0
     public var count: Int { unknownKind + unknownProject }
 }

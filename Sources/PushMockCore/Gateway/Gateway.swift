@@ -161,6 +161,7 @@ public final class Gateway {
     ) -> Reply {
         guard case .response(let answer) = reply else {
             while !delivery.carryOn(fanOut) {}
+            delivery.answered(fanOut.message, in: fanOut.project)
             return reply
         }
         var last: Int64?
@@ -168,6 +169,7 @@ public final class Gateway {
             SlicedWork { [self] in
                 if last == nil {
                     guard delivery.carryOn(fanOut) else { return .more }
+                    delivery.answered(fanOut.message, in: fanOut.project)
                     last = log.lastSeq
                 }
                 // `--sync always`: answered once its events are on disk, the loop going on meanwhile.

@@ -36,6 +36,9 @@ public struct DurableLog {
     public var lastStoredSeq: Int64
     /// Receives every event appended from now on.
     public var sink: any EventSink
+    /// Sends a stop cut short before they were answered, as `project id NUL message id`: their
+    /// events are left out of the log (`EventSink.unanswered`).
+    public var cutShort: Set<String> = []
     /// Whether the store cannot write (a full disk): sends are then refused with the
     /// services' 503 while reads go on.
     public var isFailing: () -> Bool

@@ -6,6 +6,9 @@ public protocol EventSink: AnyObject {
     func record(_ event: Event)
     /// A project's events through `seq` were removed (a reset, or its messages cleared).
     func removeAll(projectID: String, through seq: Int64)
+    /// A send whose events are logged before it is answered (a fan-out in slices) begins
+    /// (`open`) or is answered: a restart leaves out the events of one never answered.
+    func unanswered(projectID: String, messageID: String, open: Bool)
 }
 
 public final class EventLog {
@@ -22,6 +25,11 @@ public final class EventLog {
     public private(set) var lastSeq: Int64 = 0
     /// Receives each event as it is appended.
     public var sink: (any EventSink)?
+
+    /// A send logged before it is answered begins (`open`) or is answered (`EventSink`).
+    func noteUnanswered(projectID: String, messageID: String, open: Bool) {
+        sink?.unanswered(projectID: projectID, messageID: messageID, open: open)
+    }
     /// Also sees each appended event, after it is stored: the delivery bridges, set only
     /// while one exists.
     var listener: ((Event) -> Void)?

@@ -30,6 +30,9 @@ final class EventStore: EventSink, @unchecked Sendable {
     private var dropSnapshot = false
     /// Projects whose events through a seq were removed, deleted after the queue's rows.
     private var removals: [(projectID: String, through: Int64)] = []
+    /// Sends logged before their answer, begun (`open`) or answered since the last commit:
+    /// committed with the events recorded before them (`unanswered` table).
+    private var marks: [UnansweredMark] = []
     /// Set while commits fail (a full disk with no reserve left); the failed batch waits at the
     /// head of the queue and is retried every `commitInterval` until a commit succeeds.
     private var failure: String?
@@ -222,6 +225,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             PRAGMA application_id = \(applicationID);
             \(EventRows.schema)
             \(StateTables.schema)
+            \(UnansweredMark.schema)
             """, path: path)
     }
 
@@ -236,6 +240,12 @@ final class EventStore: EventSink, @unchecked Sendable {
     func removeAll(projectID: String, through seq: Int64) {
         condition.lock()
         removals.append((projectID, seq))
+        condition.unlock()
+    }
+
+    func unanswered(projectID: String, messageID: String, open: Bool) {
+        condition.lock()
+        marks.append(UnansweredMark(projectID: projectID, messageID: messageID, open: open))
         condition.unlock()
     }
 
@@ -291,6 +301,9 @@ final class EventStore: EventSink, @unchecked Sendable {
             "\(path): reading \(what) failed\(read) (\(Self.message(db))); the file is damaged: move it away or choose another --data-dir"
         )
     }
+
+    /// The sends a stop cut short before they were answered, read at start.
+    func loadUnanswered() -> Set<UnansweredMark.Key> { UnansweredMark.load(db) }
 
     /// The newest `limit` events, oldest first, read at start (before the writer runs): the
     /// commits' counts, newest first, say which commit they start in and how many of its
@@ -379,7 +392,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             // the events of the interval; at once for a `--sync always` send, and at the end.
             while !stopping, syncWaiters == 0, awaitedSeq <= committedSeq {
                 let due = lastCommit.addingTimeInterval(Self.commitInterval)
-                let work = pending.count > 0 || !queue.isEmpty || !pendingState.isEmpty || !removals.isEmpty
+                let work = pending.count > 0 || !queue.isEmpty || !pendingState.isEmpty || !removals.isEmpty || !marks.isEmpty
                 if work, Date() >= due { break }
                 // Without a reserve (a full disk), try to hold it again once a second.
                 if !work, !reserve.held, Date().timeIntervalSince(reserveTried) >= 1 { break }
@@ -393,18 +406,21 @@ final class EventStore: EventSink, @unchecked Sendable {
             pendingState.removeAll()
             let removed = removals
             removals.removeAll()
+            let marked = marks
+            marks.removeAll()
             let done = stopping
             condition.unlock()
-            let work = !batch.isEmpty || !state.isEmpty || !removed.isEmpty
+            let work = !batch.isEmpty || !state.isEmpty || !removed.isEmpty || !marked.isEmpty
             // A store whose file was removed or replaced would take commits into a file no one
             // will read again: checked before each commit, and nothing more is committed.
             let gone = work ? vanished() : nil
-            if work, let insert, let why = gone ?? commit(batch, state, removed, insert) {
+            if work, let insert, let why = gone ?? commit(batch, state, removed, marked, insert) {
                 // Keep the batch: nothing is dropped while the disk is full.
                 condition.lock()
                 queue.insert(contentsOf: batch, at: 0)
                 pendingState.insert(contentsOf: state, at: 0)
                 removals.insert(contentsOf: removed, at: 0)
+                marks.insert(contentsOf: marked, at: 0)
                 if gone != nil, failure == nil {
                     reserveMissing = true
                     warn("pushmock: \(why); nothing more can be made durable: new sends are answered 503; restart pushmock")
@@ -443,7 +459,7 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// it could not (the transaction rolled back), or nil.
     private func commit(
         _ batch: [PendingCommit.Commit], _ state: [StateRows], _ removed: [(projectID: String, through: Int64)],
-        _ stmt: OpaquePointer
+        _ marked: [UnansweredMark], _ stmt: OpaquePointer
     ) -> String? {
         guard sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK else { return Self.message(db) }
         var written = true
@@ -461,6 +477,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             sqlite3_reset(stmt)
         }
         for r in removed where written { written = delete(r.projectID, through: r.through) }
+        for m in marked where written { written = UnansweredMark.write(m, db) }
         guard written, sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK else {
             let why = Self.message(db)
             sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
