@@ -13,24 +13,27 @@ struct MessageStoreTests {
             dryRun: false)
     }
 
+    /// What a send of `body` bytes counts against the bound: its body and what it holds besides.
+    func held(_ body: Int) -> Int { body + Message.heldBesides }
+
     @Test("bounded by bytes too: the oldest sends go until the new one's body fits, counted as evicted, and are let go")
     func byteBound() throws {
-        let store = MessageStore(capacity: 100, maxBytes: 1000)
+        let store = MessageStore(capacity: 100, maxBytes: 100_000)
         weak var first: Message?
         do {
-            let a = message("a", bytes: 400)
+            let a = message("a", bytes: 40_000)
             first = a
             store.add(a)
         }
-        store.add(message("b", bytes: 400))
-        #expect(store.count == 2 && store.bytes == 800 && store.evicted == 0)
-        store.add(message("c", bytes: 300)) // 1,100 bytes: a goes
-        #expect(store.count == 2 && store.bytes == 700 && store.evicted == 1)
+        store.add(message("b", bytes: 40_000))
+        #expect(store.count == 2 && store.bytes == 2 * held(40_000) && store.evicted == 0)
+        store.add(message("c", bytes: 30_000)) // past the bound: a goes
+        #expect(store.count == 2 && store.bytes == held(40_000) + held(30_000) && store.evicted == 1)
         #expect(store.message(id: "a") == nil && first == nil, "an evicted send is released")
-        store.add(message("d", bytes: 2000)) // larger than the bound: kept alone
-        #expect(store.count == 1 && store.bytes == 2000 && store.newest(limit: 5).page.map(\.id) == ["d"])
-        for i in 0..<5 { store.add(message("s\(i)", bytes: 100)) }
-        #expect(store.newest(limit: 10).page.map(\.id) == ["s4", "s3", "s2", "s1", "s0"] && store.bytes == 500)
+        store.add(message("d", bytes: 200_000)) // larger than the bound: kept alone
+        #expect(store.count == 1 && store.bytes == held(200_000) && store.newest(limit: 5).page.map(\.id) == ["d"])
+        for i in 0..<5 { store.add(message("s\(i)", bytes: 10_000)) }
+        #expect(store.newest(limit: 10).page.map(\.id) == ["s4", "s3", "s2", "s1", "s0"] && store.bytes == 5 * held(10_000))
         #expect(store.message(id: "s0") != nil && store.message(id: "d") == nil)
     }
 
@@ -61,6 +64,23 @@ struct MessageStoreTests {
         #expect(store.newest(limit: 3).page.map(\.id) == ["e", "b", "c"])
         store.removeAll()
         #expect(store.count == 0 && store.message(id: "e") == nil)
+    }
+
+    @Test("an evicted FCM send lets go of its request body (its events still render its content); an APNs payload stays")
+    func evictedLetGo() throws {
+        let h = try Harness { $0.maxMessageBytes = 40_000 }
+        let token = try h.device("android")["token"] as! String
+        let pad = String(repeating: "x", count: 30_000)
+        weak var first: Message?
+        h.push(token, #""notification":{"title":"first"},"pad":"\#(pad)""#)
+        first = h.project.messages.newest(limit: 1).page.first
+        h.push(token, #""notification":{"title":"second"},"pad":"\#(pad)""#)
+        let kept = try #require(first, "the log and the inbox still hold the first send")
+        #expect(
+            h.project.messages.count == 1 && kept.requestBytes.isEmpty
+                && kept.content.notification?["title"]?.stringValue == "first")
+        let inbox = try h.inbox("d1")
+        #expect(inbox.count == 2, "both render: \(inbox)")
     }
 
     @Test("the stores of all projects share one bound: the store holding most gives up its oldest sends first")
@@ -97,12 +117,12 @@ struct MessageStoreTests {
         let sends = (0..<3).map { message("r\($0)", bytes: 10) }
         for m in sends { store.add(m) }
         store.remove(sends[1])
-        #expect(store.count == 2 && store.bytes == 20 && store.message(id: "r1") == nil)
+        #expect(store.count == 2 && store.bytes == 2 * held(10) && store.message(id: "r1") == nil)
         #expect(store.newest(limit: 10).page.map(\.id) == ["r2", "r0"])
         // The ring is still full (the hole holds a slot): the next two adds pass r0 and the hole.
         store.add(message("r3", bytes: 10))
         store.add(message("r4", bytes: 10))
         #expect(store.newest(limit: 10).page.map(\.id) == ["r4", "r3", "r2"])
-        #expect(store.count == 3 && store.evicted == 1 && store.bytes == 30)
+        #expect(store.count == 3 && store.evicted == 1 && store.bytes == 3 * held(10))
     }
 }

@@ -94,14 +94,18 @@ public final class Message {
     public let target: Target
     public let options: PushOptions
     public let format: MessageFormat
-    /// The request body exactly as received.
-    public let requestBytes: [UInt8]
+    /// The request body exactly as received; let go of when the send leaves the message store
+    /// (`letGoOfRequest`).
+    public private(set) var requestBytes: [UInt8]
     /// The request's method, path and headers as received (empty for a send read back from
     /// `--data-dir`, whose log keeps no requests).
     public let requestHead: RequestHead
-    /// The bytes of the request this send keeps (body, request line and headers), which
-    /// `--max-message-mb` bounds.
+    /// The bytes of the request this send keeps (body, request line and headers) and of the
+    /// send itself, which `--max-message-mb` bounds.
     let keptBytes: Int
+    /// What a kept send holds besides its request: this object, its ids and options, its
+    /// recipients' ids (about; measured in docs/hardening.md).
+    static let heldBesides = 512
     public let receivedAt: Timestamp
     public let bulkID: Int64?
     public let dryRun: Bool
@@ -130,9 +134,11 @@ public final class Message {
         self.target = target
         self.options = options
         self.format = format
-        self.requestBytes = requestBytes
+        // A body read in parts may have room to spare; a large spare is given back, so what
+        // `--max-message-mb` counts is what is held.
+        self.requestBytes = requestBytes.capacity - requestBytes.count > 4096 ? Array(requestBytes) : requestBytes
         self.requestHead = requestHead
-        keptBytes = requestBytes.count + requestHead.bytes
+        keptBytes = self.requestBytes.count + requestHead.bytes + Self.heldBesides
         self.receivedAt = receivedAt
         self.bulkID = bulkID
         self.dryRun = dryRun
@@ -148,6 +154,17 @@ public final class Message {
     /// How a browser sees this send: whether it carries a notification, its TTL and its
     /// collapse key (the Web Push `Topic`). Decoded with the content, once, on first use.
     public private(set) lazy var web = WebOptions(content)
+
+    /// The send left the message store (evicted or removed), but its events and the devices'
+    /// inboxes still refer to it: what they render is decoded now, and the request's body,
+    /// which may be a megabyte the bound no longer counts, is let go. An APNs body is the
+    /// payload itself (at most 4 KB) and stays.
+    func letGoOfRequest() {
+        guard !format.direct, !requestBytes.isEmpty else { return }
+        _ = content
+        _ = web
+        requestBytes = []
+    }
 
     /// Whether the device is sent a notification (not only data). HTTP v1's `webpush.notification`
     /// makes a notification for browsers alone.

@@ -25,9 +25,13 @@ final class MessageBudget {
     func took(_ n: Int) { used += n }
     func gave(_ n: Int) { used -= n }
 
-    /// Evicts the oldest sends of the stores holding most until `size` more fits.
-    func makeRoom(for size: Int) {
-        while used + size > limit, let fullest = stores.values.map(\.store).max(by: { $0.bytes < $1.bytes }), fullest.bytes > 0 {
+    /// Evicts the oldest sends of the stores holding most until `size` more fits in `store`;
+    /// between two holding as much, another's first.
+    func makeRoom(for size: Int, in store: MessageStore) {
+        func holdsLess(_ a: MessageStore, _ b: MessageStore) -> Bool {
+            a.bytes != b.bytes ? a.bytes < b.bytes : a === store
+        }
+        while used + size > limit, let fullest = stores.values.map(\.store).max(by: holdsLess), fullest.bytes > 0 {
             fullest.evictOldestSend()
         }
     }

@@ -40,7 +40,7 @@ public final class MessageStore {
     func add(_ message: Message) {
         let size = message.keptBytes
         while used > 0, used == capacity || bytes + size > maxBytes { evictOldest() }
-        budget?.makeRoom(for: size)
+        budget?.makeRoom(for: size, in: self)
         if used == order.count {
             // The ring is full but below capacity: grow it, oldest first again.
             if first != 0 {
@@ -77,6 +77,7 @@ public final class MessageStore {
         used -= 1
         if let oldest {
             forget(oldest)
+            oldest.letGoOfRequest()
             bytes -= oldest.keptBytes
             budget?.gave(oldest.keptBytes)
             evicted += 1
@@ -93,6 +94,7 @@ public final class MessageStore {
             let slot = (first + k) % order.count
             if order[slot] === message {
                 forget(message)
+                message.letGoOfRequest()
                 order[slot] = nil
                 hashes[slot] = 0
                 holes += 1
