@@ -14,7 +14,7 @@ VENV := .venv
 ARGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: run install build release check lint format test test-asan fuzz-smoke fuzz deps test-deps bench-deps venv bench bench-instructions image-check clean
+.PHONY: run install build release check lint format test test-asan fuzz-smoke fuzz probe deps test-deps bench-deps venv bench bench-instructions image-check clean
 
 # Installs whichever of the given packages are missing, when root; otherwise prints the line.
 define install
@@ -117,6 +117,11 @@ fuzz: deps
 	@bin=$$(Fuzz/build.sh) && mkdir -p .build/fuzz/corpus && \
 	  ASAN_OPTIONS=detect_leaks=0 $$bin -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) .build/fuzz/corpus Fuzz/corpus && \
 	  ASAN_OPTIONS=detect_leaks=0 $$bin -merge=1 $(FUZZ_FLAGS) Fuzz/corpus .build/fuzz/corpus
+
+## probe: the hostile-clients probe of docs/hardening.md against the release build: each
+## attack class's memory growth, a well-behaved client's p99, and what the attacker got
+probe: release venv
+	.venv/bin/python Tests/clients/probe.py "$$(swift build -c release --show-bin-path)/pushmock" "$${TMPDIR:-/tmp}/pushmock-probe-certs"
 
 ## bench: pushmock against a bare libevent server, same request, same run
 bench: bench-deps venv

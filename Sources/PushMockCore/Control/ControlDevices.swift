@@ -43,6 +43,9 @@ struct ControlDevices {
             for t in topics { _ = project.topics.subscribe(d, to: t, at: d.createdAt) }
             return d
         }
+        // Tables sized once: grown a device at a time, a million rehash on the loop.
+        project.devices.reserveCapacity(project.devices.count + count)
+        for t in topics { project.topics.reserve(count, for: t) }
         let first = try Control.mapped { () throws(RegistrationError) in try make() }
         var last = first
         var made = 1

@@ -6,23 +6,25 @@ final class FanOut {
     let message: Message
     let project: Project
     let now: Timestamp
-    private let devices: [Device]
-    private var next = 0
+    /// The devices not reached yet. An iterator over the topic's table as it was when the
+    /// send came: a later subscription copies the table, not this.
+    private var rest: AnyIterator<Device>
+    private(set) var isDone = false
 
-    fileprivate init(_ message: Message, _ project: Project, _ now: Timestamp, _ devices: [Device]) {
+    fileprivate init(_ message: Message, _ project: Project, _ now: Timestamp, _ rest: AnyIterator<Device>) {
         self.message = message
         self.project = project
         self.now = now
-        self.devices = devices
+        self.rest = rest
     }
 
-    var isDone: Bool { next == devices.count }
-
-    /// The devices of the next slice.
-    fileprivate func take(_ n: Int) -> ArraySlice<Device> {
-        let end = min(devices.count, next + n)
-        defer { next = end }
-        return devices[next..<end]
+    /// The next device, if any is left.
+    fileprivate func next() -> Device? {
+        guard let d = rest.next() else {
+            isDone = true
+            return nil
+        }
+        return d
     }
 }
 
@@ -41,16 +43,12 @@ extension Delivery {
         log.append(
             kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
             message: message, messageID: message.id, messageType: .topic)
-        var iterator = devices.makeIterator()
-        var reached = 0
-        while reached < Self.fanOutSlice, let device = iterator.next() {
-            reach(device, with: message, project: project, now: now)
-            reached += 1
+        let fanOut = FanOut(message, project, now, AnyIterator(devices.makeIterator()))
+        if carryOn(fanOut) {
+            if sliced { answered(message, in: project) }
+        } else {
+            unfinishedFanOut = fanOut
         }
-        var rest: [Device] = []
-        while let device = iterator.next() { rest.append(device) }
-        if !rest.isEmpty { unfinishedFanOut = FanOut(message, project, now, rest) }
-        if sliced, rest.isEmpty { answered(message, in: project) }
     }
 
     /// A send logged before its answer is answered now.
@@ -60,8 +58,10 @@ extension Delivery {
 
     /// Reaches the next slice of a fan-out's devices; true when none are left.
     func carryOn(_ fanOut: FanOut) -> Bool {
-        for device in fanOut.take(Self.fanOutSlice) {
+        var reached = 0
+        while reached < Self.fanOutSlice, let device = fanOut.next() {
             reach(device, with: fanOut.message, project: fanOut.project, now: fanOut.now)
+            reached += 1
         }
         return fanOut.isDone
     }

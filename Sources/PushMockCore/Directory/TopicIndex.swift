@@ -16,6 +16,12 @@ public final class TopicIndex {
     /// The topic's devices by id, as the index holds them (not copied: a topic may have a million).
     public subscript(topic: String) -> [String: Device]? { subscribers[topic] }
 
+    /// Room for `n` more subscribers of `topic`, made at once (a batch of devices), so the
+    /// table is not rebuilt as it grows a device at a time.
+    func reserve(_ n: Int, for topic: String) {
+        subscribers[topic, default: [:]].reserveCapacity((subscribers[topic]?.count ?? 0) + n)
+    }
+
     /// Returns false when the device already has the maximum number of topics.
     func subscribe(_ device: Device, to topic: String, at time: Timestamp) -> Bool {
         if device.topics[topic] != nil { return true }
