@@ -9,11 +9,14 @@ import Testing
 struct SavedStateTests {
     let base = "/emulator/v1/projects/demo-pushmock"
 
+    /// The changes are kept for a store, as with `--data-dir` (without one they are not).
+    let keepingChanges: (inout Configuration) -> Void = { $0.dataDirectory = "/nonexistent/pushmock-test" }
+
     func ids(_ rows: StateRows) -> [String] { rows.devices.map { "\($0.deviceID)\($0.json == nil ? " gone" : "")" } }
 
     @Test("each change names only its own rows: a device's state, a subscription, an uninstall, an app, a reset")
     func onlyWhatChanged() throws {
-        let h = try Harness()
+        let h = try Harness(keepingChanges)
         for _ in 0..<5 { try h.device("android") }
         _ = h.gateway.changedState(limit: .max)
         #expect(h.gateway.changes.isEmpty)
@@ -36,7 +39,7 @@ struct SavedStateTests {
 
     @Test("many changed devices are handed over in steps of the limit, oldest first, each once")
     func inSteps() throws {
-        let h = try Harness()
+        let h = try Harness(keepingChanges)
         #expect(h.call("POST", base + "/devices:batchCreate", body: #"{"platform":"ios","app":"a.b","count":25}"#).status == 201)
         try h.patch("d1", #"{"online":false}"#)
         var seen: [String] = []
@@ -46,7 +49,7 @@ struct SavedStateTests {
 
     @Test("the rows put back together restore projects, keys, apps and devices with their states and topics")
     func roundTrip() throws {
-        let h = try Harness()
+        let h = try Harness(keepingChanges)
         let phone = try h.device("android")
         try h.device("ios", extra: #","app_state":"terminated""#)
         try h.subscribe(phone["id"] as! String, "news")
@@ -56,7 +59,7 @@ struct SavedStateTests {
         let fixture = StateRows.fixture(projects: rows.projects) { id in
             rows.devices.filter { $0.projectID == id }.compactMap(\.json)
         }
-        let copy = try Harness()
+        let copy = try Harness(keepingChanges)
         try copy.gateway.seed(fixture, file: "saved state")
         func devices(_ h: Harness) -> [String] {
             let list = json(h.call("GET", base + "/devices"))["devices"] as? [[String: Any]] ?? []

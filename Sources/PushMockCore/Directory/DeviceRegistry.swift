@@ -49,6 +49,7 @@ public final class DeviceRegistry {
         byID.reserveCapacity(n)
         inOrder.reserveCapacity(n)
         book.reserveCapacity(n)
+        changes.reserveDevices(n - count)
     }
 
     func insert(_ device: Device) {

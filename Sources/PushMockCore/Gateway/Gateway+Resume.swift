@@ -3,8 +3,9 @@
 extension Gateway {
     func resume(_ durable: DurableLog) throws(SeedError) {
         if let state = durable.savedState {
+            let recording = changes.recording
             changes.recording = false
-            defer { changes.recording = true }
+            defer { changes.recording = recording }
             try seed(state, file: durable.path + " (saved state)")
         }
         restore(durable.events, cutShort: durable.cutShort)

@@ -46,7 +46,9 @@ public final class Gateway {
     ) throws(SeedError) {
         let clock = clock ?? Clock(mode: configuration.clock)
         let log = EventLog(capacity: configuration.maxEvents)
+        // Changes are kept for a store to write; with none, keeping them would only grow.
         let changes = StateChanges()
+        changes.recording = services.durableLog != nil || configuration.dataDirectory != nil
         let random = RandomSource(seed: seed)
         let ids = MessageIDs(random: random)
         let storeFailing = services.durableLog?.isFailing ?? { false }

@@ -44,6 +44,13 @@ public final class StateChanges {
         project(id)
     }
 
+    /// Room for `n` more changed devices (a batch registration), made at once.
+    func reserveDevices(_ n: Int) {
+        guard recording else { return }
+        deviceSet.reserveCapacity(deviceSet.count + n)
+        devices.reserveCapacity(devices.count + n)
+    }
+
     func device(_ d: Device) {
         guard recording else { return }
         let key = DeviceKey(projectID: d.projectID, deviceID: d.id)
