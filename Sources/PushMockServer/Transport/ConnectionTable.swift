@@ -3,11 +3,12 @@ import Glibc
 import PushMockCore
 
 /// Every open connection, on every port: one table, one `--max-connections`, one sweep a
-/// second that applies `--timeout` (`Connection.checkTime`). At the cap the connection idle
-/// longest is closed to make room (HTTP/2 with a GOAWAY), so idle clients cannot lock new
-/// ones out; only when none is idle do the listeners pause until one closes. Out of
-/// descriptors, they pause for a moment (`acceptFailed`). The table keeps each connection
-/// alive until it closes.
+/// second that applies `--timeout` (`Connection.checkTime`). At the cap the connection read
+/// from longest ago among those not being answered (`Connection.idleSince`: idle, still in its
+/// handshake, or with requests still arriving) is closed to make room (HTTP/2 with a GOAWAY),
+/// so idle or stalled clients cannot lock working ones out; only when every one is working do
+/// the listeners pause until one closes. Out of descriptors, they pause for a moment
+/// (`acceptFailed`). The table keeps each connection alive until it closes.
 final class ConnectionTable {
     private let base: EventBase
     private let dispatcher: RequestDispatcher
