@@ -46,7 +46,8 @@ struct DashboardTests {
         #expect(
             FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
             "make test installs chromium and chromium-driver")
-        let server = try ServerProcess()
+        // The page makes a command bridge that runs `true`.
+        let server = try ServerProcess(["--allow-command", "true"])
         try? FileManager.default.removeItem(atPath: Self.screenshots)
         let (status, out) = try runCommand(
             RealClientTests.python, [Self.clients + "/dashboard_browser.py", String(server.port), Self.screenshots])

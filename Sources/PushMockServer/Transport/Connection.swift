@@ -150,17 +150,23 @@ final class Connection {
 
     var pendingOutput: Int { evbuffer_get_length(output) }
 
-    /// Since when the connection has been idle (monotonic ns, its last read): a handshake not
-    /// yet done, or a session answering nothing with nothing unsent; nil when it is working.
-    var idleSince: UInt64? {
+    /// Since when the connection has been idle (monotonic ns, its last read), if it may be
+    /// closed to make room: a session answering nothing with nothing unsent (idle, or holding
+    /// only requests still arriving), or a handshake not done after `handshakeGrace`; nil when
+    /// it is working, or has just opened.
+    func idleSince(now: UInt64) -> UInt64? {
         switch lifecycle {
-        case .handshake, .choosing: return lastRead
+        case .handshake, .choosing: return now - lastRead > Self.handshakeGrace ? lastRead : nil
         case .open:
             guard pendingOutput == 0, let session, session.isIdle else { return nil }
             return lastRead
         case .closing, .lingering, .aborting, .closed: return nil
         }
     }
+
+    /// A connection in its first second is not taken for stalled: at the cap, the one just
+    /// accepted before it would otherwise make room for the next.
+    static let handshakeGrace: UInt64 = 1_000_000_000
 
     /// Makes room at the connection cap: the session says goodbye as its protocol does
     /// (HTTP/2: GOAWAY) or the connection just closes.

@@ -4,8 +4,8 @@ import PushMockCore
 
 /// Every open connection, on every port: one table, one `--max-connections`, one sweep a
 /// second that applies `--timeout` (`Connection.checkTime`). At the cap the connection read
-/// from longest ago among those not being answered (`Connection.idleSince`: idle, still in its
-/// handshake, or with requests still arriving) is closed to make room (HTTP/2 with a GOAWAY),
+/// from longest ago among those not being answered (`Connection.idleSince`: idle, with requests
+/// still arriving, or in its handshake for over a second) is closed to make room (HTTP/2 with a GOAWAY),
 /// so idle or stalled clients cannot lock working ones out; only when every one is working do
 /// the listeners pause until one closes. Out of descriptors, they pause for a moment
 /// (`acceptFailed`). The table keeps each connection alive until it closes.
@@ -72,7 +72,8 @@ final class ConnectionTable {
         else { return }
         connections[ObjectIdentifier(connection)] = connection
         guard connections.count >= cap else { return }
-        if let idle = connections.values.compactMap({ c in c.idleSince.map { (c, $0) } }).min(by: { $0.1 < $1.1 })?.0 {
+        let now = MonotonicClock.nanos()
+        if let idle = connections.values.compactMap({ c in c.idleSince(now: now).map { (c, $0) } }).min(by: { $0.1 < $1.1 })?.0 {
             idle.evict()
         }
         if connections.count >= cap { for l in listeners { l.pause() } }
@@ -92,7 +93,8 @@ final class ConnectionTable {
         guard [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error), !draining, !outOfDescriptors else { return }
         outOfDescriptors = true
         for l in listeners { l.pause() }
-        let idle = connections.values.compactMap { c in c.idleSince.map { (c, $0) } }.sorted { $0.1 < $1.1 }
+        let now = MonotonicClock.nanos()
+        let idle = connections.values.compactMap { c in c.idleSince(now: now).map { (c, $0) } }.sorted { $0.1 < $1.1 }
         for (c, _) in idle.prefix(Self.drainOnExhaustion) { c.evict() }
         if acceptRetry == nil {
             acceptRetry = try? LoopEvent(
