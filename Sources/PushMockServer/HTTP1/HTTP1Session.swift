@@ -47,9 +47,19 @@ final class HTTP1Session: Session {
     var isIdle: Bool {
         guard !closed else { return false }
         switch state {
-        case .head, .body, .chunked: return true
+        case .head: return !holdsWholeHead
+        case .body, .chunked: return true
         case .answering, .closing: return false
         }
+    }
+
+    /// Whether the unread input holds a whole head (a pipelined request left for the next
+    /// turn), not only part of one: looked for at the cap only.
+    private var holdsWholeHead: Bool {
+        evbuffer_get_length(connection.input) > 0
+            && ["\n\r\n", "\n\n"].contains { end in
+                end.withCString { evbuffer_search(connection.input, $0, strlen($0), nil).pos >= 0 }
+            }
     }
 
     /// Server shutdown: the next answer closes the connection, and an idle one closes now; at

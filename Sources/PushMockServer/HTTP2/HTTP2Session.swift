@@ -98,7 +98,7 @@ final class HTTP2Session {
     /// No request being worked on: streams whose request is still arriving do not count, so
     /// at the connection cap a connection that only holds stalled requests is closed before
     /// one that works (`ConnectionTable`).
-    var isIdle: Bool { streamTable.isEmpty || !streamTable.values.contains { $0.dispatched } }
+    var isIdle: Bool { streamTable.isEmpty || streamTable.values.allSatisfy(\.isArriving) }
     /// The connection sweeps (one a second) this session has seen: stream ages are counted
     /// in them, so opening a stream reads no clock.
     private var sweeps: UInt64 = 0
@@ -504,7 +504,7 @@ extension HTTP2Session: Session {
         sweeps += 1
         // Opened within the sweep before: a stream's age is at least `sweeps - opened - 1` seconds.
         let most = (timeoutNanos + 999_999_999) / 1_000_000_000 + 1
-        for stream in streamTable.values where !stream.dispatched && sweeps - stream.openedAtSweep > most {
+        for stream in streamTable.values where stream.isArriving && sweeps - stream.openedAtSweep > most {
             reset(stream)
         }
         guard !ending, streamTable.isEmpty, now - lastRead > UInt64(policy.idleSeconds * 1e9) else { return .goOn }

@@ -22,6 +22,9 @@ final class HTTP2Stream: Responder, StreamResponder {
     /// The session's sweep count when the stream opened: its request must be whole within
     /// `--timeout` of that (`HTTP2Session.check`).
     var openedAtSweep: UInt64 = 0
+    /// The request is still arriving: neither handed to the gateway nor whole and waiting
+    /// for its turn.
+    var isArriving: Bool { !dispatched && !waiting }
     /// Whole, and waiting for the session's unsent answers to fall below its bound.
     var waiting = false
     var closed = false
