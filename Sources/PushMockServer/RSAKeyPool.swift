@@ -16,7 +16,7 @@ final class RSAKeyPool: @unchecked Sendable {
     private let capacity: Int
     private let make: @Sendable () throws -> (privatePEM: String, publicPEM: String)
 
-    init(capacity: Int = 2, make: @escaping @Sendable () throws -> (privatePEM: String, publicPEM: String)) {
+    init(capacity: Int = 1, make: @escaping @Sendable () throws -> (privatePEM: String, publicPEM: String)) {
         self.capacity = capacity
         self.make = make
         let thread = Thread { [self] in fill() }

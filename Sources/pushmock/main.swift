@@ -15,7 +15,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 
             Commands:
               pushmock service-account [--host H] [--port P] [--project ID]
-                  print a new service-account JSON from the pushmock running at H:P for the project;
+                  print the project's service-account JSON from the pushmock running at H:P;
                   its token_uri points at that pushmock, so google-auth and the Admin SDKs accept it
               pushmock health [--host H] [--port P]
                   exit 0 when the pushmock at H:P answers GET /healthz (a container HEALTHCHECK)

@@ -24,6 +24,10 @@ final class ServerProcess {
     static let certDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-test-certs").path
     static var caFile: String { certDirectory + "/ca.pem" }
 
+    /// The server under test is the address-sanitized build (`make test-asan`), several
+    /// times slower: the heaviest tests use fewer devices.
+    static var isSanitized: Bool { binary.path.contains("/asan/") }
+
     static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["PUSHMOCK_BIN"] { return URL(fileURLWithPath: path) }
         return packageRoot.appendingPathComponent(".build/debug/pushmock")
