@@ -3,7 +3,11 @@ import Testing
 
 /// Work that takes longer than a turn of the loop is done in slices, so other connections
 /// are answered while it runs (docs/hardening.md, "Stalls").
-@Suite("Fairness: long work yields to other connections", .serialized, .timeLimit(.minutes(3)))
+/// Left out of the sanitizer's run (`make test-asan`): what they check is the loop's
+/// fairness, and their 100,000 devices would starve the tests beside them there.
+@Suite(
+    "Fairness: long work yields to other connections", .serialized, .timeLimit(.minutes(3)),
+    .enabled(if: !ServerProcess.isSanitized))
 struct FairnessTests {
     final class Box: @unchecked Sendable {
         var status = 0
@@ -12,12 +16,12 @@ struct FairnessTests {
     }
 
     @Test(
-        "a devices:batchCreate of 100,000 (20,000 under the address sanitizer) runs in slices: another client's requests are answered meanwhile"
+        "a devices:batchCreate of 100,000 runs in slices: another client's requests are answered meanwhile"
     )
     func batchCreateYields() throws {
         let server = try ServerProcess()
         let port = server.port
-        let count = ServerProcess.isSanitized ? 20_000 : 100_000
+        let count = 100_000
         let box = Box()
         Thread {
             if let c = try? HTTPConnection(port: port, timeout: 120),
@@ -48,7 +52,7 @@ struct FairnessTests {
     func fanOutYields() throws {
         let server = try ServerProcess(["--device-rate-limit", "0"])
         let port = server.port
-        let count = ServerProcess.isSanitized ? 20_000 : 100_000
+        let count = 100_000
         let c = try HTTPConnection(port: port, timeout: 120)
         let made = try c.request(
             "POST", "/emulator/v1/projects/demo-pushmock/devices:batchCreate",
