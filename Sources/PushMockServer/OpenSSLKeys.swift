@@ -15,9 +15,6 @@ struct OpenSSLKeys: KeyService {
     /// Ends the thread that makes RSA keys (at shutdown).
     func stopMakingKeys() { rsaKeys.stop() }
 
-    /// Waits (at most `seconds`) until the pool has a key.
-    func waitForRSAKey(seconds: Double) { rsaKeys.waitForOne(seconds: seconds) }
-
     /// A key the pool made ahead; `KeyNotReady` when there is none yet.
     func generateRSAKey() throws -> (privatePEM: String, publicPEM: String) { try rsaKeys.take() }
 

@@ -4,40 +4,39 @@ import PushMockCore
 
 /// RSA keys made ahead on a thread of their own: making one takes about 100 ms of a core,
 /// which on the loop would stall every other client (`GET .../serviceAccount` once did, at
-/// 200 ms a request). `take` hands out a ready key or throws `KeyNotReady`; the thread keeps
-/// `capacity` ready and sleeps otherwise, until `stop` (before the process exits: OpenSSL's
-/// exit-time cleanup under a key being made crashed it).
+/// 200 ms a request). `take` hands out a ready key or throws `KeyNotReady`. The thread starts
+/// at the first `take` (a pushmock nobody asks for a service account makes no key), then
+/// keeps `capacity` ready and sleeps otherwise, until `stop` (before the process exits:
+/// OpenSSL's exit-time cleanup under a key being made crashed it).
 final class RSAKeyPool: @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var ready: [(privatePEM: String, publicPEM: String)] = []
     private var stopping = false
-    private var running = true
+    private var started = false
+    private var running = false
     private let capacity: Int
     private let make: @Sendable () throws -> (privatePEM: String, publicPEM: String)
 
     init(capacity: Int = 1, make: @escaping @Sendable () throws -> (privatePEM: String, publicPEM: String)) {
         self.capacity = capacity
         self.make = make
-        let thread = Thread { [self] in fill() }
-        thread.name = "pushmock-rsa-keys"
-        thread.start()
     }
 
     func take() throws -> (privatePEM: String, publicPEM: String) {
         condition.lock()
         defer { condition.unlock() }
+        if !started, !stopping {
+            started = true
+            running = true
+            let thread = Thread { [self] in fill() }
+            thread.name = "pushmock-rsa-keys"
+            thread.start()
+        }
         guard !ready.isEmpty else { throw KeyNotReady() }
         let key = ready.removeFirst()
         condition.broadcast()
         return key
-    }
-
-    func waitForOne(seconds: Double) {
-        let until = Date(timeIntervalSinceNow: seconds)
-        condition.lock()
-        while ready.isEmpty, condition.wait(until: until) {}
-        condition.unlock()
     }
 
     /// Ends the thread once the key it is making, if any, is made (at most `seconds`).

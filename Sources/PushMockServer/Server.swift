@@ -125,8 +125,6 @@ public final class Server {
 
     /// Binds the listeners; returns one line per listener with its URL.
     public func start() throws(ServerError) -> [String] {
-        // The first service account is asked for right after the start: its key is ready.
-        keys.waitForRSAKey(seconds: 10)
         let port = try connections.listen(host: configuration.host, port: configuration.port, tls: nil)
         var tlsPort: Int?
         if let tls, let requested = configuration.tlsPort {

@@ -312,15 +312,27 @@ struct ServiceAccountTests {
         )
     }
 
-    @Test("no key ready: 503 UNAVAILABLE with Retry-After, and nothing made")
+    @Test("no key ready yet: the answer waits for one (the loop goes on), and nothing is made meanwhile")
     func notReady() throws {
         let keys = CountingKeys()
         keys.ready = false
         let h = try Harness(keys: keys)
-        let r = h.call("GET", Self.base + "/serviceAccount")
-        #expect(r.status == 503 && r.bodyText.contains("UNAVAILABLE") && r.headers.contains { $0 == ("Retry-After", "1") })
+        let reply = h.gateway.handle(
+            Request(method: "GET", target: Self.base + "/serviceAccount", headers: [("Host", "localhost")]))
+        guard case .sliced(let work) = reply else {
+            Issue.record("expected an answer that waits, got \(reply)")
+            return
+        }
+        guard case .waiting = work.step() else {
+            Issue.record("expected it to wait for a key")
+            return
+        }
         #expect(h.gateway.credentials.serviceAccounts.isEmpty)
         keys.ready = true
-        #expect(h.call("GET", Self.base + "/serviceAccount").status == 200)
+        guard case .done(let r) = work.step() else {
+            Issue.record("expected the answer once a key is ready")
+            return
+        }
+        #expect(r.status == 200 && json(r)["private_key"] as? String == "PRIVATE 1")
     }
 }

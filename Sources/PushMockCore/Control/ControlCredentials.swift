@@ -8,39 +8,55 @@ struct ControlCredentials {
 
     private var keys: (any KeyService)? { credentials.keys }
     /// `GET /emulator/v1/projects/{p}/serviceAccount`: the project's service-account JSON,
-    /// accepted as is by `credentials.Certificate`, the same one every time (made the first
-    /// time from a key made ahead off the loop; 503 for the moment none is ready). `token_uri`
-    /// points at pushmock: Google's own token URI when asked as a Google host over TLS
-    /// (pushmock answers there), else the host and scheme the request used.
+    /// accepted as is by `credentials.Certificate`, the same one every time. The first time,
+    /// its RSA key comes from the key service's thread: the answer waits for it without
+    /// holding the loop (503 `UNAVAILABLE` after `keyWait`). `token_uri` points at pushmock:
+    /// Google's own token URI when asked as a Google host over TLS (pushmock answers there),
+    /// else the host and scheme the request used.
     func serviceAccount(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
-        let account: ServiceAccount
-        if let own = credentials.projectAccount(project.id) {
-            account = own
-        } else {
-            account = try newServiceAccount(in: project)
-        }
-        return .response(.json(200, serviceAccountJSON(account, request)))
+        if let own = credentials.projectAccount(project.id) { return .response(.json(200, serviceAccountJSON(own, request))) }
+        return try answerWithNewAccount(in: project, request, status: 200)
     }
 
     /// `POST .../serviceAccounts`: another service account of the project, with a new key.
     func addServiceAccount(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         _ = try Control.body(request, allowed: [])
-        return .response(.json(201, serviceAccountJSON(try newServiceAccount(in: project), request)))
+        return try answerWithNewAccount(in: project, request, status: 201)
     }
 
-    private func newServiceAccount(in project: Project) throws(ControlError) -> ServiceAccount {
+    /// How long an answer waits for a key before it is 503 `UNAVAILABLE`.
+    static let keyWait: UInt64 = 30_000_000_000
+
+    /// A new account of the project, answered now when a key is ready, else once one is.
+    private func answerWithNewAccount(in project: Project, _ request: Request, status: Int) throws(ControlError) -> Reply {
         guard let keys else { throw ControlError(response: .googleError(500, "INTERNAL", "No key service is configured.")) }
-        let pair: (privatePEM: String, publicPEM: String)
-        do { pair = try keys.generateRSAKey() } catch is KeyNotReady {
-            var r = Response.googleError(
-                503, "UNAVAILABLE", "The service account's RSA key is still being made; retry in a second.")
-            r.headers.append(("Retry-After", "1"))
-            throw ControlError(response: r)
-        } catch {
-            throw ControlError(response: .googleError(500, "INTERNAL", "Key generation failed: \(error)"))
+        let until = MonotonicClock.nanos() + Self.keyWait
+        func attempt() -> SlicedWork.Step {
+            // Another request may have made the project's account meanwhile.
+            if status == 200, let own = credentials.projectAccount(project.id) {
+                return .done(.json(200, serviceAccountJSON(own, request)))
+            }
+            do {
+                let pair = try keys.generateRSAKey()
+                return .done(.json(status, serviceAccountJSON(newServiceAccount(in: project, pair), request)))
+            } catch is KeyNotReady {
+                guard MonotonicClock.nanos() < until else {
+                    var r = Response.googleError(503, "UNAVAILABLE", "No RSA key could be made in time; retry.")
+                    r.headers.append(("Retry-After", "1"))
+                    return .done(r)
+                }
+                return .waiting
+            } catch {
+                return .done(.googleError(500, "INTERNAL", "Key generation failed: \(error)"))
+            }
         }
+        if case .done(let r) = attempt() { return .response(r) }
+        return .sliced(SlicedWork { attempt() })
+    }
+
+    private func newServiceAccount(in project: Project, _ pair: (privatePEM: String, publicPEM: String)) -> ServiceAccount {
         let account = ServiceAccount(
             projectID: project.id, email: "firebase-adminsdk-\(random.hex(5))@\(project.id).iam.gserviceaccount.com",
             keyID: random.hex(40), clientID: String(random.next() % 9_000_000_000_000_000_000 + 1_000_000_000_000_000_000),
