@@ -156,11 +156,12 @@ public final class Message {
     public private(set) lazy var web = WebOptions(content)
 
     /// The send left the message store (evicted or removed), but its events and the devices'
-    /// inboxes still refer to it: what they render is decoded now, and the request's body,
-    /// which may be a megabyte the bound no longer counts, is let go. An APNs body is the
-    /// payload itself (at most 4 KB) and stays.
+    /// inboxes still refer to it: a body larger than a payload can be (4 KiB), which may be a
+    /// megabyte the bound no longer counts, is let go, what they render decoded first. A
+    /// smaller one stays (decoding it would cost every send of a full store more than it
+    /// holds), as does an APNs body, which is the payload itself.
     func letGoOfRequest() {
-        guard !format.direct, !requestBytes.isEmpty else { return }
+        guard !format.direct, requestBytes.count > 4096 else { return }
         _ = content
         _ = web
         requestBytes = []
