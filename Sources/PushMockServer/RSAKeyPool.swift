@@ -3,10 +3,10 @@ import Foundation
 import PushMockCore
 
 /// RSA keys made ahead on a thread of their own: making one takes about 100 ms of a core,
-/// which on the loop would stall every other client. `take` hands out a ready key or throws `KeyNotReady`. The thread starts
-/// at the first `take` (a pushmock nobody asks for a service account makes no key), then
-/// keeps `capacity` ready and sleeps otherwise, until `stop` (before the process exits:
-/// OpenSSL's exit-time cleanup under a key being made crashed it).
+/// which on the loop would stall every other client. `take` hands out a ready key or throws
+/// `KeyNotReady`. The thread starts at the first `take` (a pushmock nobody asks for a service
+/// account makes no key), then keeps `capacity` ready and sleeps otherwise, until `stop`
+/// (before the process exits: OpenSSL's exit-time cleanup under a key being made crashed it).
 final class RSAKeyPool: @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.
