@@ -118,14 +118,11 @@ import Testing
         var spans: [(Range<String.Index>, Bool)] = []
         if !text.hasPrefix("{") {
             // A form: each value that is a number.
-            var start = text.startIndex
             for part in text.split(separator: "&") {
                 if let eq = part.firstIndex(of: "="), Double(part[part.index(after: eq)...]) != nil {
                     spans.append((part.index(after: eq)..<part.endIndex, true))
                 }
-                start = part.endIndex
             }
-            _ = start
             return spans
         }
         var i = text.startIndex

@@ -9,10 +9,32 @@ import Testing
     "Fairness: long work yields to other connections", .serialized, .timeLimit(.minutes(3)),
     .enabled(if: !ServerProcess.isSanitized))
 struct FairnessTests {
-    final class Box: @unchecked Sendable {
-        var status = 0
-        var body = ""
-        let done = DispatchSemaphore(value: 0)
+    /// Sends `body` to `path` from another thread and asks `/healthz` on `c` until it is
+    /// answered; returns that answer and how many `/healthz` answers came meanwhile.
+    func answeredMeanwhile(
+        _ port: Int, _ path: String, _ body: String, headers: [String: String] = [:], on c: HTTPConnection
+    ) throws -> (status: Int, body: String, meanwhile: Int) {
+        final class Box: @unchecked Sendable {
+            var status = 0
+            var body = ""
+            let done = DispatchSemaphore(value: 0)
+        }
+        let box = Box()
+        Thread {
+            if let c = try? HTTPConnection(port: port, timeout: 120),
+                let r = try? c.request("POST", path, body: body, headers: headers)
+            {
+                box.status = r.status
+                box.body = r.text
+            }
+            box.done.signal()
+        }.start()
+        var meanwhile = 0
+        while box.done.wait(timeout: .now()) == .timedOut {
+            #expect(try c.request("GET", "/healthz").status == 200)
+            meanwhile += 1
+        }
+        return (box.status, box.body, meanwhile)
     }
 
     @Test(
@@ -22,26 +44,12 @@ struct FairnessTests {
         let server = try ServerProcess()
         let port = server.port
         let count = 100_000
-        let box = Box()
-        Thread {
-            if let c = try? HTTPConnection(port: port, timeout: 120),
-                let r = try? c.request(
-                    "POST", "/emulator/v1/projects/demo-pushmock/devices:batchCreate",
-                    body: #"{"platform":"android","app":"com.example.load","count":\#(count)}"#)
-            {
-                box.status = r.status
-                box.body = r.text
-            }
-            box.done.signal()
-        }.start()
         let c = try HTTPConnection(port: port)
-        var answeredMeanwhile = 0
-        while box.done.wait(timeout: .now()) == .timedOut {
-            #expect(try c.request("GET", "/healthz").status == 200)
-            answeredMeanwhile += 1
-        }
+        let box = try answeredMeanwhile(
+            port, "/emulator/v1/projects/demo-pushmock/devices:batchCreate",
+            #"{"platform":"android","app":"com.example.load","count":\#(count)}"#, on: c)
         #expect(box.status == 201 && box.body.contains(#""created":\#(count)"#), "\(box.body)")
-        #expect(answeredMeanwhile > 10, "answered while the batch ran: \(answeredMeanwhile)")
+        #expect(box.meanwhile > 10, "answered while the batch ran: \(box.meanwhile)")
         let info = try c.request("GET", "/emulator/v1/projects/demo-pushmock").json
         #expect(info["devices"] as? Int == count)
     }
@@ -58,25 +66,11 @@ struct FairnessTests {
             "POST", "/emulator/v1/projects/demo-pushmock/devices:batchCreate",
             body: #"{"platform":"android","app":"com.example.load","count":\#(count),"topics":["big"]}"#)
         #expect(made.status == 201, "\(made.text)")
-        let box = Box()
-        Thread {
-            if let c = try? HTTPConnection(port: port, timeout: 120),
-                let r = try? c.request(
-                    "POST", "/fcm/send", body: #"{"to":"/topics/big","data":{"k":"v"}}"#,
-                    headers: ["Authorization": "key=pushmock-dev-server-key"])
-            {
-                box.status = r.status
-                box.body = r.text
-            }
-            box.done.signal()
-        }.start()
-        var answeredMeanwhile = 0
-        while box.done.wait(timeout: .now()) == .timedOut {
-            #expect(try c.request("GET", "/healthz").status == 200)
-            answeredMeanwhile += 1
-        }
+        let box = try answeredMeanwhile(
+            port, "/fcm/send", #"{"to":"/topics/big","data":{"k":"v"}}"#,
+            headers: ["Authorization": "key=pushmock-dev-server-key"], on: c)
         #expect(box.status == 200 && box.body.contains("message_id"), "\(box.body)")
-        #expect(answeredMeanwhile > 10, "answered while the fan-out ran: \(answeredMeanwhile)")
+        #expect(box.meanwhile > 10, "answered while the fan-out ran: \(box.meanwhile)")
         let id = box.body.split(separator: ":").last.map { $0.filter(\.isNumber) } ?? ""
         let accepted = try c.request(
             "GET", "/emulator/v1/projects/demo-pushmock/events?message_id=\(id)&event=MESSAGE_ACCEPTED&count=true")
