@@ -6,7 +6,7 @@ import PushMockCore
 /// which on the loop would stall every other client. `take` hands out a ready key or throws
 /// `KeyNotReady`. The thread starts at the first `take` (a pushmock nobody asks for a service
 /// account makes no key), then keeps `capacity` ready and sleeps otherwise, until `stop`
-/// (before the process exits: OpenSSL's exit-time cleanup under a key being made crashed it).
+/// (before the process exits: OpenSSL's exit-time cleanup must not run under a key being made).
 final class RSAKeyPool: @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.

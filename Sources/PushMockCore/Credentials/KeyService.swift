@@ -3,8 +3,8 @@
 public protocol KeyService {
     /// A new RSA-2048 key pair: the private key as PKCS#8 PEM (what a service-account JSON
     /// carries), the public key as SubjectPublicKeyInfo PEM. Making one takes about 100 ms,
-    /// so the server makes them ahead on another thread and this hands one out, or throws
-    /// `KeyNotReady` when none is made yet: the loop never waits for one.
+    /// so the server makes them on another thread and this hands one out, or throws
+    /// `KeyNotReady` when none is made yet (and asks for one): the loop never waits.
     func generateRSAKey() throws -> (privatePEM: String, publicPEM: String)
 
     /// The public key (SubjectPublicKeyInfo PEM) of a PEM private key.

@@ -48,7 +48,7 @@ final class Listener {
     fileprivate func accepted(_ fd: Int32) { table.accept(fd, on: self) }
 
     /// `accept` failed; out of descriptors (`EMFILE`, `ENFILE`) or memory, the table pauses
-    /// every listener for a moment instead of retrying at once, which spun the loop.
+    /// every listener for a moment: retrying at once would spin the loop.
     fileprivate func failed(_ error: Int32) { table.acceptFailed(error) }
 }
 
