@@ -33,7 +33,7 @@ struct ChaosTests {
         #expect(list.map { $0["name"] as? String } == ChaosSurface.allCases.map(\.rawValue))
         #expect(list.map { $0["errors"] as? [String] } == ChaosSurface.allCases.map(\.errors))
         #expect(list.first?["per_recipient_errors"] as? [String] == ["Unavailable", "InternalServerError"])
-        #expect(list.last?["label"] as? String == "APNs /3/device")
+        #expect(list.last?["label"] as? String == "Web Push endpoints")
     }
 
     @Test("--chaos takes surface.field=value pairs; bad ones stop the start with a reason")
@@ -51,7 +51,7 @@ struct ChaosTests {
         let bad: [(String, String)] = [
             ("legacy.error_rate=2", "'legacy.error_rate' must be a number in 0...1."),
             ("v1.error=Unavailable", "'v1.error' must be one of UNAVAILABLE, QUOTA_EXCEEDED, INTERNAL."),
-            ("sms.error_rate=1", "Unknown surface 'sms': use legacy, v1, topics or apns."),
+            ("sms.error_rate=1", "Unknown surface 'sms': use legacy, v1, topics, apns or webpush."),
             ("apns.drop=reset", "'apns.drop' must be close or goaway."),
             (
                 "apns.speed=1",

@@ -10,6 +10,8 @@ public enum ChaosSurface: String, CaseIterable, Sendable {
     case topics
     /// `POST /3/device/{token}`.
     case apns
+    /// The Web Push endpoints of the three browser push services.
+    case webpush
 
     var index: Int {
         switch self {
@@ -17,6 +19,7 @@ public enum ChaosSurface: String, CaseIterable, Sendable {
         case .v1: 1
         case .topics: 2
         case .apns: 3
+        case .webpush: 4
         }
     }
 
@@ -27,6 +30,7 @@ public enum ChaosSurface: String, CaseIterable, Sendable {
         case .v1: "FCM v1 messages:send"
         case .topics: "topic management"
         case .apns: "APNs /3/device"
+        case .webpush: "Web Push endpoints"
         }
     }
 
@@ -39,6 +43,8 @@ public enum ChaosSurface: String, CaseIterable, Sendable {
         case .v1: ["UNAVAILABLE", "QUOTA_EXCEEDED", "INTERNAL"]
         case .topics: ["UNAVAILABLE", "RESOURCE_EXHAUSTED", "INTERNAL"]
         case .apns: ["ServiceUnavailable", "TooManyRequests", "InternalServerError", "Shutdown", "Unregistered"]
+        // Statuses, each answered in the service's words (autopush answers 429 as 503).
+        case .webpush: ["503", "429", "500", "410"]
         }
     }
 
@@ -165,7 +171,7 @@ public struct ChaosSettings: Sendable, Equatable {
             guard let fields = value.objectValue else {
                 throw ChaosSettingsError(
                     ChaosSurface(rawValue: name) == nil
-                        ? "Unknown surface '\(name)': use legacy, v1, topics or apns."
+                        ? "Unknown surface '\(name)': use legacy, v1, topics, apns or webpush."
                         : "'\(name)' must be an object of settings.")
             }
             if fields.isEmpty, ChaosSurface(rawValue: name) != nil { continue }
@@ -176,7 +182,7 @@ public struct ChaosSettings: Sendable, Equatable {
 
     private mutating func set(_ surfaceName: String, _ field: String, _ value: JSONValue) throws(ChaosSettingsError) {
         guard let surface = ChaosSurface(rawValue: surfaceName) else {
-            throw ChaosSettingsError("Unknown surface '\(surfaceName)': use legacy, v1, topics or apns.")
+            throw ChaosSettingsError("Unknown surface '\(surfaceName)': use legacy, v1, topics, apns or webpush.")
         }
         var s = self[surface] ?? SurfaceChaos(surface: surface)
         try s.set(field, value, surface: surface)

@@ -77,6 +77,9 @@ public struct Configuration: Sendable, Equatable {
     public var seedFile: String?
     /// The APNs environment of requests to a host that is not one of Apple's.
     public var apnsEnvironment = APNsEnvironment.sandbox
+    /// `--web-push-hosts real`: Web devices' endpoints are on the push services' own hosts
+    /// (for setups that map them to pushmock); by default on pushmock's own address.
+    public var webPushRealHosts = false
     /// Every project's starting failure injection (`--chaos`).
     public var chaos = ChaosSettings()
     /// Seeds the chaos generator, so a run's injected failures repeat.
@@ -314,9 +317,20 @@ extension Configuration {
             c.apnsEnvironment = env
         },
         Option(
+            flag: "--web-push-hosts",
+            help:
+                "local or real: whether Web devices' push endpoints are on pushmock's own address or on the push services' hosts (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com) mapped to pushmock (default local)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            guard v == "local" || v == "real" else {
+                throw ConfigurationError(description: "--web-push-hosts: '\(v)' is not local or real")
+            }
+            c.webPushRealHosts = v == "real"
+        },
+        Option(
             flag: "--chaos",
             help:
-                "failure injection for every project, as surface.field=value pairs, comma-separated: surfaces legacy, v1, topics, apns; fields error_rate, error, retry_after, latency_ms, jitter_ms, drop_rate, drop (docs/chaos.md)",
+                "failure injection for every project, as surface.field=value pairs, comma-separated: surfaces legacy, v1, topics, apns, webpush; fields error_rate, error, retry_after, latency_ms, jitter_ms, drop_rate, drop (docs/chaos.md)",
             takesValue: true
         ) { c, v throws(ConfigurationError) in
             do throws(ChaosSettingsError) { c.chaos = try ChaosSettings.parse(flag: v) } catch {

@@ -25,6 +25,32 @@ extension ControlDevices {
         return .response(.json(200, DeviceFields.json(d)))
     }
 
+    /// `POST .../devices/{id}:unsubscribe`: the page called `PushSubscription.unsubscribe()`:
+    /// the endpoint answers 410 from now on, and the FCM token made from it is gone.
+    func unsubscribe(_ params: PathParameters) throws(ControlError) -> Reply {
+        let (project, d) = try directory.device(params)
+        try Control.mapped { () throws(RegistrationError) in try registration.unsubscribe(d, project: project) }
+        return .response(.json(200, DeviceFields.json(d)))
+    }
+
+    /// `POST .../devices/{id}:subscribe`, optionally with `{"application_server_key": "..."}`:
+    /// the page called `pushManager.subscribe()` again: a new endpoint and keys.
+    func subscribe(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
+        let (project, d) = try directory.device(params)
+        let obj = try Control.body(request, allowed: ["application_server_key"])
+        var key: [UInt8]?
+        if let v = obj["application_server_key"], v != .null {
+            guard let s = v.stringValue, let bytes = Base64URL.decode(s) else {
+                throw Control.invalid("Invalid value at 'application_server_key': not base64url.")
+            }
+            key = bytes
+        }
+        try Control.mapped { () throws(RegistrationError) in
+            try registration.subscribe(d, applicationServerKey: key, project: project)
+        }
+        return .response(.json(200, DeviceFields.json(d)))
+    }
+
     /// `POST .../devices/{id}:scriptErrors` with `{"errors": ["UNAVAILABLE", "UNAVAILABLE"]}`:
     /// the next sends to this device fail with these codes, in order, then succeed again, so
     /// a test can exercise its retries. Legacy and HTTP v1 spellings are both accepted;

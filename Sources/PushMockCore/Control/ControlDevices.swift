@@ -15,7 +15,11 @@ struct ControlDevices {
         let obj = try Control.body(request, allowed: DeviceFields.registration)
         try checkRoom(for: 1)
         let device = try Control.mapped { () throws(RegistrationError) in
-            try registration.register(DeviceFields.spec(obj), in: project)
+            var spec = try DeviceFields.spec(obj)
+            // A browser's endpoint is on the push service it reached: here, the address the
+            // request came to.
+            if spec.pushOrigin == nil { spec.pushOrigin = request.origin }
+            return try registration.register(spec, in: project)
         }
         return .response(.json(201, DeviceFields.json(device)))
     }

@@ -68,6 +68,8 @@ struct ControlDevicesModule: GatewayModule {
             r.control("POST", device + ":refreshToken") { _, p throws(ControlError) in try devices.refreshToken(p) }
             r.control("POST", device + ":reinstall") { _, p throws(ControlError) in try devices.reinstall(p) }
             r.control("POST", device + ":scriptErrors", devices.scriptErrors)
+            r.control("POST", device + ":unsubscribe") { _, p throws(ControlError) in try devices.unsubscribe(p) }
+            r.control("POST", device + ":subscribe", devices.subscribe)
             r.control("POST", device + "/notifications/{message_id}:open") { _, p throws(ControlError) in
                 try devices.openNotification(p)
             }

@@ -35,12 +35,3 @@ struct JWT {
 
     private static let mostSeconds = Double(Timestamp.latest / 1_000_000)
 }
-
-/// RFC 4648 §5 base64url without padding.
-enum Base64URL {
-    static func decode(_ s: Substring) -> [UInt8]? {
-        var b64 = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while b64.utf8.count % 4 != 0 { b64 += "=" }
-        return Data(base64Encoded: b64).map { Array($0) }
-    }
-}

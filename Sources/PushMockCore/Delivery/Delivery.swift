@@ -132,6 +132,11 @@ final class Delivery {
             if device.platform == .android { record(.messageImpression, item, device, project, at: now) }
         case .quietly:
             record(.messageDisplayed, item, device, project, reason: "provisional", at: now)
+        case .app where device.platform == .web && item.message.format.direct:
+            // The service worker showed nothing: Chrome then shows its own notice (docs/device-model.md).
+            if device.pushSubscription?.browser == .chrome {
+                record(.messageDisplayed, item, device, project, reason: "site_updated_in_background", at: now)
+            }
         case .app, .page:
             break
         }
@@ -224,12 +229,14 @@ final class Delivery {
         let now = clock.now()
         project.devices.update(d, state: state, apnsEnvironment: apnsEnvironment ?? d.apnsEnvironment)
         if old.online != state.online { d.markSeen(at: now) }
-        if d.token != nil, !state.hasPushSubscription(on: d.platform) {
+        if d.token != nil || d.isSubscribed, !state.hasPushSubscription(on: d.platform) {
             // A browser drops the push subscription of an origin whose permission is
-            // withdrawn: its token and topic subscriptions are gone, and so is what waited.
+            // withdrawn: its endpoint (410 from then on), token and topic subscriptions are
+            // gone, and so is what waited.
             dropWaiting(d, project: project, reason: .subscriptionRevoked)
             project.topics.unsubscribeAll(d)
             project.devices.reassign(d, token: nil)
+            project.devices.unsubscribe(d, at: now)
         }
         if state.autoInitEnabled, d.token == nil, state.hasPushSubscription(on: d.platform) {
             project.devices.reassign(d, token: Identifiers.registrationToken(fid: d.fid, random))

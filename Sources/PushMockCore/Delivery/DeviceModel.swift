@@ -38,6 +38,14 @@ enum DeviceModel {
             return .shown(.displayed)
         case (.android, false):
             return s.appState == .terminated ? .dropped(.appForceStopped) : .shown(.app)
+        case (.web, _) where message.format.direct:
+            // Web Push: the browser decrypts the data and wakes the service worker
+            // (`ServiceWorker`); a body that does not decrypt is dropped.
+            if message.content.payloadError != nil { return .dropped(.undecryptable) }
+            if s.notifications != .authorized { return .dropped(.notificationsDisabled) }
+            let handling = ServiceWorker.handle(message.content.payload ?? [])
+            if handling.byFirebase, s.appState == .foreground { return .shown(.page) }
+            return .shown(handling.notification != nil ? .displayed : .app)
         case (.web, let isNotification):
             // The FCM service worker: a visible page gets every message in `onMessage` and
             // nothing is shown; otherwise it shows the notification (if any) and hands the
@@ -106,6 +114,9 @@ enum DropReason: String {
     case uninstalled = "app_uninstalled"
     /// Web: notification permission was withdrawn, so the browser dropped the subscription.
     case subscriptionRevoked = "push_subscription_revoked"
+    /// Web Push: the body did not decrypt with the subscription's keys (RFC 8291); the
+    /// message view says why.
+    case undecryptable = "decryption_failed"
 
     /// The FCM Data API category it counts towards, if any.
     var dataAPICategory: String? {

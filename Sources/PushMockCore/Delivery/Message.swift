@@ -8,7 +8,7 @@ public enum Priority: String, Sendable {
 
 /// The delivery options of one send: what fan-out, the device model and the log columns
 /// need. Small, so every accepted message keeps it.
-public struct PushOptions {
+public struct PushOptions: Sendable {
     public var priority: Priority
     public var contentAvailable: Bool
     public var mutableContent: Bool
@@ -28,7 +28,7 @@ public struct PushOptions {
 
 /// The normalized content of one send, whichever API it came through: the options plus the
 /// user-visible `notification` and the `data` map.
-public struct PushContent {
+public struct PushContent: Sendable {
     /// The `notification` object as sent (legacy keys, in order).
     public var notification: JSONObject?
     public var data: JSONObject?
@@ -36,6 +36,11 @@ public struct PushContent {
     /// A send that shapes each platform's payload itself (HTTP v1's `android`, `apns` and
     /// `webpush` blocks): the whole message, snake_case, as the renderers read it.
     public var perPlatform: JSONObject?
+    /// A push that reaches a browser directly (Web Push): its data as the service worker gets
+    /// it, decrypted; nil when it carried none or did not decrypt.
+    public var payload: [UInt8]?
+    /// Why a Web Push body did not decrypt: the browser drops it.
+    public var payloadError: String?
 
     public init(
         notification: JSONObject? = nil, data: JSONObject? = nil, priority: Priority? = nil,

@@ -10,7 +10,7 @@ public struct MessageFormat: Sendable {
     /// The push reaches the device as it was sent (the APNs provider API), not as FCM renders it.
     public let direct: Bool
 
-    init(appleDefaultExpiry: Bool = false, direct: Bool = false, decode: @escaping @Sendable ([UInt8]) -> PushContent) {
+    public init(appleDefaultExpiry: Bool = false, direct: Bool = false, decode: @escaping @Sendable ([UInt8]) -> PushContent) {
         self.decode = decode
         self.appleDefaultExpiry = appleDefaultExpiry
         self.direct = direct
@@ -25,4 +25,10 @@ public struct MessageFormat: Sendable {
 public protocol MessageDetails {
     /// The headers a device is handed with the push, in order.
     func deviceHeaders(messageID: String) -> [(name: String, value: String)]
+    /// What the message view shows of them (`details`), in order; none by default.
+    var shown: [(key: String, value: JSONValue)] { get }
+}
+
+extension MessageDetails {
+    public var shown: [(key: String, value: JSONValue)] { [] }
 }

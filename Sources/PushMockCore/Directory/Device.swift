@@ -16,6 +16,9 @@ public final class Device {
     public private(set) var apnsToken: String?
     /// Addresses of kinds a protocol module declares (a Web Push endpoint).
     public private(set) var moduleAddresses: [DeviceAddress] = []
+    /// Web: the browser's push subscription, current or (once ended) the last one, whose
+    /// browser, push service and application server key a new one keeps.
+    public private(set) var pushSubscription: PushSubscription?
     public private(set) var apnsEnvironment: APNsEnvironment?
     public private(set) var state: DeviceState
     /// The last time the device was seen by the service (registration, online, app use);
@@ -83,6 +86,19 @@ public final class Device {
     }
 
     func removeAddress(_ address: DeviceAddress) { moduleAddresses.removeAll { $0 == address } }
+
+    /// Whether the push subscription is current (not unsubscribed, revoked or expired).
+    public var isSubscribed: Bool {
+        guard let s = pushSubscription else { return false }
+        return moduleAddresses.contains(s.address)
+    }
+
+    /// Its project's registry replaces the subscription, keeping the index in step.
+    func resubscribe(_ subscription: PushSubscription) {
+        if let old = pushSubscription { removeAddress(old.address) }
+        pushSubscription = subscription
+        addAddress(subscription.address)
+    }
 
     /// The user or the system changed the app's state (`Delivery.change` applies what follows).
     func apply(_ state: DeviceState, apnsEnvironment: APNsEnvironment?) {

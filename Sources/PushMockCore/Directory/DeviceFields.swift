@@ -8,6 +8,12 @@ enum DeviceFields {
     ]
     /// Everything a registration may give.
     static let registration = Set(["id", "platform", "app", "apns_environment", "token", "fid", "apns_token"]).union(state)
+        .union(webPush)
+    /// A Web device's browser and push subscription: what a registration may give (the last
+    /// four restore a subscription whole: a fixture, the saved state, a test's known keys).
+    static let webPush: Set<String> = [
+        "browser", "application_server_key", "push_origin", "push_token", "push_private_key", "push_auth",
+    ]
 
     /// The registration a JSON object asks for, its members' types and values checked.
     static func spec(_ obj: JSONObject) throws(RegistrationError) -> DeviceSpec {
@@ -32,7 +38,39 @@ enum DeviceFields {
             throw .invalid("'apns_environment' and 'apns_token' apply to iOS devices only.")
         }
         try apply(obj, to: &spec.state)
+        try readWebPush(obj, into: &spec)
         return spec
+    }
+
+    /// The browser, its application server key, and a subscription given whole; Web only.
+    private static func readWebPush(_ obj: JSONObject, into spec: inout DeviceSpec) throws(RegistrationError) {
+        guard webPush.contains(where: { obj[$0] != nil && obj[$0] != .null }) else { return }
+        guard spec.platform == .web else {
+            throw .invalid("'browser', 'application_server_key' and the 'push_' fields apply to web devices only.")
+        }
+        func bytes(_ name: String) throws(RegistrationError) -> [UInt8]? {
+            guard let s = try string(obj, name) else { return nil }
+            guard let b = Base64URL.decode(s) else { throw .invalid("Invalid value at '\(name)': not base64url.") }
+            return b
+        }
+        if let b = try string(obj, "browser") {
+            guard let browser = Browser(rawValue: b) else {
+                throw .invalid("Invalid value at 'browser': \"\(b)\" is not \(Browser.spelled).")
+            }
+            spec.browser = browser
+        }
+        spec.applicationServerKey = try bytes("application_server_key")
+        spec.pushOrigin = try string(obj, "push_origin")
+        spec.pushToken = try string(obj, "push_token")
+        spec.pushPrivateKey = try bytes("push_private_key")
+        spec.pushAuth = try bytes("push_auth")
+        let given = [spec.pushToken != nil, spec.pushPrivateKey != nil, spec.pushAuth != nil]
+        if given.contains(true), given.contains(false) {
+            throw .invalid("A subscription given whole needs 'push_token', 'push_private_key' and 'push_auth'.")
+        }
+        if let origin = spec.pushOrigin, case .failure = WebhookURL.parse(origin + "/") {
+            throw .invalid("Invalid value at 'push_origin': not an origin (scheme://host[:port]).")
+        }
     }
 
     static func environment(_ s: String) throws(RegistrationError) -> APNsEnvironment {
@@ -108,6 +146,7 @@ enum DeviceFields {
         w.member("low_power_mode", s.lowPowerMode)
         w.array("presentation_options") { w in for o in s.presentationOptions { w.string(o.rawValue) } }
         w.member("auto_init_enabled", s.autoInitEnabled)
+        if d.platform == .web { writeWebPush(d, asFixture: asFixture, to: &w) }
         if !asFixture {
             w.member("received", d.inbox.count + d.inboxDropped)
             w.member("pending", d.delivery.pending.count)
@@ -116,6 +155,30 @@ enum DeviceFields {
             w.member("last_seen", d.lastSeen.rfc3339)
         }
         w.endObject()
+    }
+
+    /// The browser and its push subscription: as `PushSubscription.toJSON()` gives it (null
+    /// once ended) with the fake browser's private key, or for a fixture the parts that
+    /// restore it.
+    private static func writeWebPush(_ d: Device, asFixture: Bool, to w: inout JSONWriter) {
+        guard let sub = d.pushSubscription else { return }
+        w.member("browser", sub.browser.rawValue)
+        if let key = sub.applicationServerKey {
+            w.member("application_server_key", Base64URL.encode(key))
+        } else if !asFixture {
+            w.member("application_server_key", .null)
+        }
+        if asFixture {
+            guard d.isSubscribed else { return }
+            w.member("push_origin", sub.origin)
+            w.member("push_token", sub.token)
+            w.member("push_private_key", Base64URL.encode(sub.privateKey))
+            w.member("push_auth", Base64URL.encode(sub.auth))
+            return
+        }
+        w.key("push_subscription")
+        if d.isSubscribed { sub.write(to: &w) } else { w.value(.null) }
+        w.member("push_private_key", d.isSubscribed ? .string(Base64URL.encode(sub.privateKey)) : .null)
     }
 
     /// The longest string any control API field takes (a PEM key is the longest there is);
@@ -158,4 +221,13 @@ struct DeviceSpec {
     var fid: String?
     var apnsToken: String?
     var state = DeviceState()
+    /// Web: the browser (Chrome when not given) and the key its subscription is restricted to.
+    var browser: Browser?
+    var applicationServerKey: [UInt8]?
+    /// Web: the origin the registration came to, where a new subscription's endpoint is.
+    var pushOrigin: String?
+    /// Web: a subscription given whole.
+    var pushToken: String?
+    var pushPrivateKey: [UInt8]?
+    var pushAuth: [UInt8]?
 }

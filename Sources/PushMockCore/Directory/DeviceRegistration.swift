@@ -11,6 +11,8 @@ struct DeviceRegistration {
     let random: RandomSource
     /// `--strict-apps`: a device's app must be registered first.
     let strictApps: Bool
+    /// Makes Web devices' push subscriptions.
+    let subscriptions: PushSubscriptionMaker
 
     /// Checks a registration and adds the device; what was not given, pushmock makes (the next
     /// `dN` id, an FID, a registration token, an APNs token).
@@ -47,14 +49,66 @@ struct DeviceRegistration {
         if directory.owner(ofToken: token) != nil || directory.device(at: .installation(fid)) != nil {
             throw .conflict("A device with this token or fid already exists.")
         }
+        let subscription = try platform == .web && spec.state.hasPushSubscription(on: .web) ? webPush(spec) : nil
         let id = try deviceID(spec.id, in: project)
         let device = Device(
             id: id, platform: platform, app: spec.app, projectID: project.id, fid: fid,
             token: spec.state.autoInitEnabled && spec.state.hasPushSubscription(on: platform) ? token : nil,
             apnsToken: platform == .ios ? (spec.apnsToken ?? Identifiers.apnsToken(random)) : nil,
             apnsEnvironment: spec.apnsEnvironment, state: spec.state, createdAt: delivery.clock.now())
+        if let subscription { device.resubscribe(subscription) }
         project.devices.insert(device)
         return device
+    }
+
+    /// A Web device's push subscription: the one given whole, or a new one for its browser.
+    private func webPush(_ spec: DeviceSpec) throws(RegistrationError) -> PushSubscription? {
+        let browser = spec.browser ?? .chrome
+        guard let token = spec.pushToken, let key = spec.pushPrivateKey, let auth = spec.pushAuth else {
+            return try subscriptions.make(browser, applicationServerKey: spec.applicationServerKey, origin: spec.pushOrigin)
+        }
+        if directory.device(at: DeviceAddress(.webPushEndpoint, token)) != nil {
+            throw .conflict("A device with this push subscription already exists.")
+        }
+        return try subscriptions.restore(
+            browser, origin: spec.pushOrigin ?? subscriptions.ownOrigin, token: token, privateKey: key, auth: auth,
+            applicationServerKey: spec.applicationServerKey)
+    }
+
+    /// `PushSubscription.unsubscribe()`: the endpoint is gone (410), and with it the FCM token
+    /// the Firebase SDK made from it.
+    func unsubscribe(_ d: Device, project: Project) throws(RegistrationError) {
+        guard d.isSubscribed else { throw .failedPrecondition("The device has no push subscription.") }
+        delivery.dropWaiting(d, project: project, reason: .subscriptionRevoked)
+        project.devices.unsubscribe(d, at: delivery.clock.now())
+        project.topics.unsubscribeAll(d)
+        project.devices.reassign(d, token: nil)
+    }
+
+    /// `pushManager.subscribe()` again after an unsubscribe or a lost subscription: a new
+    /// endpoint and keys for the same browser, push service and application server key (or
+    /// the key given), and a new FCM token when the Firebase SDK would make one.
+    func subscribe(_ d: Device, applicationServerKey: [UInt8]?, project: Project) throws(RegistrationError) {
+        guard d.platform == .web else { throw .failedPrecondition("Only web devices have push subscriptions.") }
+        guard d.state.hasPushSubscription(on: .web) else {
+            throw .failedPrecondition(
+                "The browser has no notification permission: grant it first ('notifications': 'authorized').")
+        }
+        try renewSubscription(d, applicationServerKey: applicationServerKey, project: project)
+        if d.token == nil, d.state.autoInitEnabled {
+            project.devices.reassign(d, token: Identifiers.registrationToken(fid: d.fid, random))
+        }
+    }
+
+    /// A new subscription in place of the last one.
+    private func renewSubscription(_ d: Device, applicationServerKey: [UInt8]?, project: Project) throws(RegistrationError) {
+        let last = d.pushSubscription
+        guard
+            let new = try subscriptions.make(
+                last?.browser ?? .chrome, applicationServerKey: applicationServerKey ?? last?.applicationServerKey,
+                origin: last?.origin)
+        else { return }
+        project.devices.subscribe(d, new, at: delivery.clock.now())
     }
 
     /// The given id (checked, unique; a `dN` one moves the numbering past it), or the next `dN`.
@@ -81,6 +135,10 @@ struct DeviceRegistration {
             throw .invalid("'apns_environment' applies to iOS devices only.")
         }
         delivery.change(d, to: state, apnsEnvironment: apnsEnvironment, project: project)
+        // Permission granted again: the page subscribes anew (Chrome dropped the old one).
+        if d.platform == .web, !d.isSubscribed, state.hasPushSubscription(on: .web) {
+            try renewSubscription(d, applicationServerKey: nil, project: project)
+        }
     }
 
     /// The app was uninstalled: the device is gone and its token unregistered.
@@ -114,6 +172,10 @@ struct DeviceRegistration {
                 ? Identifiers.registrationToken(fid: fid, random) : nil,
             fid: fid)
         if d.platform == .ios { project.devices.reassignAPNs(d, token: Identifiers.apnsToken(random), at: delivery.clock.now()) }
+        // Site data cleared: the old subscription is gone and the page subscribes anew.
+        if d.platform == .web, d.state.hasPushSubscription(on: .web) {
+            try? renewSubscription(d, applicationServerKey: nil, project: project)
+        }
     }
 
     /// The client SDK's `subscribe(toTopic:)` / `unsubscribe(fromTopic:)`.

@@ -81,6 +81,18 @@ public final class DeviceRegistry {
         readdress(device, at: time) { $0.removeAddress(address) }
     }
 
+    /// Gives a Web device a new push subscription; the old one's endpoint is retired.
+    func subscribe(_ device: Device, _ subscription: PushSubscription, at time: Timestamp) {
+        readdress(device, at: time) { $0.resubscribe(subscription) }
+    }
+
+    /// Ends a Web device's push subscription (unsubscribed, permission withdrawn, expired):
+    /// its endpoint is retired at `time` (410 Gone).
+    func unsubscribe(_ device: Device, at time: Timestamp) {
+        guard let s = device.pushSubscription else { return }
+        remove(s.address, from: device, at: time)
+    }
+
     /// Applies a change of the device's addresses and keeps the book in step: the addresses
     /// it no longer has are removed (retired at `time`, by kind), the new ones added.
     private func readdress(_ device: Device, at time: Timestamp, _ change: (Device) -> Void) {

@@ -61,8 +61,12 @@ public final class Gateway {
         let bridges = Bridges(
             log: log, clock: clock, directory: directory, changes: changes, carrier: services.bridgeCarrier,
             configuration: configuration, random: random)
+        let subscriptions = PushSubscriptionMaker(
+            crypto: services.webPush, random: random, realHosts: configuration.webPushRealHosts,
+            ownOrigin: "http://\(configuration.host == "0.0.0.0" ? "127.0.0.1" : configuration.host):\(configuration.port)")
         let registration = DeviceRegistration(
-            directory: directory, delivery: delivery, random: random, strictApps: configuration.strictApps)
+            directory: directory, delivery: delivery, random: random, strictApps: configuration.strictApps,
+            subscriptions: subscriptions)
         let readers = EventReaders(log: log, directory: directory)
         self.configuration = configuration
         self.clock = clock
@@ -96,6 +100,11 @@ public final class Gateway {
             APNsProvider(
                 directory: directory, credentials: credentials, parts: sending, configuration: configuration,
                 shutdown: services.shutdown),
+            WebPushModule(
+                api: WebPushAPI(
+                    directory: directory, parts: sending, vapid: services.webPush.map(VAPID.init),
+                    encoding: services.webPush.map(ContentEncoding.init)),
+                directory: directory),
             OAuthAPI(credentials: credentials, clock: clock, random: random),
             ControlModule(
                 projects: ControlProjects(directory: directory, delivery: delivery, bridges: bridges, log: log, clock: clock),

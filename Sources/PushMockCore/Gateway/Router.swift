@@ -1,6 +1,7 @@
 /// A route table: method + path pattern → handler. Patterns are split on `/`; a segment is a
 /// literal (`v1:batchAdd`) or holds one parameter with optional literal text around it
-/// (`{token}`, `{id}:refreshToken`). Parameters arrive percent-decoded.
+/// (`{token}`, `{id}:refreshToken`); only a one-segment pattern may start with a parameter.
+/// Parameters arrive percent-decoded.
 public struct Router<Handler> {
     public enum Match {
         /// The handler, the path parameters, and the route's index in `names`.
@@ -27,6 +28,9 @@ public struct Router<Handler> {
     /// Indexes into `routes` by the pattern's first segment (always literal), so a path is
     /// only tried against the routes that can match it.
     private var byFirstSegment: [String: [Int]] = [:]
+    /// One-segment routes that are all parameter (`/{token}`: Apple's Web Push endpoints),
+    /// tried only for their method when no other route has the path.
+    private var rootParameters: [Int] = []
     /// Routes without parameters, by "METHOD path": the hot send paths match in one lookup.
     private var literal: [String: (Handler, Int)] = [:]
     /// "METHOD pattern" of each route, by index (metrics label routes by these).
@@ -43,8 +47,12 @@ public struct Router<Handler> {
                 prefix: String(seg[..<open]), name: String(seg[seg.index(after: open)..<close]),
                 suffix: String(seg[seg.index(after: close)...]))
         }
-        precondition(segments.first?.name == nil, "a pattern's first segment is literal: \(pattern)")
-        byFirstSegment[segments.first?.prefix ?? "", default: []].append(routes.count)
+        if segments.first?.name != nil {
+            precondition(segments.count == 1, "only a one-segment pattern starts with a parameter: \(pattern)")
+            rootParameters.append(routes.count)
+        } else {
+            byFirstSegment[segments.first?.prefix ?? "", default: []].append(routes.count)
+        }
         routes.append(Route(method: method, segments: Array(segments), handler: handler))
         names.append(method + " " + pattern)
         if !pattern.contains("{") { literal[method + " " + pattern] = (handler, names.count - 1) }
@@ -64,6 +72,13 @@ public struct Router<Handler> {
             pathMatched = route.handler
         }
         if let pathMatched { return .methodNotAllowed(pathMatched) }
+        if parts.count == 1 {
+            for index in rootParameters where routes[index].method == method {
+                if let params = Self.bind(routes[index].segments, parts) {
+                    return .found(routes[index].handler, params, route: index)
+                }
+            }
+        }
         return .notFound(candidates.first.map { routes[$0].handler })
     }
 

@@ -3,6 +3,9 @@
 public struct ServerServices {
     /// RSA and P-256 keys, signatures and certificates (OpenSSL's in the server).
     public var keys: (any KeyService)?
+    /// Web Push's key agreement, ciphers and signatures (OpenSSL's in the server); nil: Web
+    /// devices have no push subscription.
+    public var webPush: (any WebPushCrypto)?
     /// The dashboard's files by path (`/`, `/ui/main.js`, ..., `/emulator/v1/openapi.json`).
     public var assets: [String: Response]
     /// The durable log, with `--data-dir`; nil keeps the log in memory only.
@@ -13,10 +16,12 @@ public struct ServerServices {
     public var bridgeCarrier: (any BridgeCarrier)?
 
     public init(
-        keys: (any KeyService)? = nil, assets: [String: Response] = [:], durableLog: DurableLog? = nil,
+        keys: (any KeyService)? = nil, webPush: (any WebPushCrypto)? = nil, assets: [String: Response] = [:],
+        durableLog: DurableLog? = nil,
         shutdown: ShutdownFlag = ShutdownFlag(), bridgeCarrier: (any BridgeCarrier)? = nil
     ) {
         self.keys = keys
+        self.webPush = webPush
         self.assets = assets
         self.durableLog = durableLog
         self.shutdown = shutdown

@@ -55,6 +55,9 @@ public struct Request {
         }
     }
 
+    /// The origin the client addressed: its scheme and `Host` (`http://127.0.0.1:4010`).
+    public var origin: String? { header("host").map { (secure ? "https://" : "http://") + $0 } }
+
     public func queryValue(_ name: String) -> String? {
         for (k, v) in query where k == name { return v }
         return nil

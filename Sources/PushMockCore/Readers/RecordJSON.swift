@@ -140,6 +140,7 @@ enum RecordJSON {
             w.member("body", m.requestBody)
             if let json = try? JSONParser.parse(m.requestBytes) { w.member("json", json) }
             w.endObject()
+            if let shown = m.details?.shown, !shown.isEmpty { w.member("details", .object(JSONObject(shown))) }
         }
         more(&w)
         w.endObject()
@@ -158,6 +159,9 @@ enum RecordJSON {
             if !parts.isEmpty { return parts.joined(separator: " — ") }
         }
         if let d = c.data, !d.isEmpty { return "data: " + d.keys.joined(separator: ", ") }
+        // Web Push data that is not a JSON object: its text; one that did not decrypt: why.
+        if let why = c.payloadError { return "undecryptable: " + why }
+        if let p = c.payload, !p.isEmpty { return "data: " + String(String(decoding: p, as: UTF8.self).prefix(80)) }
         return m.options.contentAvailable ? "silent (content-available)" : ""
     }
 }

@@ -15,6 +15,7 @@ public struct WebRendering {
     /// SDK passes it on.
     public static func render(message: Message, messageID: String, device: Device) -> WebRendering {
         let content = message.content
+        if message.format.direct { return direct(content) }
         var notification: JSONObject?
         var data: JSONObject?
         var fcmOptions: JSONObject?
@@ -55,15 +56,29 @@ public struct WebRendering {
             w.member("fcmOptions", .object(JSONObject(options)))
         }
         w.endObject()
-        let shown = notification.map { n in
-            var s = JSONWriter(capacity: 256)
-            s.beginObject()
-            s.member("title", n["title"]?.stringValue ?? "")
-            s.member("options", .object(n))
-            s.endObject()
-            return s.text
-        }
+        let shown = notification.map(showNotification)
         return WebRendering(payload: w.text, notification: shown, link: link)
+    }
+
+    /// `showNotification(title, options)`'s arguments.
+    private static func showNotification(_ n: JSONObject) -> String {
+        var s = JSONWriter(capacity: 256)
+        s.beginObject()
+        s.member("title", n["title"]?.stringValue ?? "")
+        s.member("options", .object(n))
+        s.endObject()
+        return s.text
+    }
+
+    /// A push that reached the browser directly (Web Push): the service worker's
+    /// `event.data` (JSON when it parses, else its text; null for an empty push or one that did
+    /// not decrypt) and the notification it shows, if any (`ServiceWorker`).
+    private static func direct(_ content: PushContent) -> WebRendering {
+        guard let data = content.payload else { return WebRendering(payload: "null", notification: nil, link: nil) }
+        let payload = (try? JSONParser.parse(data)).map { _ in String(decoding: data, as: UTF8.self) }
+        let shown = ServiceWorker.handle(data).notification.map(showNotification)
+        return WebRendering(
+            payload: payload ?? JSONWriter.quoted(String(decoding: data, as: UTF8.self)), notification: shown, link: nil)
     }
 
     /// The legacy `notification` keys a browser uses (docs/reference/fcm-legacy.md §A.3).

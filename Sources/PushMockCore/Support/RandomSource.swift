@@ -26,6 +26,20 @@ public final class RandomSource: RandomNumberGenerator {
     /// `count` lower-case hex digits.
     public func hex(_ count: Int) -> String { characters(count, from: Self.hexDigits, bits: 4) }
 
+    /// `count` random bytes.
+    public func bytes(_ count: Int) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(count)
+        while out.count < count {
+            var word = next()
+            for _ in 0..<min(8, count - out.count) {
+                out.append(UInt8(truncatingIfNeeded: word))
+                word >>= 8
+            }
+        }
+        return out
+    }
+
     /// Upper-case letters and digits, the shape of Apple key and team ids.
     public func upperAlphanumeric(_ count: Int) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
