@@ -305,7 +305,53 @@ data = detail(r.headers["Location"].rsplit("/", 1)[1])["details"]["data"]
 assert data == "When I grow up, I want to be a watermelon", data
 checked.append("RFC 8291 test vector decrypted")
 
-# 12. Over TLS (Node's web-push always speaks it): a subscription made on the TLS port has an https
+# 12. FCM to a Web token goes through the subscription: the JS SDK's payload, encrypted for the
+#     subscription's keys and signed with the project's VAPID key, delivered by the push service.
+vapid_pair = call("GET", "/webPushKey")
+assert len(unb64(vapid_pair["public_key"])) == 65 and len(unb64(vapid_pair["private_key"])) == 32, vapid_pair
+fcm_key = {"Authorization": "key=" + call("GET", "")["server_keys"][0]}
+for browser in ["chrome", "firefox", "safari"]:
+    project_key = Vapid.from_raw(vapid_pair["private_key"].encode())
+    d = device(browser, project_key)  # subscribed with the project's vapidKey, as getToken does
+    r = requests.post(base + "/fcm/send", headers=fcm_key, json={
+        "to": d["token"], "notification": {"title": "Order", "body": "shipped", "click_action": "https://shop.example/o"},
+        "data": {"order": "42"}, "collapse_key": "orders", "time_to_live": 600})
+    assert r.status_code == 200 and r.json()["success"] == 1, r.text
+    fcm_id = r.json()["results"][0]["message_id"]
+    carrier = [m for m in messages() if m.get("forwarding") == fcm_id]
+    assert len(carrier) == 1 and carrier[0]["api"] == "webpush", carrier
+    det = detail(carrier[0]["message_id"])
+    payload = json.loads(det["details"]["data"])
+    assert payload["notification"]["title"] == "Order" and payload["data"] == {"order": "42"}, payload
+    assert payload["fcmMessageId"] == fcm_id and payload["collapse_key"] == "orders" and payload["from"], payload
+    assert det["details"]["ttl"] == 600 and det["details"]["topic"] == "orders", det["details"]
+    # The test decrypts FCM's request itself with the subscription's private key, as the browser would.
+    import http_ece
+    private = ec.derive_private_key(int.from_bytes(unb64(d["push_private_key"]), "big"), ec.SECP256R1())
+    plain = http_ece.decrypt(unb64(det["details"]["body_base64url"]), private_key=private,
+                             auth_secret=unb64(d["push_subscription"]["keys"]["auth"]), version="aes128gcm")
+    assert json.loads(plain) == payload, plain
+    auth = next(h["value"] for h in det["request"]["headers"] if h["name"].lower() == "authorization")
+    assert auth.endswith("k=" + vapid_pair["public_key"]), auth
+    # The FCM send's own view tells what became of it through the push that carried it.
+    timeline = [e["event"] for e in detail(fcm_id)["devices"][0]["timeline"]]
+    assert timeline == ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED"], timeline
+    inbox = call("GET", f"/devices/{d['id']}/notifications")["notifications"][-1]["web"]
+    assert inbox["payload"]["messageId"] == fcm_id and inbox["payload"]["fcmOptions"]["link"] == "https://shop.example/o", inbox
+checked.append("FCM legacy to Web tokens: carried by each push service, decrypted, displayed")
+# A subscription made with another key than the project's: the push service would refuse FCM.
+stranger = device("chrome", other)
+r = requests.post(base + "/fcm/send", headers=fcm_key, json={"to": stranger["token"], "data": {"a": "b"}})
+assert r.json()["results"][0] == {"error": "MismatchSenderId"}, r.text
+assert ("MISMATCH_SENDER_ID", "MismatchSenderId") in events(stranger["id"]), events(stranger["id"])
+# The project's key can be imported, as the console's "Import existing key pair".
+imported = new_key()
+raw_private = imported.private_key.private_numbers().private_value.to_bytes(32, "big")
+assert call("PUT", "/webPushKey", {"private_key": b64(raw_private)})["public_key"] == b64(raw_public(imported))
+r = requests.put(control + "/webPushKey", json={"private_key": "AAAA"})
+assert r.status_code == 400, r.text
+
+# 13. Over TLS (Node's web-push always speaks it): a subscription made on the TLS port has an https
 #     endpoint there, and pywebpush (requests, HTTP/1.1) trusts pushmock's CA.
 if len(sys.argv) > 3:
     tls, ca = sys.argv[2].rstrip("/"), sys.argv[3]

@@ -30,6 +30,8 @@ struct ControlModule: GatewayModule {
             r.control("POST", "/apnsKeys", credentials.addAPNsKey)
             r.control("GET", "/apnsKeys") { _, p throws(ControlError) in try credentials.listAPNsKeys(p) }
             r.control("POST", "/apnsCertificates", credentials.issueAPNsCertificate)
+            r.control("GET", "/webPushKey") { _, p throws(ControlError) in try credentials.webPushKey(p) }
+            r.control("PUT", "/webPushKey", credentials.importWebPushKey)
             r.control("GET", "/chaos") { _, p throws(ControlError) in try chaos.get(p) }
             r.control("PUT", "/chaos", chaos.put)
             r.control("DELETE", "/chaos") { _, p throws(ControlError) in try chaos.delete(p) }

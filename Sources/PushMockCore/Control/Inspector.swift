@@ -125,7 +125,8 @@ struct Inspector {
         w.member("devices_total", record.devicesTotal)
     }
 
-    /// Event kinds per send. Reads the log newest first and stops at events older than the
+    /// Event kinds per send, a send to a browser counting the events of the push that carried
+    /// it (`Message.forwarding`). Reads the log newest first and stops at events older than the
     /// oldest of the sends (none of theirs can come before it), so a page of recent sends
     /// costs the events since then, not the whole log.
     func eventCounts(of messages: [Message]) -> [ObjectIdentifier: [EventKind: Int]] {
@@ -134,6 +135,10 @@ struct Inspector {
         guard let oldest = messages.map(\.receivedAt).min() else { return counts }
         log.visitNewestFirst { e in
             if let m = e.message, counts[ObjectIdentifier(m)] != nil { counts[ObjectIdentifier(m)]![e.kind, default: 0] += 1 }
+            // What became of a send to a browser is told by the push that carried it, but for its own acceptance.
+            if let carried = e.message?.forwarding, e.kind != .messageAccepted, counts[ObjectIdentifier(carried)] != nil {
+                counts[ObjectIdentifier(carried)]![e.kind, default: 0] += 1
+            }
             return e.time >= oldest
         }
         return counts

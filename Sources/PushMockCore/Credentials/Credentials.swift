@@ -6,6 +6,8 @@ final class Credentials {
 
     /// RSA and P-256 keys, signatures and certificates; nil in tests that need none.
     let keys: (any KeyService)?
+    /// Web Push's keys and signatures; nil in tests that need none.
+    let webPush: (any WebPushCrypto)?
     private let directory: ProjectDirectory
     private let clock: Clock
     private let configuration: Configuration
@@ -20,10 +22,11 @@ final class Credentials {
     private var apnsKeysVersion = 0
 
     init(
-        keys: (any KeyService)?, directory: ProjectDirectory, clock: Clock, configuration: Configuration,
-        changes: StateChanges
+        keys: (any KeyService)?, webPush: (any WebPushCrypto)?, directory: ProjectDirectory, clock: Clock,
+        configuration: Configuration, changes: StateChanges
     ) {
         self.keys = keys
+        self.webPush = webPush
         self.directory = directory
         self.clock = clock
         self.configuration = configuration
@@ -44,6 +47,25 @@ final class Credentials {
 
     /// The project's own service account, if it has one yet.
     func projectAccount(_ projectID: String) -> ServiceAccount? { projectAccounts[projectID].flatMap { serviceAccounts[$0] } }
+
+    /// The project's Web Push certificate, made on first use as the console's "Generate key
+    /// pair" does; nil without Web Push's cryptography.
+    func webPushKey(of project: Project) -> WebPushKeyPair? {
+        if let key = project.webPushKey { return key }
+        guard let pair = try? webPush?.makeP256KeyPair() else { return nil }
+        project.webPushKey = WebPushKeyPair(privateKey: pair.privateKey, publicKey: pair.publicKey)
+        changes.project(project.id)
+        return project.webPushKey
+    }
+
+    /// The console's "Import existing key pair": a P-256 private key (32 bytes); nil when it
+    /// is not one.
+    func importWebPushKey(_ privateKey: [UInt8], into project: Project) -> WebPushKeyPair? {
+        guard let publicKey = webPush?.publicKey(ofPrivateKey: privateKey) else { return nil }
+        project.webPushKey = WebPushKeyPair(privateKey: privateKey, publicKey: publicKey)
+        changes.project(project.id)
+        return project.webPushKey
+    }
 
     /// Hands out an access token for a service account, valid for an hour.
     func issueAccessToken(_ token: String, for account: ServiceAccount, scopes: Set<String>) {

@@ -34,3 +34,11 @@ public protocol WebPushCrypto {
     /// An ES256 signature (JWS form, r ‖ s) of `message` by the raw private key.
     func signES256(message: [UInt8], privateKey: [UInt8]) -> [UInt8]?
 }
+
+/// A project's Web Push certificate, as the Firebase console calls it: the VAPID key pair FCM
+/// signs its pushes to browsers with. The public key is the `vapidKey` a web app passes to
+/// `getToken`.
+public struct WebPushKeyPair: Sendable, Equatable {
+    public let privateKey: [UInt8]
+    public let publicKey: [UInt8]
+}

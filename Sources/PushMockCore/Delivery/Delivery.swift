@@ -15,6 +15,10 @@ final class Delivery {
     var unfinishedFanOut: FanOut?
     /// Sends accepted, by API (legacy, v1, apns): three, found by a scan (every send counts one).
     private(set) var acceptedByAPI: [(api: String, count: Int)] = []
+    /// The browsers' push services, which FCM hands its sends to Web devices (the Web Push
+    /// module, set once by the gateway; weak, as it holds this part). Without one, FCM's
+    /// sends reach Web devices directly.
+    weak var pushService: (any PushServiceRelay)?
 
     init(log: EventLog, clock: Clock, configuration: Configuration, directory: ProjectDirectory, random: RandomSource) {
         self.log = log
@@ -65,6 +69,11 @@ final class Delivery {
             kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
             message: message, messageID: messageID, device: device)
         message.accepted += 1
+        // FCM sends to a browser through its push service, which delivers it as its own push.
+        if device.platform == .web, !message.format.direct, device.isSubscribed, let relay = pushService {
+            relay.carry(message, messageID: messageID, to: device, project: project)
+            return
+        }
         let item = Pending(message: message, messageID: messageID, since: now, expires: message.expiry(on: device.platform))
         if device.platform == .android, device.idle(at: now) > DeviceModel.inactiveAfter {
             record(.messageDropped, item, device, project, reason: DropReason.deviceInactive.rawValue, at: now)
@@ -164,6 +173,13 @@ final class Delivery {
         if let restricted = options.restrictedPackageName, device.platform == .android, restricted != device.app {
             return .wrongApp
         }
+        // A subscription made with another `applicationServerKey` than the project's key
+        // refuses FCM's VAPID signature.
+        if pushService != nil, device.isSubscribed, let key = device.pushSubscription?.applicationServerKey,
+            key != project.webPushKey?.publicKey
+        {
+            return .pushServiceAuth
+        }
         if device.platform == .ios {
             let app = project.app(.ios, device.app)
             guard let env = device.apnsEnvironment, app?.apnsCredentials.contains(env) == true else {
@@ -247,4 +263,12 @@ final class Delivery {
         if state.appState == .foreground, old.appState != .foreground { releaseHeld(d, project: project) }
         if state.online, !old.online || (old.lowPowerMode && !state.lowPowerMode) { flush(d, project: project) }
     }
+}
+
+/// A browser's push service as FCM uses it: FCM encrypts what it sends to a Web device for the
+/// device's push subscription, signs it with the project's VAPID key and POSTs it to the
+/// subscription's endpoint, where it becomes a push of its own (`Message.forwarding`). The Web
+/// Push module is one.
+protocol PushServiceRelay: AnyObject {
+    func carry(_ message: Message, messageID: String, to device: Device, project: Project)
 }

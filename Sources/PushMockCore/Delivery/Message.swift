@@ -122,6 +122,8 @@ public final class Message {
     /// What the send's protocol keeps besides the content (APNs: the headers as read and the
     /// push type they resolve to).
     public internal(set) var details: (any MessageDetails)?
+    /// A push FCM made for a browser: the FCM send it carries (`PushServiceRelay`).
+    public internal(set) var forwarding: Message?
     /// Guarded by the loop thread.
     public internal(set) var accepted = 0
     public internal(set) var failed = 0

@@ -16,6 +16,9 @@ public enum Refusal: Error, Sendable, Equatable, CaseIterable {
     case wrongApp
     /// The device's app has no APNs credential for the device's environment.
     case missingCredential
+    /// The browser's push subscription is restricted to another VAPID key than the
+    /// project's Web Push certificate, so its push service would refuse FCM.
+    case pushServiceAuth
     /// The device has taken as many messages as its rate allows for now.
     case rateLimited
     /// The service is unavailable, or failed inside (made up by chaos or a device's script).
@@ -30,6 +33,7 @@ public enum Refusal: Error, Sendable, Equatable, CaseIterable {
         case .otherSender: .mismatchSenderID
         case .wrongApp: .invalidPackageName
         case .missingCredential: .invalidAPNsCredential
+        case .pushServiceAuth: .authenticationError
         case .rateLimited: .quotaExceeded
         case .unavailable, .internalError: .internalError
         }
@@ -45,6 +49,7 @@ public enum Refusal: Error, Sendable, Equatable, CaseIterable {
         case .otherSender: "MismatchSenderId"
         case .wrongApp: "InvalidPackageName"
         case .missingCredential: "InvalidApnsCredential"
+        case .pushServiceAuth: "web_push_vapid_mismatch"
         case .rateLimited: "DeviceMessageRateExceeded"
         case .unavailable: "Unavailable"
         case .internalError: "InternalServerError"

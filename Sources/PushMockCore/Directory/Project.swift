@@ -18,6 +18,8 @@ public final class Project {
     var quotaUsed = 0
     /// Failure injection for the project's requests (`--chaos`, `PUT .../chaos`).
     public internal(set) var chaos = ChaosSettings()
+    /// Its Web Push certificate (VAPID key pair), made on first use (`Credentials.webPushKey`).
+    public internal(set) var webPushKey: WebPushKeyPair?
     private let changes: StateChanges
 
     init(

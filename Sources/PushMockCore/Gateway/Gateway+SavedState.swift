@@ -113,6 +113,9 @@ extension Gateway {
                 }
             }
         }
+        if let key = p.webPushKey {
+            w.member("web_push_key", .object(JSONObject([("private_key", .string(Base64URL.encode(key.privateKey)))])))
+        }
         w.array("bridges") { w in for b in bridges.forSavedState(p.id) { w.object { b.write(to: &$0) } } }
         w.endObject()
         return w.bytes

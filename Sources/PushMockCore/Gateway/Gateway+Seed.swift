@@ -28,7 +28,8 @@ extension Gateway {
             let at = "projects[\(i)]"
             guard let p = item.objectValue else { throw fail(at, "must be an object") }
             try Self.onlyKeys(
-                p, ["id", "server_keys", "apps", "apns_keys", "service_accounts", "devices", "bridges"], at: at, fail)
+                p, ["id", "server_keys", "apps", "apns_keys", "service_accounts", "web_push_key", "devices", "bridges"], at: at,
+                fail)
             guard let id = p["id"]?.stringValue, Configuration.isProjectID(id) else {
                 throw fail(at + ".id", "must be a project id ([a-z0-9-], 1-63 characters)")
             }
@@ -52,6 +53,10 @@ extension Gateway {
             }
             try each(p, "service_accounts", at: at, fail) { obj, path throws(SeedError) in
                 try addServiceAccount(obj, project: id, at: path, fail)
+            }
+            if let key = p["web_push_key"] {
+                guard let obj = key.objectValue else { throw fail(at + ".web_push_key", "must be an object") }
+                try call("PUT", base + "/webPushKey", obj, at: at + ".web_push_key", fail)
             }
             // Devices go straight to registration (a saved state holds a million of them):
             // checked exactly as `POST .../devices` checks them.

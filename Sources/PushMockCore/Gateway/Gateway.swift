@@ -54,7 +54,8 @@ public final class Gateway {
         let storeFailing = services.durableLog?.isFailing ?? { false }
         let directory = ProjectDirectory(configuration: configuration, changes: changes)
         let credentials = Credentials(
-            keys: services.keys, directory: directory, clock: clock, configuration: configuration, changes: changes)
+            keys: services.keys, webPush: services.webPush, directory: directory, clock: clock, configuration: configuration,
+            changes: changes)
         let delivery = Delivery(log: log, clock: clock, configuration: configuration, directory: directory, random: random)
         let chaos = Chaos(log: log, clock: clock, seed: configuration.chaosSeed)
         let quotas = Quotas(configuration: configuration, clock: clock)
@@ -85,6 +86,12 @@ public final class Gateway {
         let sending = SendParts(delivery: delivery, chaos: chaos, quotas: quotas, ids: ids, storeFailing: storeFailing)
         let legacyAuth = LegacyAuth(
             directory: directory, credentials: credentials, log: log, clock: clock, configuration: configuration)
+        let webPush = WebPushModule(
+            api: WebPushAPI(
+                directory: directory, parts: sending, vapid: services.webPush.map(VAPID.init),
+                encoding: services.webPush.map(ContentEncoding.init)),
+            directory: directory, credentials: credentials, crypto: services.webPush, random: random)
+        delivery.pushService = webPush.relay
         modules = [
             SiteModule(assets: services.assets) { [unowned self] in metricsPage() },
             LegacyModule(
@@ -100,11 +107,7 @@ public final class Gateway {
             APNsProvider(
                 directory: directory, credentials: credentials, parts: sending, configuration: configuration,
                 shutdown: services.shutdown),
-            WebPushModule(
-                api: WebPushAPI(
-                    directory: directory, parts: sending, vapid: services.webPush.map(VAPID.init),
-                    encoding: services.webPush.map(ContentEncoding.init)),
-                directory: directory),
+            webPush,
             OAuthAPI(credentials: credentials, clock: clock, random: random),
             ControlModule(
                 projects: ControlProjects(directory: directory, delivery: delivery, bridges: bridges, log: log, clock: clock),

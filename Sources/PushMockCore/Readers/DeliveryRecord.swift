@@ -20,7 +20,10 @@ struct DeliveryRecord {
     init(of message: Message, in log: EventLog, limit: Int) {
         var listed: [ObjectIdentifier: Int] = [:]
         log.visit { e in
-            guard e.message === message else { return true }
+            // A push that carried the send to a browser is part of its story, but for its own acceptance.
+            guard e.message === message || (e.message?.forwarding === message && e.kind != .messageAccepted) else {
+                return true
+            }
             counts[e.kind, default: 0] += 1
             eventsTotal += 1
             if events.count < limit { events.append(e) }

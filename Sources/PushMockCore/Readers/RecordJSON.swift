@@ -115,6 +115,8 @@ enum RecordJSON {
         w.member("accepted", m.accepted)
         w.member("failed", m.failed)
         w.member("analytics_label", ifPresent: m.options.analyticsLabel)
+        // A push FCM made for a browser names the send it carries.
+        w.member("forwarding", ifPresent: m.forwarding?.id)
         w.member("summary", Self.summary(m))
         if let counts {
             w.key("counts")

@@ -14,8 +14,15 @@ public struct WebRendering {
     /// The message as FCM pushes it to the browser (the SDK's internal payload), then as the
     /// SDK passes it on.
     public static func render(message: Message, messageID: String, device: Device) -> WebRendering {
+        if message.format.direct { return direct(message.content) }
+        return externalize(internalPayload(message: message, messageID: messageID))
+    }
+
+    /// What FCM pushes to the browser for a send, encrypted for its subscription
+    /// (docs/reference/web.md §W): `notification` (every Notification option), `data`,
+    /// `fcmOptions`, `from`, `fcmMessageId`, `collapse_key`.
+    public static func internalPayload(message: Message, messageID: String) -> JSONObject {
         let content = message.content
-        if message.format.direct { return direct(content) }
         var notification: JSONObject?
         var data: JSONObject?
         var fcmOptions: JSONObject?
@@ -27,12 +34,31 @@ public struct WebRendering {
             }
             data = content.data
         }
+        var out: [(key: String, value: JSONValue)] = []
+        if let notification { out.append(("notification", .object(notification))) }
+        if let data {
+            // Push data is a JSON object of strings; legacy non-string values arrive as JSON text.
+            let strings = data.entries.map { ($0.key, JSONValue.string($0.value.stringValue ?? JSONWriter.quotedJSON($0.value))) }
+            out.append(("data", .object(JSONObject(strings))))
+        }
+        if let fcmOptions { out.append(("fcmOptions", .object(fcmOptions))) }
+        out.append(("from", .string(message.topic.map { Topic.prefix + $0 } ?? String(message.projectNumber))))
+        out.append(("fcmMessageId", .string(messageID)))
+        out.append(("collapse_key", .string(message.web.collapseKey ?? "do_not_collapse")))
+        return JSONObject(out)
+    }
+
+    /// The SDK's `externalizePayload`: the internal payload as `onMessage` and
+    /// `onBackgroundMessage` get it (`MessagePayload`), with the notification its worker shows.
+    static func externalize(_ p: JSONObject) -> WebRendering {
+        let notification = p["notification"]?.objectValue
+        let fcmOptions = p["fcmOptions"]?.objectValue
         let link = fcmOptions?["link"]?.stringValue ?? notification?["click_action"]?.stringValue
         var w = JSONWriter(capacity: 384)
         w.beginObject()
-        w.member("from", message.topic.map { Topic.prefix + $0 } ?? String(message.projectNumber))
-        w.member("collapseKey", message.web.collapseKey ?? "do_not_collapse")
-        w.member("messageId", messageID)
+        w.member("from", p["from"] ?? .null)
+        w.member("collapseKey", p["collapse_key"] ?? .null)
+        w.member("messageId", p["fcmMessageId"] ?? .null)
         if let notification {
             // The SDK copies these four, and only when they are not empty.
             let shown = ["title", "body", "image", "icon"].compactMap { k in
@@ -40,13 +66,7 @@ public struct WebRendering {
             }
             w.member("notification", .object(JSONObject(shown)))
         }
-        if let data {
-            // Push data is a JSON object of strings; legacy non-string values arrive as JSON text.
-            w.member(
-                "data",
-                .object(
-                    JSONObject(data.entries.map { ($0.key, .string($0.value.stringValue ?? JSONWriter.quotedJSON($0.value))) })))
-        }
+        if let data = p["data"] { w.member("data", data) }
         if fcmOptions != nil || link != nil {
             var options: [(key: String, value: JSONValue)] = []
             if let link, !link.isEmpty { options.append(("link", .string(link))) }
@@ -56,8 +76,7 @@ public struct WebRendering {
             w.member("fcmOptions", .object(JSONObject(options)))
         }
         w.endObject()
-        let shown = notification.map(showNotification)
-        return WebRendering(payload: w.text, notification: shown, link: link)
+        return WebRendering(payload: w.text, notification: notification.map(showNotification), link: link)
     }
 
     /// `showNotification(title, options)`'s arguments.
@@ -70,15 +89,18 @@ public struct WebRendering {
         return s.text
     }
 
-    /// A push that reached the browser directly (Web Push): the service worker's
-    /// `event.data` (JSON when it parses, else its text; null for an empty push or one that did
-    /// not decrypt) and the notification it shows, if any (`ServiceWorker`).
+    /// A push that reached the browser directly (Web Push): what the SDK's worker makes of
+    /// FCM's payload, or for any other push the service worker's `event.data` (JSON when it
+    /// parses, else its text; null for an empty push or one that did not decrypt) and the
+    /// notification it shows, if any (`ServiceWorker`).
     private static func direct(_ content: PushContent) -> WebRendering {
         guard let data = content.payload else { return WebRendering(payload: "null", notification: nil, link: nil) }
-        let payload = (try? JSONParser.parse(data)).map { _ in String(decoding: data, as: UTF8.self) }
+        let parsed = (try? JSONParser.parse(data))?.objectValue
+        if let parsed, parsed["fcmMessageId"] != nil { return externalize(parsed) }
+        let text = String(decoding: data, as: UTF8.self)
         let shown = ServiceWorker.handle(data).notification.map(showNotification)
-        return WebRendering(
-            payload: payload ?? JSONWriter.quoted(String(decoding: data, as: UTF8.self)), notification: shown, link: nil)
+        let isJSON = (try? JSONParser.parse(data)) != nil
+        return WebRendering(payload: isJSON ? text : JSONWriter.quoted(text), notification: shown, link: nil)
     }
 
     /// The legacy `notification` keys a browser uses (docs/reference/fcm-legacy.md §A.3).

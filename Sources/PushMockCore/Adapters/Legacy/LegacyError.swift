@@ -38,6 +38,8 @@ enum LegacyError: String, Error {
         case .otherSender: self = .mismatchSenderID
         case .wrongApp: self = .invalidPackageName
         case .missingCredential: self = .invalidAPNsCredential
+        // The legacy API's word for a web token whose VAPID key is not the sender's (docs/reference/unconfirmed.md).
+        case .pushServiceAuth: self = .mismatchSenderID
         case .rateLimited: self = .deviceMessageRateExceeded
         case .unavailable: self = .unavailable
         case .internalError: self = .internalServerError

@@ -80,6 +80,10 @@ extension V1Error {
             e.details.append(
                 "{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.ApnsError\",\"statusCode\":403,\"reason\":\"InvalidProviderToken\"}"
             )
+        case .pushServiceAuth:
+            e = V1Error(
+                status: 401, canonical: "UNAUTHENTICATED", message: "Auth error from APNS or Web Push Service",
+                fcmCode: "THIRD_PARTY_AUTH_ERROR")
         case .wrongApp:
             e = .invalid("The restricted package name does not match the registration token's app.")
         case .rateLimited:

@@ -11,7 +11,8 @@ struct WebPushAPI {
     let vapid: VAPID?
     let encoding: ContentEncoding?
 
-    func push(_ service: WebPushService, _ request: Request, _ params: PathParameters) -> Reply {
+    /// Answers a push; `carrying`: the FCM send this push carries (`WebPushRelay`).
+    func push(_ service: WebPushService, _ request: Request, _ params: PathParameters, carrying: Message? = nil) -> Reply {
         let token = params[.token] ?? ""
         var device: Device?
         var project: Project?
@@ -29,6 +30,7 @@ struct WebPushAPI {
             if let failure = roll.failure { throw injected(failure.code) }
             let messageID = service == .fcm ? parts.ids.recipient() : parts.ids.uuid().lowercased()
             let message = accept(request, headers, vapidSubject: vapidSubject, service, sub, project: p, id: messageID)
+            message.forwarding = carrying
             parts.delivery.deliver(message, messageID: messageID, to: d, project: p)
             return Chaos.delay(
                 .response(service.created(origin: sub.origin, messageID: messageID, ttl: headers.ttl)), roll.delaySeconds)

@@ -3,6 +3,17 @@
 struct WebPushModule: GatewayModule {
     let api: WebPushAPI
     let directory: ProjectDirectory
+    /// FCM's way to browsers through these services (held here; delivery holds it weakly).
+    let relay: WebPushRelay?
+
+    init(
+        api: WebPushAPI, directory: ProjectDirectory, credentials: Credentials, crypto: (any WebPushCrypto)?,
+        random: RandomSource
+    ) {
+        self.api = api
+        self.directory = directory
+        relay = crypto.map { WebPushRelay(api: api, credentials: credentials, crypto: $0, random: random) }
+    }
 
     func addRoutes(to routes: inout Routes) {
         routes.group("/fcm", WebPushStyle(.fcm)) { r in
