@@ -2,6 +2,7 @@
 enum HTTPStatus {
     static func reason(_ status: Int) -> String {
         switch status {
+        case 101: "Switching Protocols"
         case 200: "OK"
         case 201: "Created"
         case 204: "No Content"
@@ -13,6 +14,7 @@ enum HTTPStatus {
         case 409: "Conflict"
         case 410: "Gone"
         case 413: "Payload Too Large"
+        case 426: "Upgrade Required"
         case 429: "Too Many Requests"
         case 500: "Internal Server Error"
         case 503: "Service Unavailable"

@@ -22,6 +22,9 @@ func carry(
     case .delayed(let response, let seconds): polls.answer(responder, response, after: seconds)
     case .sliced(let work): polls.work(responder, work)
     case .drop(let mode): responder.drop(mode)
+    // Only an HTTP/1.1 session switches protocols (`HTTP1Session.openWebSocket`); HTTP/2 has
+    // no `Upgrade` (RFC 9113 §8.2.2).
+    case .webSocket: responder.respond(.text(400, "A WebSocket opens over HTTP/1.1 (RFC 6455)."))
     }
     polls.noteChanges()
 }

@@ -19,6 +19,9 @@ final class Delivery {
     /// module, set once by the gateway; weak, as it holds this part). Without one, FCM's
     /// sends reach Web devices directly.
     weak var pushService: (any PushServiceRelay)?
+    /// Where pushes to real clients go: over the client's own connection (the Mozilla push
+    /// server; set once by the gateway, weak as it holds this part).
+    weak var clientDelivery: (any ClientDelivery)?
 
     init(log: EventLog, clock: Clock, configuration: Configuration, directory: ProjectDirectory, random: RandomSource) {
         self.log = log
@@ -107,6 +110,11 @@ final class Delivery {
 
     /// A message reaches an online device: the device model decides its fate.
     func arrive(_ item: Pending, at device: Device, project: Project, now: Timestamp) {
+        // A real client decides for itself; its connection says what it did (`acknowledged`).
+        if device.realClient != nil, let clients = clientDelivery {
+            clients.send(item, to: device, project: project)
+            return
+        }
         if isCollapsible(item, on: device) { device.delivery.collapsibleAllowance -= 1 }
         let options = item.message.options
         let budgeted = device.platform == .ios && !options.isNotification && device.state.appState != .foreground
@@ -271,4 +279,11 @@ final class Delivery {
 /// Push module is one.
 protocol PushServiceRelay: AnyObject {
     func carry(_ message: Message, messageID: String, to device: Device, project: Project)
+}
+
+/// The connections of real clients (`RealClient`): a push that reaches one is sent over its
+/// connection, and what the client answers is reported back (`Delivery.acknowledged`,
+/// `Delivery.refused`, `Delivery.unacknowledged`).
+protocol ClientDelivery: AnyObject {
+    func send(_ item: Pending, to device: Device, project: Project)
 }

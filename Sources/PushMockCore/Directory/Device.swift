@@ -19,6 +19,8 @@ public final class Device {
     /// Web: the browser's push subscription, current or (once ended) the last one, whose
     /// browser, push service and application server key a new one keeps.
     public private(set) var pushSubscription: PushSubscription?
+    /// A real client that registered itself (a real browser); nil for a fake device.
+    public internal(set) var realClient: RealClient?
     public private(set) var apnsEnvironment: APNsEnvironment?
     public private(set) var state: DeviceState
     /// The last time the device was seen by the service (registration, online, app use);
@@ -86,6 +88,12 @@ public final class Device {
     }
 
     func removeAddress(_ address: DeviceAddress) { moduleAddresses.removeAll { $0 == address } }
+
+    /// The subscription an endpoint token names: the fake browser's, or one of a real one's.
+    public func subscription(token: String) -> PushSubscription? {
+        if let s = pushSubscription, s.token == token { return s }
+        return realClient?.subscriptions[token]
+    }
 
     /// Whether the push subscription is current (not unsubscribed, revoked or expired).
     public var isSubscribed: Bool {

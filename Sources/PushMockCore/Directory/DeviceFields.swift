@@ -161,6 +161,7 @@ enum DeviceFields {
     /// once ended) with the fake browser's private key, or for a fixture the parts that
     /// restore it.
     private static func writeWebPush(_ d: Device, asFixture: Bool, to w: inout JSONWriter) {
+        if let client = d.realClient { return writeRealClient(client, to: &w) }
         guard let sub = d.pushSubscription else { return }
         w.member("browser", sub.browser.rawValue)
         if let key = sub.applicationServerKey {
@@ -179,6 +180,27 @@ enum DeviceFields {
         w.key("push_subscription")
         if d.isSubscribed { sub.write(to: &w) } else { w.value(.null) }
         w.member("push_private_key", d.isSubscribed ? .string(Base64URL.encode(sub.privateKey)) : .null)
+    }
+
+    /// A real browser: what it said it is and the subscriptions it made (its keys are its own).
+    private static func writeRealClient(_ client: RealClient, to w: inout JSONWriter) {
+        w.member("browser", Browser.firefox.rawValue)
+        w.key("real_client")
+        w.beginObject()
+        w.member("uaid", client.clientID)
+        w.member("user_agent", client.userAgent.map { .string($0) } ?? .null)
+        w.member("unacknowledged", client.unacknowledged)
+        w.key("subscriptions")
+        w.beginArray()
+        for sub in client.subscriptions.values.sorted(by: { $0.channelID ?? "" < $1.channelID ?? "" }) {
+            w.beginObject()
+            w.member("endpoint", sub.endpoint)
+            w.member("channel_id", sub.channelID.map { .string($0) } ?? .null)
+            w.member("application_server_key", sub.applicationServerKey.map { .string(Base64URL.encode($0)) } ?? .null)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
     }
 
     /// The longest string any control API field takes (a PEM key is the longest there is);

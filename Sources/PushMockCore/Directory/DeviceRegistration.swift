@@ -111,6 +111,19 @@ struct DeviceRegistration {
         project.devices.subscribe(d, new, at: delivery.clock.now())
     }
 
+    /// A real browser that connected itself (`RealClient`): a Web device of the project whose
+    /// app is the browser (a push protocol does not say which sites subscribed), with no FCM
+    /// token until an FCM client registers one. Nil when `--max-devices` leaves no room.
+    func registerClient(_ client: RealClient, browser: Browser, in project: Project) -> Device? {
+        guard directory.roomForDevices > 0, let id = project.devices.claimID(nil) else { return nil }
+        let device = Device(
+            id: id, platform: .web, app: browser.rawValue, projectID: project.id, fid: Identifiers.fid(random), token: nil,
+            apnsToken: nil, apnsEnvironment: nil, state: DeviceState(), createdAt: delivery.clock.now())
+        device.realClient = client
+        project.devices.insert(device)
+        return device
+    }
+
     /// The given id (checked, unique; a `dN` one moves the numbering past it), or the next `dN`.
     private func deviceID(_ given: String?, in project: Project) throws(RegistrationError) -> String {
         if let given {

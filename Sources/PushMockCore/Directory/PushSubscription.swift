@@ -31,11 +31,15 @@ public final class PushSubscription {
     public let privateKey: [UInt8]
     public let publicKey: [UInt8]
     public let auth: [UInt8]
+    /// A real browser's name for the subscription (the Mozilla protocol's `channelID`); its
+    /// keys are the browser's own, so the three above are empty.
+    public let channelID: String?
 
     init(
         browser: Browser, origin: String, token: String, applicationServerKey: [UInt8]?, privateKey: [UInt8],
-        publicKey: [UInt8], auth: [UInt8]
+        publicKey: [UInt8], auth: [UInt8], channelID: String? = nil
     ) {
+        self.channelID = channelID
         self.browser = browser
         self.origin = origin
         self.token = token
@@ -61,6 +65,9 @@ public final class PushSubscription {
         case .safari: "/"
         }
     }
+
+    /// Whether pushmock holds the keys (a fake browser) and so decrypts what is sent to it.
+    public var hasKeys: Bool { !privateKey.isEmpty }
 
     /// `PushSubscription.toJSON()`: endpoint, `expirationTime` (null, as Chrome, Firefox and
     /// Safari give it) and the keys, base64url without padding.

@@ -58,7 +58,9 @@ extension Gateway {
         }
         for key in taken.devices {
             let device = directory[key.projectID]?.devices[key.deviceID]
-            rows.devices.append(.init(projectID: key.projectID, deviceID: key.deviceID, json: device.map(Self.deviceRow)))
+            // A real client is what it says on its next connection, not saved state.
+            let row = device.flatMap { $0.realClient == nil ? Self.deviceRow($0) : nil }
+            rows.devices.append(.init(projectID: key.projectID, deviceID: key.deviceID, json: row))
         }
         return rows
     }
@@ -77,7 +79,9 @@ extension Gateway {
         for p in directory.all.sorted(by: { $0.id < $1.id }) {
             rows.replacedProjects.append(p.id)
             rows.projects.append(.init(id: p.id, json: projectRow(p)))
-            for d in p.devices.inOrder { rows.devices.append(.init(projectID: p.id, deviceID: d.id, json: Self.deviceRow(d))) }
+            for d in p.devices.inOrder where d.realClient == nil {
+                rows.devices.append(.init(projectID: p.id, deviceID: d.id, json: Self.deviceRow(d)))
+            }
         }
         changes.markSaved()
         return rows

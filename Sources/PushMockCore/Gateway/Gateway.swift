@@ -90,8 +90,13 @@ public final class Gateway {
             api: WebPushAPI(
                 directory: directory, parts: sending, vapid: services.webPush.map(VAPID.init),
                 encoding: services.webPush.map(ContentEncoding.init)),
-            directory: directory, credentials: credentials, crypto: services.webPush, random: random)
+            directory: directory, credentials: credentials, crypto: services.webPush,
+            mozilla: MozillaPushServer(
+                directory: directory, registration: registration, delivery: delivery, random: random,
+                projectID: configuration.project),
+            random: random)
         delivery.pushService = webPush.relay
+        delivery.clientDelivery = webPush.mozilla
         modules = [
             SiteModule(assets: services.assets) { [unowned self] in metricsPage() },
             LegacyModule(
@@ -160,6 +165,7 @@ public final class Gateway {
         switch reply {
         case .response(let r), .delayed(let r, _): status = r.status
         case .waitForEvents, .stream, .paged, .sliced: status = 200
+        case .webSocket: status = 101
         case .drop: status = 0
         }
         lastRequestNanos = MonotonicClock.nanos() &- start
@@ -224,7 +230,15 @@ public final class Gateway {
         }
     }
 
+    /// A WebSocket opening handshake (`GET` with `Upgrade: websocket`) is routed as the method
+    /// `WEBSOCKET` (`RouteGroup.webSocket`); where no such route has the path, as the `GET` it
+    /// is (RFC 9110 §7.8 lets a server ignore `Upgrade`).
     private func route(_ request: Request) -> Router<Routes.Endpoint>.Match {
+        if request.method == "GET", request.header("upgrade")?.lowercased() == "websocket",
+            case .found(let e, let p, let r) = router.match(method: Routes.webSocketMethod, path: request.path)
+        {
+            return .found(e, p, route: r)
+        }
         if let last = lastRoute, last.method == request.method, last.path == request.path { return last.match }
         let match = router.match(method: request.method, path: request.path)
         lastRoute = (request.method, request.path, match)
@@ -233,6 +247,9 @@ public final class Gateway {
 
     /// Expires stored and held messages whose TTL or `apns-expiration` has passed, and
     /// applies `--max-age` to the log. The server calls it every second.
-    public func expireDue() { delivery.expireDue() }
+    public func expireDue() {
+        delivery.expireDue()
+        for module in modules { module.tick() }
+    }
 
 }

@@ -19,6 +19,9 @@ struct Routes {
 
     /// "METHOD pattern" of every route, in the order they were added.
     var names: [String] { router.names }
+
+    /// The method WebSocket opening handshakes are routed by (`Gateway.route`).
+    static let webSocketMethod = "WEBSOCKET"
 }
 
 /// The routes of one group, as a module declares them.
@@ -31,6 +34,12 @@ struct RouteGroup {
     mutating func add(_ method: String, _ pattern: String, _ handle: @escaping (Request, PathParameters) -> Reply) {
         router.add(method, prefix + pattern, Routes.Endpoint(style: style, handle: handle))
     }
+
+    /// A route for WebSocket opening handshakes (`GET` with `Upgrade: websocket`) on the path;
+    /// its handler answers `.webSocket(endpoint)`.
+    mutating func webSocket(_ pattern: String, _ handle: @escaping (Request, PathParameters) -> Reply) {
+        add(Routes.webSocketMethod, pattern, handle)
+    }
 }
 
 /// A protocol module: a folder holding an API's handlers, wire types and errors, which adds
@@ -40,8 +49,11 @@ protocol GatewayModule {
     /// Whether a new HTTP/2 connection starts in this service's start-up limit (one stream
     /// until it is authenticated); APNs' rule (docs/reference/apns.md §E.1).
     func limitsConnectionStart(_ context: ConnectionContext) -> Bool
+    /// The gateway's sweep, each second: a module's own time bounds (none by default).
+    func tick()
 }
 
 extension GatewayModule {
     func limitsConnectionStart(_ context: ConnectionContext) -> Bool { false }
+    func tick() {}
 }

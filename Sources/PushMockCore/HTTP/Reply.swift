@@ -13,6 +13,10 @@ public enum Reply {
     case delayed(Response, seconds: Double)
     /// An injected dropped connection: no answer; the connection ends as `DropMode` says.
     case drop(DropMode)
+    /// A WebSocket opening handshake the route takes: the transport checks the handshake,
+    /// answers `101 Switching Protocols` (or the RFC 6455 refusal), and carries the
+    /// connection's messages to and from `endpoint` from then on.
+    case webSocket(any MessageEndpoint)
 }
 
 /// A parked long-poll: the transport re-asks `gateway.readers.isReady(&wait)` after each change

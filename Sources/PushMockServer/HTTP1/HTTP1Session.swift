@@ -183,15 +183,31 @@ final class HTTP1Session: Session {
     /// Hands a whole request to the gateway; the common answer is written at once.
     private func dispatch(_ head: HTTP1Head, body: [UInt8]) {
         connection.deadline = 0
-        let reply = dispatcher.handle(request(head, body: body), on: connection)
+        let req = request(head, body: body)
+        let reply = dispatcher.handle(req, on: connection)
         if case .response(let response) = reply {
             answer(response, to: head)
             dispatcher.noteChanges()
+        } else if case .webSocket(let endpoint) = reply {
+            openWebSocket(req, head, endpoint)
         } else {
             let exchange = HTTP1Exchange(session: self, head: head)
             state = .answering(exchange)
             dispatcher.carry(reply, to: exchange, stream: exchange)
         }
+    }
+
+    /// A route took a WebSocket opening handshake: if it is a valid one, `101 Switching
+    /// Protocols` and the connection goes on as a `WebSocketSession`; else the refusal.
+    private func openWebSocket(_ request: Request, _ head: HTTP1Head, _ endpoint: any MessageEndpoint) {
+        let (response, opens) = WebSocketHandshake.answer(request, isHTTP10: head.isHTTP10)
+        guard opens, !connection.draining else {
+            return answer(opens ? .text(503, "The server is shutting down.") : response, to: head)
+        }
+        dispatcher.encode(response, to: head, close: false).withUnsafeBytes { connection.write($0) }
+        let session = WebSocketSession(connection: connection, endpoint: endpoint)
+        session.open()
+        connection.switch(to: session)
     }
 
     /// A request that cannot be read whole: the gateway's answer, then the connection closes.

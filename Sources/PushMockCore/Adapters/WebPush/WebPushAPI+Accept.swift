@@ -23,7 +23,8 @@ extension WebPushAPI {
             api: "webpush", format: format, options: content.options, target: .token, request: request, project: project,
             id: id, bulkID: nil)
         message.details = WebPushDetails(
-            service: service, endpoint: sub.endpoint, coding: headers.coding?.name, ttl: headers.ttl, urgency: headers.urgency,
+            service: service, endpoint: sub.endpoint, token: sub.token, coding: headers.coding?.name, ttl: headers.ttl,
+            urgency: headers.urgency,
             topic: headers.topic, vapidSubject: vapidSubject, body: request.body, data: data, failure: failure)
         return message
     }
@@ -33,7 +34,8 @@ extension WebPushAPI {
         .Failure)
         -> [UInt8]?
     {
-        guard let coding, let encoding else { return nil }
+        // A real browser's keys are its own: it decrypts, and says whether it could.
+        guard let coding, let encoding, sub.hasKeys else { return nil }
         switch coding {
         case .aes128gcm:
             return try encoding.decryptAES128GCM(body, privateKey: sub.privateKey, publicKey: sub.publicKey, auth: sub.auth)
@@ -51,6 +53,8 @@ extension WebPushAPI {
 struct WebPushDetails: MessageDetails {
     let service: WebPushService
     let endpoint: String
+    /// The subscription's endpoint token (a real browser's channel is found by it).
+    let token: String
     let coding: String?
     let ttl: Int
     let urgency: String?

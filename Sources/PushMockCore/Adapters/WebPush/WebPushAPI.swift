@@ -50,7 +50,7 @@ struct WebPushAPI {
     {
         guard vapid != nil, encoding != nil else { throw .internalError }
         let address = DeviceAddress(.webPushEndpoint, token)
-        guard let device = directory.device(at: address), let sub = device.pushSubscription, sub.token == token,
+        guard let device = directory.device(at: address), let sub = device.subscription(token: token),
             sub.browser == service.browser, Self.path(request.path, fits: sub), let project = directory[device.projectID]
         else {
             if let since = directory.retirement(of: address) { throw .gone(since: since) }

@@ -5,21 +5,29 @@ struct WebPushModule: GatewayModule {
     let directory: ProjectDirectory
     /// FCM's way to browsers through these services (held here; delivery holds it weakly).
     let relay: WebPushRelay?
+    /// The Mozilla push protocol's server, which real Firefox browsers connect to (held here;
+    /// delivery holds it weakly).
+    let mozilla: MozillaPushServer
 
     init(
         api: WebPushAPI, directory: ProjectDirectory, credentials: Credentials, crypto: (any WebPushCrypto)?,
-        random: RandomSource
+        mozilla: MozillaPushServer, random: RandomSource
     ) {
         self.api = api
         self.directory = directory
+        self.mozilla = mozilla
         relay = crypto.map { WebPushRelay(api: api, credentials: credentials, crypto: $0, random: random) }
     }
+
+    func tick() { mozilla.sweep() }
 
     func addRoutes(to routes: inout Routes) {
         routes.group("/fcm", WebPushStyle(.fcm)) { r in
             r.add("POST", "/send/{token}") { req, p in api.push(.fcm, req, p) }
         }
         routes.group("/wp", WebPushStyle(.fcm)) { r in r.add("POST", "/{token}") { req, p in api.push(.fcm, req, p) } }
+        // Firefox's `dom.push.serverURL`: a WebSocket at the root, as autopush serves it.
+        routes.group("", WebPushStyle(.autopush)) { r in r.webSocket("/") { req, _ in mozilla.connect(req) } }
         routes.group("/wpush", WebPushStyle(.autopush)) { r in
             for version in ["/v1", "/v2", ""] { r.add("POST", version + "/{token}") { req, p in api.push(.autopush, req, p) } }
         }

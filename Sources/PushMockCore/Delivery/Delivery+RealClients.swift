@@ -1,0 +1,29 @@
+/// What real clients (`RealClient`) say became of the pushes sent to them over their own
+/// connections (`ClientDelivery`): delivered when acknowledged, dropped with the client's
+/// reason, kept again when the connection ended before an answer.
+extension Delivery {
+    /// The client took the push and handed it to the app (its service worker).
+    func acknowledged(_ item: Pending, by device: Device, project: Project) {
+        let now = clock.now()
+        device.receive(InboxEntry(message: item.message, messageID: item.messageID, receivedAt: now, shown: .app))
+        let delay = now - item.since
+        record(.messageDelivered, item, device, project, delay: delay > 0 ? delay : nil, at: now)
+    }
+
+    /// The client could not take the push (it could not decrypt it, its app failed): `reason`.
+    func refused(_ item: Pending, by device: Device, project: Project, reason: String) {
+        record(.messageDropped, item, device, project, reason: reason)
+    }
+
+    /// The connection ended before the client answered: the pushes wait for it again, within
+    /// their TTL, as a push service keeps what was not acknowledged.
+    func unacknowledged(_ items: [Pending], of device: Device, project: Project) {
+        for item in items {
+            if item.expires <= clock.now() {
+                record(.messageExpired, item, device, project, reason: DropReason.ttlExpired.rawValue)
+            } else {
+                store(item, for: device, project: project, because: "not_acknowledged")
+            }
+        }
+    }
+}
