@@ -5,10 +5,10 @@ SHELL := /bin/bash
 # Debian packages the build and the tests need (wrk, h2load, nghttpd and valgrind only for
 # `make bench` and `make bench-instructions`).
 # The tests run the official SDKs in a private network namespace (`ip`, `unshare`) and the
-# dashboard in headless Chromium; Node.js runs the dashboard scripts' unit tests and checks
+# dashboard in headless Chromium, a real Firefox ESR receives Web Pushes; Node.js runs the dashboard scripts' unit tests and checks
 # their syntax, tidy checks its HTML.
 BUILD_PACKAGES := libevent-dev libssl-dev libnghttp2-dev libsqlite3-dev pkg-config libjs-chart.js
-TEST_PACKAGES := curl iproute2 util-linux chromium chromium-driver nodejs tidy
+TEST_PACKAGES := curl iproute2 util-linux chromium chromium-driver firefox-esr nodejs tidy
 BENCH_PACKAGES := wrk nghttp2-client nghttp2-server nginx valgrind
 VENV := .venv
 ARGS ?=

@@ -52,6 +52,8 @@ final class Harness {
         case .delayed(let r, _): return r
         case .sliced(let work): return work.finish()
         case .drop(let mode): return Response(status: 0, headers: [("x-pushmock-dropped", mode.rawValue)])
+        // The handshake is the transport's: in process, the route took it.
+        case .webSocket: return Response(status: 101)
         }
     }
 

@@ -44,3 +44,47 @@ struct WebPushRestartTests {
         #expect(try c.request("POST", path, headers: ["TTL": "60"]).status == 201)
     }
 }
+
+@Suite("The Mozilla push protocol over WebSocket, and a real Firefox", .timeLimit(.minutes(3)))
+struct MozillaPushTests {
+    static let clients = ServerProcess.packageRoot.appendingPathComponent("Tests/clients").path
+
+    @Test(
+        "hello, register, notifications acked, pushes kept while away, unregister, and every hostile frame closed with RFC 6455's code, on ws:// and wss://"
+    )
+    func protocolAndFraming() throws {
+        let server = try ServerProcess()
+        let tls = try #require(server.tlsPort)
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [Self.clients + "/mozilla_push.py", "127.0.0.1", String(server.port), String(tls), ServerProcess.caFile])
+        #expect(status == 0, "\(out)")
+        #expect(out.contains("wss:// on the TLS port"), "\(out)")
+    }
+
+    @Test("a WebSocket peer silent for --timeout is pinged, then closed with 1001")
+    func idlePeer() throws {
+        let server = try ServerProcess(["--timeout", "1", "--tls-port", "off"])
+        let (status, out) = try runCommand(
+            RealClientTests.python, [Self.clients + "/mozilla_push.py", "idle", "127.0.0.1", String(server.port)])
+        #expect(status == 0, "\(out)")
+    }
+
+    @Test(
+        "a real headless Firefox ESR subscribes, its service worker shows a pushed notification, and a push sent while it was closed arrives when it starts again; loopback only"
+    )
+    func realFirefox() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/firefox-esr"), "make test-deps installs firefox-esr")
+        // A private network namespace has loopback only: nothing Firefox does can leave it.
+        let certs = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-firefox-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: certs) }
+        let (status, out) = try runCommand(
+            "/usr/bin/unshare",
+            [
+                "--net", "--mount", "sh", Self.clients + "/in_namespace.sh", ServerProcess.binary.path, certs,
+                RealClientTests.python, Self.clients + "/firefox_push.py", "http://127.0.0.1",
+            ])
+        #expect(status == 0, "\(out)")
+        #expect(out.contains("\"after_restart\": [\"while you were away\"]"), "\(out)")
+    }
+}
