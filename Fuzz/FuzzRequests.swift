@@ -1,12 +1,15 @@
 // libFuzzer entry for the request decoders (`make fuzz`; a minute of it in `make test`).
 // Compiled by Fuzz/build.sh together with PushMockCore's sources into one module, so it
 // reaches internal decoders. Inputs: the first byte picks a target, the rest is its input;
-// "@T" in a body becomes a live Android token and "@A" a live APNs token.
+// "@T" in a body becomes a live Android token and "@A" a live APNs token. Web Push runs on
+// `FuzzCrypto`, whose primitives are fakes that always agree, so inputs reach the record,
+// padding and header logic behind them.
 import Foundation
 
 nonisolated(unsafe) private var gateway: Gateway?
 nonisolated(unsafe) private var androidToken: [UInt8] = []
 nonisolated(unsafe) private var apnsToken = ""
+nonisolated(unsafe) private var webPushPaths: [String] = []
 
 private func setUp() -> Gateway {
     if let gateway { return gateway }
@@ -15,19 +18,29 @@ private func setUp() -> Gateway {
     c.deviceRateLimit = 0
     c.maxEvents = 20_000
     c.maxMessages = 1_000
-    guard let g = try? Gateway(configuration: c, clock: Clock(mode: .manual, start: 1_800_000_000_000_000), seed: 1) else {
+    guard
+        let g = try? Gateway(
+            configuration: c, clock: Clock(mode: .manual, start: 1_800_000_000_000_000), seed: 1,
+            services: ServerServices(webPush: FuzzCrypto()))
+    else {
         fatalError("setup")
     }
-    func create(_ platform: String) -> JSONValue {
+    func create(_ platform: String, _ more: String = "", app: String = "com.example.app") -> JSONValue {
         let r = g.handle(
             Request(
                 method: "POST", target: "/emulator/v1/projects/demo-pushmock/devices",
-                body: Array("{\"platform\":\"\(platform)\",\"app\":\"com.example.app\"}".utf8)))
+                headers: [("Host", "127.0.0.1:4010"), ("Content-Type", "application/json")],
+                body: Array("{\"platform\":\"\(platform)\",\"app\":\"\(app)\"\(more)}".utf8)))
         guard case .response(let response) = r, let device = try? JSONParser.parse(response.body) else { fatalError("setup") }
         return device
     }
     androidToken = Array((create("android")["token"]?.stringValue ?? "").utf8)
     apnsToken = create("ios")["apns_token"]?.stringValue ?? ""
+    webPushPaths = ["chrome", "firefox"].compactMap { browser in
+        let endpoint = create("web", ",\"browser\":\"\(browser)\"", app: "https://shop.example")["push_subscription"]?["endpoint"]
+        return endpoint?.stringValue.map { String($0.dropFirst("http://127.0.0.1:4010".count)) }
+    }
+    guard webPushPaths.count == 2, !androidToken.isEmpty, !apnsToken.isEmpty else { fatalError("setup: devices") }
     _ = g.handle(Request(method: "POST", target: "/emulator/v1/projects/demo-pushmock/devices/d1/topics/news"))
     gateway = g
     return g
@@ -108,13 +121,84 @@ private func http1(_ bytes: [UInt8]) {
     }
 }
 
+/// WebSocket framing: whatever a client sends, read whole or split in two anywhere, gives the
+/// same frames or the same failure.
+private func webSocket(_ bytes: [UInt8]) {
+    func read(_ pieces: [ArraySlice<UInt8>]) -> [String] {
+        var reader = WebSocketReader(maxMessage: 4096)
+        var pending: [UInt8] = []
+        var seen: [String] = []
+        for piece in pieces {
+            pending += piece
+            while true {
+                let step = pending.withUnsafeBytes { buffer in
+                    Result { () throws(WebSocketReader.Failure) in try reader.read(buffer) }
+                }
+                switch step {
+                case .failure(let error): return seen + ["failure \(error.code)"]
+                case .success((0, _)): break
+                case .success(let (consumed, frame)):
+                    pending.removeFirst(consumed)
+                    if let frame { seen.append("\(frame)") }
+                    continue
+                }
+                break
+            }
+        }
+        return seen
+    }
+    let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+    guard read([bytes[...]]) == read([bytes[..<split], bytes[split...]]) else {
+        fatalError("WebSocket framing depends on how bytes arrive")
+    }
+}
+
+/// The content codings' record, padding and header parsing, behind primitives that always agree.
+private func contentCodings(_ bytes: [UInt8]) {
+    let coding = ContentEncoding(crypto: FuzzCrypto())
+    let key = [UInt8](repeating: 1, count: 32)
+    let point = [4] + [UInt8](repeating: 2, count: 64)
+    let auth = [UInt8](repeating: 3, count: 16)
+    _ = try? coding.decryptAES128GCM(bytes, privateKey: key, publicKey: point, auth: auth)
+    let rs = bytes.first.map { Int($0) * 7 } ?? 4096
+    _ = try? coding.decryptAESGCM(
+        Array(bytes.dropFirst()), salt: Array(bytes.prefix(16)), recordSize: rs, senderKey: point, privateKey: key,
+        publicKey: point, auth: auth)
+}
+
+/// Web Push's primitives as fakes: key agreement works for any uncompressed point, "opening"
+/// returns the ciphertext, signatures verify when their first byte is 1.
+private struct FuzzCrypto: WebPushCrypto {
+    func makeP256KeyPair() throws -> (privateKey: [UInt8], publicKey: [UInt8]) {
+        ([UInt8](repeating: 7, count: 32), [4] + [UInt8](repeating: 9, count: 64))
+    }
+    func ecdh(privateKey: [UInt8], peerPublicKey: [UInt8]) -> [UInt8]? {
+        peerPublicKey.count == 65 && peerPublicKey[0] == 4 ? [UInt8](repeating: 5, count: 32) : nil
+    }
+    func publicKey(ofPrivateKey privateKey: [UInt8]) -> [UInt8]? { privateKey.count == 32 ? [4] + privateKey + privateKey : nil }
+    func hmacSHA256(key: [UInt8], _ message: [UInt8]) -> [UInt8] {
+        var h = [UInt8](repeating: 0, count: 32)
+        for (i, b) in (key + message).enumerated() { h[i % 32] = h[i % 32] &* 31 &+ b }
+        return h
+    }
+    func sha256(_ message: [UInt8]) -> [UInt8] { hmacSHA256(key: [], message) }
+    func aes128GCMOpen(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8]) -> [UInt8]? {
+        sealed.count >= 16 ? Array(sealed.dropLast(16)) : nil
+    }
+    func aes128GCMSeal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8]) -> [UInt8] {
+        plaintext + [UInt8](repeating: 0, count: 16)
+    }
+    func verifyES256(message: [UInt8], signature: [UInt8], publicKey: [UInt8]) -> Bool { signature.first == 1 }
+    func signES256(message: [UInt8], privateKey: [UInt8]) -> [UInt8]? { [1] + [UInt8](repeating: 0, count: 63) }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let g = setUp()
     let input = UnsafeBufferPointer(start: data, count: size)
     let body = expand(Array(input)[1...])
-    switch input[0] % 10 {
+    switch input[0] % 12 {
     case 0:
         // The parser, and a property: what it accepts, the writer writes back to the same value.
         if let value = try? JSONParser.parse(body) {
@@ -139,6 +223,13 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = g.handle(Request(method: "PUT", target: "/emulator/v1/projects/demo-pushmock/chaos", body: body))
         _ = g.handle(Request(method: "DELETE", target: "/emulator/v1/projects/demo-pushmock/chaos"))
     case 8: http1(body)
+    case 9: webSocket(body)
+    case 10:
+        // A push to a fake browser: RFC 8030's headers, VAPID and the content codings.
+        let (headers, payload) = headersAndBody(body)
+        let path = webPushPaths[Int(input.count) % webPushPaths.count]
+        _ = g.handle(Request(method: "POST", target: path, headers: headers, body: payload))
+    case 11: contentCodings(body)
     default:
         // Any target: the router, query parsing and path parameters.
         _ = g.handle(Request(method: "GET", target: String(decoding: body, as: UTF8.self)))

@@ -351,5 +351,8 @@ print(f"topic send to {n} subscribers: accepted, delivered and all {count} MESSA
       f"when answered, after {(a-s)/1e6:.0f} ms")
 PY
 
+# Web Push: pushes to a fake Chrome against /fcm/send, and 1,000 browsers on WebSockets.
+bench/webpush.sh "$bin" "$work"
+
 # The durable store at scale: a million devices and a million-subscriber send with --data-dir.
 bench/durable_scale.sh "$bin" "$work" "$SUBSCRIBERS"

@@ -11,14 +11,14 @@ final class Harness {
     let shutdown = ShutdownFlag()
 
     init(
-        keys: (any KeyService)? = nil, carrier: (any BridgeCarrier)? = nil,
+        keys: (any KeyService)? = nil, webPush: (any WebPushCrypto)? = nil, carrier: (any BridgeCarrier)? = nil,
         _ configure: (inout Configuration) -> Void = { _ in }
     ) throws {
         var c = Configuration()
         configure(&c)
         gateway = try Gateway(
             configuration: c, clock: Clock(mode: .manual, start: Self.start), seed: 7,
-            services: ServerServices(keys: keys, shutdown: shutdown, bridgeCarrier: carrier))
+            services: ServerServices(keys: keys, webPush: webPush, shutdown: shutdown, bridgeCarrier: carrier))
     }
 
     var project: Project { gateway.directory.defaultProject }

@@ -139,6 +139,8 @@ for browser, prefix in [("chrome", "/wp/"), ("firefox", "/wpush/v2/"), ("safari"
     loc = r.headers["Location"]
     assert loc.startswith(origin(sub["endpoint"]) + ("/" if browser == "chrome" else "/m/")), loc
     assert ("MESSAGE_DISPLAYED", None) in events(d["id"]), events(d["id"])
+    rows = call("GET", f"/events?device={d['id']}")["events"]
+    assert {e["message_type"] for e in rows} == {"WEB_PUSH"}, rows  # a push only the browser reads
     m = [x for x in messages() if x["message_id"] in loc]
     assert m and m[0]["api"] == "webpush" and m[0]["summary"] == f"Sale — for {browser}", m
     det = detail(m[0]["message_id"])

@@ -47,6 +47,8 @@ public struct Configuration: Sendable, Equatable {
     public static let certificateNames = [
         "localhost", "127.0.0.1", "::1", "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com",
         "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
+        // The browsers' push services (docs/web-push.md).
+        "updates.push.services.mozilla.com", "push.services.mozilla.com", "web.push.apple.com",
     ]
     /// Where the local CA and the server certificate live (`Configuration.defaultCertDirectory`).
     public var certDirectory = "pushmock-certs"

@@ -66,6 +66,9 @@ public enum MessageType: String, Sendable {
     case displayNotification = "DISPLAY_NOTIFICATION"
     case dataMessage = "DATA_MESSAGE"
     case topic = "TOPIC"
+    /// pushmock's own: a push an app server sent to a browser's push service directly (Web
+    /// Push, RFC 8030), whose content only the browser sees.
+    case webPush = "WEB_PUSH"
 }
 
 /// One accepted send, as the app server made it: the request exactly as received, its
@@ -182,7 +185,8 @@ public final class Message {
 
     /// BigQuery's `message_type` for one recipient on a platform.
     func messageType(on platform: Platform?) -> MessageType {
-        platform == .web ? (web.isNotification ? .displayNotification : .dataMessage) : options.messageType
+        if format.direct, platform == .web { return .webPush }
+        return platform == .web ? (web.isNotification ? .displayNotification : .dataMessage) : options.messageType
     }
 
     /// When the message stops being worth delivering to a platform: `apns-expiration` for

@@ -151,11 +151,13 @@ struct PendingCommit {
         case .displayNotification: displayNotificationJSON
         case .dataMessage: dataMessageJSON
         case .topic: topicJSON
+        case .webPush: webPushJSON
         }
     }
     private static let displayNotificationJSON = Array(JSONWriter.quoted(MessageType.displayNotification.rawValue).utf8)
     private static let dataMessageJSON = Array(JSONWriter.quoted(MessageType.dataMessage.rawValue).utf8)
     private static let topicJSON = Array(JSONWriter.quoted(MessageType.topic.rawValue).utf8)
+    private static let webPushJSON = Array(JSONWriter.quoted(MessageType.webPush.rawValue).utf8)
 
     /// Message columns written in this commit, what they were made of and where they are.
     private struct WrittenMessage {
