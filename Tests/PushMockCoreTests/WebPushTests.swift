@@ -108,7 +108,10 @@ struct WebPushCoreTests {
             (body(rs: 17, [[2]]), "record_size_too_small"),
         ]
         for (b, why) in failures {
-            guard case .failure(let f) = decrypt(b) else { Issue.record("\(why) decrypted"); continue }
+            guard case .failure(let f) = decrypt(b) else {
+                Issue.record("\(why) decrypted")
+                continue
+            }
             #expect(f.why == why)
         }
     }
