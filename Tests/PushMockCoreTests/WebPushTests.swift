@@ -24,7 +24,9 @@ struct FakeWebPushCrypto: WebPushCrypto {
     func aes128GCMOpen(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8]) -> [UInt8]? {
         sealed.count >= 16 && sealed.suffix(16).allSatisfy { $0 == 0 } ? Array(sealed.dropLast(16)) : nil
     }
-    func aes128GCMSeal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8]) -> [UInt8] { plaintext + [UInt8](repeating: 0, count: 16) }
+    func aes128GCMSeal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8]) -> [UInt8] {
+        plaintext + [UInt8](repeating: 0, count: 16)
+    }
     func verifyES256(message: [UInt8], signature: [UInt8], publicKey: [UInt8]) -> Bool { signature.first == 1 }
     func signES256(message: [UInt8], privateKey: [UInt8]) -> [UInt8]? { [1] + [UInt8](repeating: 0, count: 63) }
 }
@@ -44,7 +46,8 @@ struct WebPushCoreTests {
         let h = try Harness(webPush: FakeWebPushCrypto())
         let key = Base64URL.encode([4] + [UInt8](repeating: 3, count: 64))
         for (fields, prefix) in [
-            ("", "http://127.0.0.1:4010/fcm/send/"), (#","browser":"chrome","application_server_key":"\#(key)""#, "http://127.0.0.1:4010/wp/"),
+            ("", "http://127.0.0.1:4010/fcm/send/"),
+            (#","browser":"chrome","application_server_key":"\#(key)""#, "http://127.0.0.1:4010/wp/"),
             (#","browser":"firefox""#, "http://127.0.0.1:4010/wpush/v1/"),
             (#","browser":"firefox","application_server_key":"\#(key)""#, "http://127.0.0.1:4010/wpush/v2/"),
             (#","browser":"safari","application_server_key":"\#(key)""#, "http://127.0.0.1:4010/"),
@@ -56,10 +59,12 @@ struct WebPushCoreTests {
             #expect((sub["keys"] as? [String: String])?["auth"]?.count == 22)
         }
         let safari = h.call(
-            "POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"web","app":"https://a.example","browser":"safari"}"#)
+            "POST", "/emulator/v1/projects/demo-pushmock/devices",
+            body: #"{"platform":"web","app":"https://a.example","browser":"safari"}"#)
         #expect(safari.status == 400 && safari.bodyText.contains("applicationServerKey"))
         let android = h.call(
-            "POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"android","app":"com.a","browser":"chrome"}"#)
+            "POST", "/emulator/v1/projects/demo-pushmock/devices",
+            body: #"{"platform":"android","app":"com.a","browser":"chrome"}"#)
         #expect(android.status == 400)
         let badKey = h.call(
             "POST", "/emulator/v1/projects/demo-pushmock/devices",
@@ -67,7 +72,9 @@ struct WebPushCoreTests {
         #expect(badKey.status == 400 && badKey.bodyText.contains("application_server_key"))
     }
 
-    @Test("a push to an unknown, ended or misplaced endpoint answers in its service's shape; a POST at the root for no one is Google's 404")
+    @Test(
+        "a push to an unknown, ended or misplaced endpoint answers in its service's shape; a POST at the root for no one is Google's 404"
+    )
     func unknownAndEnded() throws {
         let h = try Harness(webPush: FakeWebPushCrypto())
         let d = try device(h, #","browser":"firefox""#)
@@ -75,7 +82,8 @@ struct WebPushCoreTests {
         #expect(h.call("POST", path, body: "", contentType: nil, headers: [("TTL", "0")]).status == 201)
         let unknown = h.call("POST", "/wpush/v1/gAAAAABnope", body: "", contentType: nil, headers: [("TTL", "0")])
         #expect(unknown.status == 404 && unknown.bodyText.contains(#""errno":102"#))
-        let misplaced = h.call("POST", path.replacingOccurrences(of: "/v1/", with: "/v2/"), body: "", contentType: nil, headers: [("TTL", "0")])
+        let misplaced = h.call(
+            "POST", path.replacingOccurrences(of: "/v1/", with: "/v2/"), body: "", contentType: nil, headers: [("TTL", "0")])
         #expect(misplaced.status == 404)
         #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(d["id"]!):unsubscribe").status == 200)
         let gone = h.call("POST", path, body: "", contentType: nil, headers: [("TTL", "0")])
@@ -98,7 +106,9 @@ struct WebPushCoreTests {
                 + records.flatMap { $0 + [UInt8](repeating: 0, count: 16) }
         }
         func decrypt(_ b: [UInt8]) -> Result<[UInt8], ContentEncoding.Failure> {
-            Result { () throws(ContentEncoding.Failure) in try coding.decryptAES128GCM(b, privateKey: key, publicKey: point, auth: auth) }
+            Result { () throws(ContentEncoding.Failure) in
+                try coding.decryptAES128GCM(b, privateKey: key, publicKey: point, auth: auth)
+            }
         }
         #expect(try decrypt(body([Array("hi".utf8) + [2, 0, 0]])).get() == Array("hi".utf8))
         #expect(try decrypt(body(rs: 21, [Array("ab".utf8) + [1, 0, 0], Array("c".utf8) + [2]])).get() == Array("abc".utf8))
