@@ -12,3 +12,5 @@
 #include <openssl/bn.h>
 #include <openssl/obj_mac.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
+#include <openssl/core_names.h>

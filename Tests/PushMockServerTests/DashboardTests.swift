@@ -58,7 +58,8 @@ struct DashboardTests {
         let checks = [
             "appeared_live", "message_url", "raw_request", "android_preview", "device_url", "inbox_title", "back_forward",
             "link_opens_device", "chart_axes", "chart_values", "silent_dropped", "ios_preview", "no_remote_fetch",
-            "image_on_request", "words_whole_1024", "words_whole_1440", "created_from_ui", "web_preview", "web_payload",
+            "image_on_request", "words_whole_1024", "words_whole_1440", "created_from_ui", "subscription_shown", "web_preview",
+            "web_payload",
             "page_two", "list_scrolled", "detail_in_view", "keyboard", "narrow", "deleted_one", "went_offline", "unsubscribed",
             "bridge_attempts", "deleted_device", "api_readable", "project_facts", "chaos_on", "chaos_off", "reset", "cleared",
         ]

@@ -232,6 +232,10 @@ try:
     web_id = route().rsplit("/", 1)[1]
     browser = call("GET", control + f"/devices/{web_id}")
     out["created_from_ui"] = browser.get("platform") == "web" and browser.get("app") == "https://app.example.com"
+    # Its push subscription, as PushSubscription.toJSON() gives it, ready to paste.
+    wait.until(lambda d: '"p256dh"' in text("#device .subscription"))
+    shown = json.loads(text("#device .subscription pre"))
+    out["subscription_shown"] = shown == browser["push_subscription"]
     send({"to": browser["token"], "notification": {"title": "Hello browser", "click_action": "https://app.example.com/x"}})
     wait.until(lambda d: "Hello browser" in text("#device .inbox-entry"))
     out["web_preview"] = "Browser notification" in text("#device .preview.web")

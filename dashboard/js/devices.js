@@ -83,6 +83,7 @@ async function renderDevice(ctx, id) {
       d.token ? el("button", { type: "button", onclick: () => ctx.act(() => send("POST", path + ":refreshToken")) }, "Refresh token") : null),
     el("p", {}, "Token: ", el("code", { class: "token" }, d.token || "none")),
     d.apns_token ? el("p", {}, "APNs token: ", el("code", { class: "token" }, d.apns_token), ` (${d.apns_environment})`) : null,
+    d.platform === "web" ? pushSubscription(ctx, d, path) : null,
     el("h3", {}, `Topics (${d.topics.length})`),
     el("div", { class: "controls topics" },
       d.topics.map((t) => el("span", { class: "chip" }, t, el("button", { type: "button", class: "link", "aria-label": `Unsubscribe from ${t}`,
@@ -112,4 +113,25 @@ async function renderDevice(ctx, id) {
       el("td", {}, when(e.event_timestamp)), el("td", {}, pill(e.event)), el("td", {}, e.reason || ""),
       el("td", {}, e.message_id ? messageLink(ctx, e.message_id, "message") : ""))))),
   );
+}
+
+/** A browser's push subscription, as `PushSubscription.toJSON()` gives it, ready to paste into
+ * an app server's database; or a real Firefox's subscriptions (docs/web-push.md). */
+function pushSubscription(ctx, d, path) {
+  if (d.real_client) {
+    const c = d.real_client;
+    return el("section", { class: "subscription" },
+      el("h3", {}, `Real Firefox (${c.subscriptions.length} subscription${c.subscriptions.length === 1 ? "" : "s"})`),
+      el("p", {}, "uaid ", el("code", {}, c.uaid), ` · ${d.online ? "connected" : "away"} · ${c.unacknowledged} unacknowledged`),
+      c.user_agent ? el("p", { class: "hint" }, c.user_agent) : null,
+      c.subscriptions.map((s) => el("p", {}, el("code", { class: "token" }, s.endpoint))));
+  }
+  const json = d.push_subscription ? JSON.stringify(d.push_subscription, null, 2) : null;
+  return el("section", { class: "subscription" },
+    el("h3", {}, `Push subscription (${d.browser}${d.application_server_key ? ", restricted to a VAPID key" : ""})`),
+    json ? el("pre", {}, json) : el("p", { class: "hint" }, "None: the browser has no notification permission, or unsubscribed."),
+    el("div", { class: "controls" },
+      json ? el("button", { type: "button", onclick: () => navigator.clipboard.writeText(json) }, "Copy") : null,
+      json ? el("button", { type: "button", onclick: () => ctx.act(() => send("POST", path + ":unsubscribe")) }, "Unsubscribe")
+        : el("button", { type: "button", onclick: () => ctx.act(() => send("POST", path + ":subscribe")) }, "Subscribe")));
 }
