@@ -4,7 +4,8 @@
 # APNs over TLS against nghttpd. Rounds alternate the floors and pushmock so drift hits all.
 # Every server is single-threaded and pinned to core 0, the load generator to core 1.
 # Prints req/s, p99 and the ratios; then latency at 10,000 req/s; then the
-# 1,000,000-subscriber topic case with the memory of an idle device.
+# 1,000,000-subscriber topic case with the memory of an idle device; then Web Push
+# (bench/webpush.sh) and the durable store at scale (bench/durable_scale.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${BENCH_SECONDS:-10}

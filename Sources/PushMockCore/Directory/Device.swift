@@ -16,11 +16,16 @@ public final class Device {
     public private(set) var apnsToken: String?
     /// Addresses of kinds a protocol module declares (a Web Push endpoint).
     public private(set) var moduleAddresses: [DeviceAddress] = []
+    /// A browser's push side (nil for phones): one reference, so a million phones pay 8 bytes.
+    private var browserSide: BrowserSide?
     /// Web: the browser's push subscription, current or (once ended) the last one, whose
     /// browser, push service and application server key a new one keeps.
-    public private(set) var pushSubscription: PushSubscription?
+    public var pushSubscription: PushSubscription? { browserSide?.subscription }
     /// A real client that registered itself (a real browser); nil for a fake device.
-    public internal(set) var realClient: RealClient?
+    public internal(set) var realClient: RealClient? {
+        get { browserSide?.client }
+        set { side.client = newValue }
+    }
     public private(set) var apnsEnvironment: APNsEnvironment?
     public private(set) var state: DeviceState
     /// The last time the device was seen by the service (registration, online, app use);
@@ -104,8 +109,15 @@ public final class Device {
     /// Its project's registry replaces the subscription, keeping the index in step.
     func resubscribe(_ subscription: PushSubscription) {
         if let old = pushSubscription { removeAddress(old.address) }
-        pushSubscription = subscription
+        side.subscription = subscription
         addAddress(subscription.address)
+    }
+
+    private var side: BrowserSide {
+        if let b = browserSide { return b }
+        let b = BrowserSide()
+        browserSide = b
+        return b
     }
 
     /// The user or the system changed the app's state (`Delivery.change` applies what follows).
@@ -177,4 +189,11 @@ public struct Pending {
     public let since: Timestamp
     /// When it expires (its TTL or `apns-expiration`).
     public let expires: Timestamp
+}
+
+/// What a Web device has beside a phone's: its push subscription, and for a real browser its
+/// client (`RealClient`).
+final class BrowserSide {
+    var subscription: PushSubscription?
+    var client: RealClient?
 }

@@ -64,7 +64,7 @@ public final class Gateway {
             configuration: configuration, random: random)
         let subscriptions = PushSubscriptionMaker(
             crypto: services.webPush, random: random, realHosts: configuration.webPushRealHosts,
-            ownOrigin: "http://\(configuration.host == "0.0.0.0" ? "127.0.0.1" : configuration.host):\(configuration.port)")
+            ownOrigin: "http://\(Self.originHost(configuration.host)):\(configuration.port)")
         let registration = DeviceRegistration(
             directory: directory, delivery: delivery, random: random, strictApps: configuration.strictApps,
             subscriptions: subscriptions)
@@ -130,6 +130,15 @@ public final class Gateway {
         for module in modules { module.addRoutes(to: &routes) }
         router = routes.router
         if let durable = services.durableLog { try resume(durable) }
+    }
+
+    /// The listening address as an origin's host: a wildcard is loopback, IPv6 in brackets.
+    static func originHost(_ host: String) -> String {
+        switch host {
+        case "0.0.0.0": "127.0.0.1"
+        case "::": "[::1]"
+        default: host.contains(":") ? "[\(host)]" : host
+        }
     }
 
     /// Logs what the bridges' carrier finished; the server calls it every 100 ms.
@@ -245,8 +254,9 @@ public final class Gateway {
         return match
     }
 
-    /// Expires stored and held messages whose TTL or `apns-expiration` has passed, and
-    /// applies `--max-age` to the log. The server calls it every second.
+    /// Expires stored and held messages whose TTL or `apns-expiration` has passed, applies
+    /// `--max-age` to the log, and gives each module its sweep (`GatewayModule.tick`). The
+    /// server calls it every second.
     public func expireDue() {
         delivery.expireDue()
         for module in modules { module.tick() }
