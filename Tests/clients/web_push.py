@@ -12,12 +12,13 @@ import sys
 import time
 import urllib.parse
 
+import http_ece
 import requests
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from py_vapid import Vapid, Vapid01
-from pywebpush import WebPushException, WebPusher, webpush
+from pywebpush import WebPusher, webpush
 
 base = sys.argv[1].rstrip("/")
 control = base + "/emulator/v1/projects/web-push-test"
@@ -328,7 +329,6 @@ for browser in ["chrome", "firefox", "safari"]:
     assert payload["fcmMessageId"] == fcm_id and payload["collapse_key"] == "orders" and payload["from"], payload
     assert det["details"]["ttl"] == 600 and det["details"]["topic"] == "orders", det["details"]
     # The test decrypts FCM's request itself with the subscription's private key, as the browser would.
-    import http_ece
     private = ec.derive_private_key(int.from_bytes(unb64(d["push_private_key"]), "big"), ec.SECP256R1())
     plain = http_ece.decrypt(unb64(det["details"]["body_base64url"]), private_key=private,
                              auth_secret=unb64(d["push_subscription"]["keys"]["auth"]), version="aes128gcm")
@@ -341,6 +341,28 @@ for browser in ["chrome", "firefox", "safari"]:
     inbox = call("GET", f"/devices/{d['id']}/notifications")["notifications"][-1]["web"]
     assert inbox["payload"]["messageId"] == fcm_id and inbox["payload"]["fcmOptions"]["link"] == "https://shop.example/o", inbox
 checked.append("FCM legacy to Web tokens: carried by each push service, decrypted, displayed")
+# HTTP v1 too, with an OAuth token for a service account pushmock issued (google-auth).
+from google.auth.transport.requests import Request as AuthRequest
+from google.oauth2 import service_account
+account = service_account.Credentials.from_service_account_info(
+    call("GET", "/serviceAccount"), scopes=["https://www.googleapis.com/auth/firebase.messaging"])
+account.refresh(AuthRequest())
+web = device("chrome", Vapid.from_raw(vapid_pair["private_key"].encode()))
+r = requests.post(base + "/v1/projects/web-push-test/messages:send", headers={"Authorization": "Bearer " + account.token},
+                  json={"message": {"token": web["token"], "data": {"k": "v"},
+                                    "webpush": {"headers": {"TTL": "90", "Urgency": "high"},
+                                                "notification": {"title": "From v1", "body": "b"}}}})
+assert r.status_code == 200, r.text
+v1_id = r.json()["name"].rsplit("/", 1)[1]
+carrier = [m for m in messages() if m.get("forwarding") and m["forwarding"].endswith(v1_id)]
+assert len(carrier) == 1, (v1_id, messages()[:3])
+det = detail(carrier[0]["message_id"])
+private = ec.derive_private_key(int.from_bytes(unb64(web["push_private_key"]), "big"), ec.SECP256R1())
+payload = json.loads(http_ece.decrypt(unb64(det["details"]["body_base64url"]), private_key=private,
+                                      auth_secret=unb64(web["push_subscription"]["keys"]["auth"]), version="aes128gcm"))
+assert payload["notification"]["title"] == "From v1" and payload["data"] == {"k": "v"}, payload
+assert det["details"]["ttl"] == 90 and det["details"]["urgency"] == "high", det["details"]
+checked.append("FCM v1 to a Web token: decrypted by the test as the JS SDK's payload")
 # A subscription made with another key than the project's: the push service would refuse FCM.
 stranger = device("chrome", other)
 r = requests.post(base + "/fcm/send", headers=fcm_key, json={"to": stranger["token"], "data": {"a": "b"}})

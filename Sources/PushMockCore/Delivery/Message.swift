@@ -220,12 +220,15 @@ public struct WebOptions {
     public let ttl: Int
     /// A stored message replaces an older one with the same key.
     public let collapseKey: String?
+    /// HTTP v1's `webpush.headers.Urgency` (RFC 8030 §5.3), as the sender gave it.
+    public let urgency: String?
 
     init(_ content: PushContent) {
         guard let m = content.perPlatform else {
             isNotification = content.options.isNotification
             ttl = content.options.ttl
             collapseKey = content.options.collapseKey
+            urgency = nil
             return
         }
         let webpush = m["webpush"]?.objectValue
@@ -237,6 +240,7 @@ public struct WebOptions {
         // FCM's own default and ceiling, four weeks, where the header is absent or unreadable.
         ttl = header("TTL").flatMap { Int($0) }.map { min(max($0, 0), PushContent.maxTTL) } ?? PushContent.maxTTL
         collapseKey = header("Topic")
+        urgency = header("Urgency")
     }
 }
 

@@ -49,7 +49,8 @@ final class WebPushRelay: PushServiceRelay {
         else { return nil }
         var headers: [(name: String, value: String)] = [
             ("Host", String(sub.origin.drop { $0 != "/" }.dropFirst(2))), ("TTL", String(message.web.ttl)),
-            ("Urgency", message.options.priority == .high ? "high" : "normal"), ("Content-Type", "application/octet-stream"),
+            ("Urgency", message.web.urgency ?? (message.options.priority == .high ? "high" : "normal")),
+            ("Content-Type", "application/octet-stream"),
             ("Content-Encoding", "aes128gcm"), ("Authorization", "vapid t=\(token), k=\(Base64URL.encode(key.publicKey))"),
             ("Content-Length", String(body.count)),
         ]
