@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("Web Push: pywebpush and py-vapid against each browser's push service", .timeLimit(.minutes(2)))
+@Suite("Web Push: pywebpush and py-vapid against each browser's push service", .timeLimit(.minutes(3)))
 struct WebPushTests {
     @Test(
         "every success and refusal of the three push services in their own shapes, RFC 8291's example decrypted, over HTTP and TLS"
@@ -17,7 +17,7 @@ struct WebPushTests {
     }
 }
 
-@Suite("Web Push subscriptions across a restart", .timeLimit(.minutes(1)))
+@Suite("Web Push subscriptions across a restart", .timeLimit(.minutes(3)))
 struct WebPushRestartTests {
     @Test("with --data-dir a Web device keeps its browser, endpoint and keys, and its endpoint still takes pushes")
     func subscriptionKept() throws {
