@@ -183,8 +183,8 @@ final class Delivery {
         }
         // A subscription made with another `applicationServerKey` than the project's key
         // refuses FCM's VAPID signature.
-        if pushService != nil, device.isSubscribed, let key = device.pushSubscription?.applicationServerKey,
-            key != project.webPushKey?.publicKey
+        if device.platform == .web, let key = device.pushSubscription?.applicationServerKey, device.isSubscribed,
+            key != project.webPushKey?.publicKey, pushService != nil
         {
             return .pushServiceAuth
         }

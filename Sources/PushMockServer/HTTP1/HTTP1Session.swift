@@ -183,13 +183,12 @@ final class HTTP1Session: Session {
     /// Hands a whole request to the gateway; the common answer is written at once.
     private func dispatch(_ head: HTTP1Head, body: [UInt8]) {
         connection.deadline = 0
-        let req = request(head, body: body)
-        let reply = dispatcher.handle(req, on: connection)
+        let reply = dispatcher.handle(request(head, body: body), on: connection)
         if case .response(let response) = reply {
             answer(response, to: head)
             dispatcher.noteChanges()
         } else if case .webSocket(let endpoint) = reply {
-            openWebSocket(req, head, endpoint)
+            openWebSocket(request(head), head, endpoint)
         } else {
             let exchange = HTTP1Exchange(session: self, head: head)
             state = .answering(exchange)
