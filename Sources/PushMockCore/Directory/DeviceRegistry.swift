@@ -70,15 +70,20 @@ public final class DeviceRegistry {
         readdress(device, at: time) { $0.readdress(apnsToken: token) }
     }
 
-    /// Adds an address of a module's own kind to the device (a Web Push endpoint).
+    /// Adds an address of a module's own kind to the device (a Web Push endpoint). Directly,
+    /// not by comparing every address before and after: a real browser may hold a thousand.
     func add(_ address: DeviceAddress, to device: Device) {
-        readdress(device, at: 0) { $0.addAddress(address) }
+        device.addAddress(address)
+        book.add(address, of: device)
+        changes.device(device)
     }
 
     /// Takes an address of a module's own kind from the device, retired at `time` if its kind
     /// retires.
     func remove(_ address: DeviceAddress, from device: Device, at time: Timestamp) {
-        readdress(device, at: time) { $0.removeAddress(address) }
+        device.removeAddress(address)
+        book.remove(address, of: device, at: time)
+        changes.device(device)
     }
 
     /// Gives a Web device a new push subscription; the old one's endpoint is retired.
