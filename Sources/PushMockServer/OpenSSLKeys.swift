@@ -46,25 +46,8 @@ struct OpenSSLKeys: KeyService {
 
     /// JWS carries ES256 signatures as r ‖ s (32 bytes each); OpenSSL wants DER.
     func verifyES256(message: [UInt8], signature: [UInt8], publicKeyPEM: String) -> Bool {
-        guard signature.count == 64, let sig = ECDSA_SIG_new() else { return false }
-        defer { ECDSA_SIG_free(sig) }
-        guard let r = BN_bin2bn(signature, 32, nil) else { return false }
-        guard let s = signature.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress! + 32, 32, nil) }) else {
-            BN_free(r)
-            return false
-        }
-        // Ownership of r and s passes to sig here.
-        guard ECDSA_SIG_set0(sig, r, s) == 1 else {
-            BN_free(r)
-            BN_free(s)
-            return false
-        }
-        var der: UnsafeMutablePointer<UInt8>?
-        let n = i2d_ECDSA_SIG(sig, &der)
-        guard n > 0, let der else { return false }
-        defer { CRYPTO_free(der, #fileID, #line) }
-        return verify(
-            message: message, signature: Array(UnsafeBufferPointer(start: der, count: Int(n))), publicKeyPEM: publicKeyPEM)
+        guard let der = JWSSignature.der(fromRaw: signature) else { return false }
+        return verify(message: message, signature: der, publicKeyPEM: publicKeyPEM)
     }
 
     func issueAPNsCertificate(bundleID: String, teamID: String, environment: APNsEnvironment?) throws

@@ -15,11 +15,19 @@ final class OpenSSLWebPush: WebPushCrypto {
     private let importer: OpaquePointer
     private let cipher: OpaquePointer
 
-    init() {
-        guard let md = EVP_MD_fetch(nil, "SHA256", nil), let gcm = EVP_CIPHER_fetch(nil, "AES-128-GCM", nil),
-            let importer = EVP_PKEY_CTX_new_from_name(nil, "EC", nil), EVP_PKEY_fromdata_init(importer) == 1,
+    init() throws(ServerError) {
+        guard let md = EVP_MD_fetch(nil, "SHA256", nil) else { throw ServerError(.tls, "OpenSSL has no SHA-256") }
+        guard let gcm = EVP_CIPHER_fetch(nil, "AES-128-GCM", nil) else {
+            EVP_MD_free(md)
+            throw ServerError(.tls, "OpenSSL has no AES-128-GCM")
+        }
+        guard let importer = EVP_PKEY_CTX_new_from_name(nil, "EC", nil), EVP_PKEY_fromdata_init(importer) == 1,
             let cipher = EVP_CIPHER_CTX_new()
-        else { fatalError("OpenSSL has no SHA-256, AES-128-GCM or EC key import") }
+        else {
+            EVP_MD_free(md)
+            EVP_CIPHER_free(gcm)
+            throw ServerError(.tls, "OpenSSL cannot import EC keys")
+        }
         sha256Digest = md
         aesGCM = gcm
         self.importer = importer
@@ -113,7 +121,7 @@ final class OpenSSLWebPush: WebPushCrypto {
     }
 
     func verifyES256(message: [UInt8], signature: [UInt8], publicKey: [UInt8]) -> Bool {
-        guard let der = Self.derSignature(signature), let key = publicKeys.key(publicKey, importPublicKey),
+        guard let der = JWSSignature.der(fromRaw: signature), let key = publicKeys.key(publicKey, importPublicKey),
             let ctx = EVP_MD_CTX_new()
         else {
             return false
@@ -134,7 +142,7 @@ final class OpenSSLWebPush: WebPushCrypto {
         else { return nil }
         var der = [UInt8](repeating: 0, count: length)
         guard EVP_DigestSign(ctx, &der, &length, message, message.count) == 1 else { return nil }
-        return Self.rawSignature(Array(der[..<length]))
+        return JWSSignature.raw(fromDER: Array(der[..<length]))
     }
 
     // MARK: - Raw keys
@@ -201,44 +209,6 @@ final class OpenSSLWebPush: WebPushCrypto {
         defer { CRYPTO_free(der, #fileID, #line) }
         let bytes = Array(UnsafeBufferPointer(start: der, count: Int(n)))
         return Array(bytes[26...])
-    }
-
-    /// A JWS signature (r ‖ s) as the DER `ECDSA-Sig-Value` OpenSSL verifies.
-    private static func derSignature(_ raw: [UInt8]) -> [UInt8]? {
-        guard raw.count == 64, let sig = ECDSA_SIG_new() else { return nil }
-        defer { ECDSA_SIG_free(sig) }
-        guard let r = BN_bin2bn(raw, 32, nil) else { return nil }
-        guard let s = raw.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress! + 32, 32, nil) }) else {
-            BN_free(r)
-            return nil
-        }
-        // Ownership of r and s passes to sig here.
-        guard ECDSA_SIG_set0(sig, r, s) == 1 else {
-            BN_free(r)
-            BN_free(s)
-            return nil
-        }
-        var der: UnsafeMutablePointer<UInt8>?
-        let n = i2d_ECDSA_SIG(sig, &der)
-        guard n > 0, let der else { return nil }
-        defer { CRYPTO_free(der, #fileID, #line) }
-        return Array(UnsafeBufferPointer(start: der, count: Int(n)))
-    }
-
-    /// A DER `ECDSA-Sig-Value` as JWS's r ‖ s.
-    private static func rawSignature(_ der: [UInt8]) -> [UInt8]? {
-        let sig: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var p: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_ECDSA_SIG(nil, &p, buffer.count)
-        }
-        guard let sig else { return nil }
-        defer { ECDSA_SIG_free(sig) }
-        var out = [UInt8](repeating: 0, count: 64)
-        guard let r = ECDSA_SIG_get0_r(sig), let s = ECDSA_SIG_get0_s(sig),
-            BN_bn2binpad(r, &out, 32) == 32,
-            out.withUnsafeMutableBufferPointer({ BN_bn2binpad(s, $0.baseAddress! + 32, 32) }) == 32
-        else { return nil }
-        return out
     }
 }
 

@@ -55,7 +55,7 @@ public final class Server {
         bridgeWorkers = BridgeWorkers(authorityPath: certificates.authorityPath)
         keys = OpenSSLKeys(certificates: certificates)
         var services = ServerServices(
-            keys: keys, webPush: OpenSSLWebPush(), assets: Dashboard.assets,
+            keys: keys, webPush: try OpenSSLWebPush(), assets: Dashboard.assets,
             shutdown: shutdownFlag, bridgeCarrier: bridgeWorkers)
         var saved: (fixture: [UInt8], fromSnapshot: Bool)?
         if let directory = configuration.dataDirectory {

@@ -5,6 +5,7 @@ extension ControlCredentials {
     /// `vapidKey` a web app passes to `getToken`.
     func webPushKey(_ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
+        // Only a gateway built without the server's cryptography (Core's tests, the fuzzer) has none.
         guard let key = credentials.webPushKey(of: project) else {
             throw ControlError(response: .googleError(501, "UNIMPLEMENTED", "This server has no Web Push cryptography."))
         }

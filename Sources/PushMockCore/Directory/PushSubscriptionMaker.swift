@@ -53,9 +53,9 @@ struct PushSubscriptionMaker {
             publicKey: publicKey, auth: auth)
     }
 
-    /// Endpoint tokens as each service makes them (docs/reference/web-push.md §2): FCM's look
-    /// like its registration tokens (`xxxxxxxxxxx:APA91b…`), autopush's are Fernet tokens
-    /// (`gAAAAAB…`), Apple's opaque base64url.
+    /// Endpoint tokens as each service makes them (docs/reference/web-push.md §2): FCM's as its
+    /// registration tokens are, 11 base64url characters, `:APA91b` and 134 more; autopush's as
+    /// Fernet tokens are, `gAAAAAB` and 133 more; Apple's 64 opaque base64url characters.
     private func token(for browser: Browser) -> String {
         switch browser {
         case .chrome: random.base64URL(11) + ":APA91b" + random.base64URL(134)
