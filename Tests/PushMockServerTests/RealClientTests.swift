@@ -18,7 +18,7 @@ func runCommand(_ executable: String, _ arguments: [String]) throws -> (Int32, S
     return (p.terminationStatus, text)
 }
 
-@Suite("Real clients: curl and the Python legacy FCM libraries", .timeLimit(.minutes(2)))
+@Suite("Real clients: curl and the Python legacy FCM libraries", .timeLimit(.minutes(4)))
 struct RealClientTests {
     static var python: String {
         ServerProcess.packageRoot.appendingPathComponent(".venv/bin/python").path
