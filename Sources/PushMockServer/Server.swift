@@ -109,7 +109,7 @@ public final class Server {
         let dispatcher = RequestDispatcher(
             gateway: gateway, polls: polls, streams: streams, maxBodyBytes: configuration.maxBodyBytes)
         connections = try ConnectionTable(base: base, dispatcher: dispatcher, configuration: configuration, warn: Self.warn)
-        if configuration.tlsPort != nil {
+        if configuration.tlsPort != nil || configuration.mcsPort != nil {
             let identity: TLSContext.Identity
             if let chain = configuration.tlsCertificate, let key = configuration.tlsKey {
                 identity = .files(chain: chain, key: key)
@@ -129,6 +129,13 @@ public final class Server {
         var tlsPort: Int?
         if let tls, let requested = configuration.tlsPort {
             tlsPort = try connections.listen(host: configuration.host, port: requested, tls: tls)
+        }
+        var mcsPort: Int?
+        if let tls, let requested = configuration.mcsPort {
+            let gateway = gateway
+            mcsPort = try connections.listen(
+                host: configuration.host, port: requested, tls: tls,
+                choice: .own { connection in StreamSession(connection: connection, endpoint: gateway.mcsConnection()) })
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
         for sig in Signals.shutdown {
@@ -160,6 +167,9 @@ public final class Server {
         if let tlsPort {
             lines.insert("pushmock: local CA certificate \(certificates.authorityPath) (also GET /emulator/v1/ca.pem)", at: 0)
             lines.append("pushmock: TLS (HTTP/2 and HTTP/1.1: FCM, OAuth, APNs /3/device) on https://\(host):\(tlsPort)")
+        }
+        if let mcsPort {
+            lines.append("pushmock: MCS (the connection of real FCM clients, as mtalk.google.com) on tls://\(host):\(mcsPort)")
         }
         return lines
     }

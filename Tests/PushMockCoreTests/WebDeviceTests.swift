@@ -69,7 +69,7 @@ struct WebDeviceTests {
         let (shown, payload, notification) = try received(h)
         #expect(shown == "displayed")
         #expect(payload["from"] as? String == String(h.project.number))
-        #expect(payload["collapseKey"] as? String == "do_not_collapse")
+        #expect(payload["collapseKey"] is NSNull)
         #expect(payload["messageId"] as? String == id)
         #expect(payload["notification"] as? [String: String] == ["title": "Sale", "body": "Today only", "icon": "/i.png"])
         #expect(payload["data"] as? [String: String] == ["sku": "42", "n": "7"])

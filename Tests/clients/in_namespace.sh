@@ -1,9 +1,10 @@
 #!/bin/sh
 # Runs a command where Google's and Apple's push hosts are pushmock, with nothing patched:
 # inside a private network and mount namespace (started by the caller with
-# `unshare --net --mount`), /etc/hosts maps fcm/iid/oauth2.googleapis.com and the APNs hosts
-# to 127.0.0.1, pushmock listens on ports 80 and 443, and SSL_CERT_FILE / REQUESTS_CA_BUNDLE
-# trust pushmock's CA.
+# `unshare --net --mount`), /etc/hosts maps fcm/iid/oauth2.googleapis.com, the APNs hosts and
+# Google's client-side hosts (check-in, Installations, registrations, MCS) to 127.0.0.1,
+# pushmock listens on ports 80, 443 and 5228 (MCS), and SSL_CERT_FILE / REQUESTS_CA_BUNDLE
+# trust pushmock's CA. PUSHMOCK_* variables the caller sets reach pushmock.
 #
 # usage: unshare --net --mount sh in_namespace.sh PUSHMOCK CERT_DIR COMMAND...
 set -eu
@@ -15,6 +16,8 @@ hosts=$(mktemp)
 cat > "$hosts" <<HOSTS
 127.0.0.1 localhost fcm.googleapis.com iid.googleapis.com oauth2.googleapis.com
 127.0.0.1 api.push.apple.com api.sandbox.push.apple.com api.development.push.apple.com
+127.0.0.1 android.clients.google.com firebaseinstallations.googleapis.com fcmregistrations.googleapis.com
+127.0.0.1 device-provisioning.googleapis.com fcmtoken.googleapis.com mtalk.google.com
 ::1 localhost
 HOSTS
 mount --bind "$hosts" /etc/hosts

@@ -32,6 +32,16 @@ public struct Configuration: Sendable, Equatable {
     public var timeoutSeconds = 30
     /// The TLS port (HTTP/2 and HTTP/1.1, APNs); nil when off.
     public var tlsPort: Int? = Configuration.defaultTLSPort
+    /// `--mcs-port` as given (nil: not given; `.some(nil)`: off).
+    public var mcsPortGiven: Int??
+    /// MCS's TLS port, where real GCM clients keep their connection (nil: none): as given, else
+    /// off with TLS off, a free one when the TLS port is picked so (`--tls-port 0`, as tests
+    /// start it), else 5228.
+    public var mcsPort: Int? {
+        if let given = mcsPortGiven { return given }
+        guard let tls = tlsPort else { return nil }
+        return tls == 0 ? 0 : Self.defaultMCSPort
+    }
     /// A certificate chain and key to serve instead of the one pushmock issues.
     public var tlsCertificate: String?
     public var tlsKey: String?
@@ -49,6 +59,10 @@ public struct Configuration: Sendable, Equatable {
         "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
         // The browsers' push services (docs/web-push.md).
         "updates.push.services.mozilla.com", "push.services.mozilla.com", "web.push.apple.com",
+        // Google's client side (docs/fcm-clients.md): check-in, registrations, MCS, and the
+        // FCM host Chromium's pre-release builds put in push endpoints.
+        "android.clients.google.com", "firebaseinstallations.googleapis.com", "fcmregistrations.googleapis.com",
+        "device-provisioning.googleapis.com", "fcmtoken.googleapis.com", "mtalk.google.com", "jmt17.google.com",
     ]
     /// Where the local CA and the server certificate live (`Configuration.defaultCertDirectory`).
     public var certDirectory = "pushmock-certs"
@@ -89,6 +103,8 @@ public struct Configuration: Sendable, Equatable {
 
     public static let defaultPort = 4010
     public static let defaultTLSPort = 4443
+    /// `mtalk.google.com`'s port (docs/reference/fcm-clients.md §4.1).
+    public static let defaultMCSPort = 5228
     public static let defaultServerKey = "pushmock-dev-server-key"
 
     public init() {}
@@ -214,6 +230,14 @@ extension Configuration {
             takesValue: true
         ) { c, v throws(ConfigurationError) in
             c.tlsPort = v == "off" ? nil : try int(v, "--tls-port", 0...65535)
+        },
+        Option(
+            flag: "--mcs-port",
+            help:
+                "TLS port of MCS, the connection real FCM clients (Chrome, firebase-messaging) receive on; 0 picks a free one, off turns it off (default \(defaultMCSPort); off with --tls-port off, a free one with --tls-port 0)",
+            takesValue: true
+        ) { c, v throws(ConfigurationError) in
+            c.mcsPortGiven = .some(v == "off" ? nil : try int(v, "--mcs-port", 0...65535))
         },
         Option(
             flag: "--tls-cert", help: "PEM certificate chain to serve instead of the one pushmock issues (with --tls-key)",

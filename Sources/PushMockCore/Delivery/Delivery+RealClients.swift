@@ -27,3 +27,13 @@ extension Delivery {
         }
     }
 }
+
+extension Delivery {
+    /// A stored push the client says it already took (it named it as it came back): delivered,
+    /// and not sent again.
+    func acknowledgedStored(_ messageID: String, by device: Device, project: Project) {
+        guard let i = device.delivery.pending.firstIndex(where: { $0.messageID == messageID }) else { return }
+        let item = device.delivery.pending.remove(at: i)
+        acknowledged(item, by: device, project: project)
+    }
+}

@@ -19,9 +19,6 @@ final class Delivery {
     /// module, set once by the gateway; weak, as it holds this part). Without one, FCM's
     /// sends reach Web devices directly.
     weak var pushService: (any PushServiceRelay)?
-    /// Where pushes to real clients go: over the client's own connection (the Mozilla push
-    /// server; set once by the gateway, weak as it holds this part).
-    weak var clientDelivery: (any ClientDelivery)?
 
     init(log: EventLog, clock: Clock, configuration: Configuration, directory: ProjectDirectory, random: RandomSource) {
         self.log = log
@@ -111,8 +108,8 @@ final class Delivery {
     /// A message reaches an online device: the device model decides its fate.
     func arrive(_ item: Pending, at device: Device, project: Project, now: Timestamp) {
         // A real client decides for itself; its connection says what it did (`acknowledged`).
-        if device.realClient != nil, let clients = clientDelivery {
-            clients.send(item, to: device, project: project)
+        if let carrier = device.realClient?.carrier {
+            carrier.send(item, to: device, project: project)
             return
         }
         if isCollapsible(item, on: device) { device.delivery.collapsibleAllowance -= 1 }

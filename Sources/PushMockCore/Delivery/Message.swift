@@ -222,6 +222,9 @@ public struct WebOptions {
     public let collapseKey: String?
     /// HTTP v1's `webpush.headers.Urgency` (RFC 8030 §5.3), as the sender gave it.
     public let urgency: String?
+    /// The priority FCM's push to a browser says it had (its payload's `priority`): `high` for
+    /// `Urgency: high` (legacy: `priority: high`), else `normal`.
+    public let priority: String
 
     init(_ content: PushContent) {
         guard let m = content.perPlatform else {
@@ -229,6 +232,7 @@ public struct WebOptions {
             ttl = content.options.ttl
             collapseKey = content.options.collapseKey
             urgency = nil
+            priority = content.options.priority == .high ? "high" : "normal"
             return
         }
         let webpush = m["webpush"]?.objectValue
@@ -241,6 +245,7 @@ public struct WebOptions {
         ttl = header("TTL").flatMap { Int($0) }.map { min(max($0, 0), PushContent.maxTTL) } ?? PushContent.maxTTL
         collapseKey = header("Topic")
         urgency = header("Urgency")
+        priority = urgency == "high" ? "high" : "normal"
     }
 }
 

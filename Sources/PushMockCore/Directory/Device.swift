@@ -103,8 +103,12 @@ public final class Device {
     /// Whether the push subscription is current (not unsubscribed, revoked or expired).
     public var isSubscribed: Bool {
         guard let s = pushSubscription else { return false }
-        return moduleAddresses.contains(s.address)
+        return s.isRemote || moduleAddresses.contains(s.address)
     }
+
+    /// A real browser's subscription that the device's FCM registration carries: its endpoint
+    /// names the push service's subscription, not an address of this device.
+    func carry(_ subscription: PushSubscription) { side.subscription = subscription }
 
     /// Its project's registry replaces the subscription, keeping the index in step.
     func resubscribe(_ subscription: PushSubscription) {

@@ -147,6 +147,7 @@ enum DeviceFields {
         w.array("presentation_options") { w in for o in s.presentationOptions { w.string(o.rawValue) } }
         w.member("auto_init_enabled", s.autoInitEnabled)
         if d.platform == .web { writeWebPush(d, asFixture: asFixture, to: &w) }
+        if !asFixture, let client = d.realClient { writeRealClient(client, to: &w) }
         if !asFixture {
             w.member("received", d.inbox.count + d.inboxDropped)
             w.member("pending", d.delivery.pending.count)
@@ -159,9 +160,12 @@ enum DeviceFields {
 
     /// The browser and its push subscription: as `PushSubscription.toJSON()` gives it (null
     /// once ended) with the fake browser's private key, or for a fixture the parts that
-    /// restore it.
+    /// restore it; a real browser's own subscription has no private key here.
     private static func writeWebPush(_ d: Device, asFixture: Bool, to w: inout JSONWriter) {
-        if let client = d.realClient { return writeRealClient(client, to: &w) }
+        if d.realClient != nil, d.pushSubscription == nil {
+            w.member("browser", d.app == Browser.firefox.rawValue ? "firefox" : "chrome")
+            return
+        }
         guard let sub = d.pushSubscription else { return }
         w.member("browser", sub.browser.rawValue)
         if let key = sub.applicationServerKey {
@@ -179,20 +183,27 @@ enum DeviceFields {
         }
         w.key("push_subscription")
         if d.isSubscribed { sub.write(to: &w) } else { w.value(.null) }
-        w.member("push_private_key", d.isSubscribed ? .string(Base64URL.encode(sub.privateKey)) : .null)
+        w.member("push_private_key", d.isSubscribed && sub.hasKeys ? .string(Base64URL.encode(sub.privateKey)) : .null)
     }
 
-    /// A real browser: what it said it is and the subscriptions it made (its keys are its own).
+    /// A real client: which kind, what it said it is, whether it is connected and when it last
+    /// said anything, and the subscriptions it made (their keys are its own).
     private static func writeRealClient(_ client: RealClient, to w: inout JSONWriter) {
-        w.member("browser", Browser.firefox.rawValue)
         w.key("real_client")
         w.beginObject()
-        w.member("uaid", client.clientID)
+        w.member("kind", client.kind.rawValue)
+        w.member("client_id", client.clientID)
+        // The Mozilla protocol's name for it.
+        if client.kind == .mozillaPush { w.member("uaid", client.clientID) }
         w.member("user_agent", client.userAgent.map { .string($0) } ?? .null)
-        w.member("unacknowledged", client.unacknowledged)
+        if client.carrier != nil {
+            w.member("connected", client.connected)
+            w.member("last_heard", client.lastHeard.map { .string($0.rfc3339) } ?? .null)
+            w.member("unacknowledged", client.unacknowledged)
+        }
         w.key("subscriptions")
         w.beginArray()
-        for sub in client.subscriptions.values.sorted(by: { $0.channelID ?? "" < $1.channelID ?? "" }) {
+        for sub in client.subscriptions.values.sorted(by: { ($0.channelID ?? $0.token) < ($1.channelID ?? $1.token) }) {
             w.beginObject()
             w.member("endpoint", sub.endpoint)
             w.member("channel_id", sub.channelID.map { .string($0) } ?? .null)

@@ -124,6 +124,27 @@ struct DeviceRegistration {
         return device
     }
 
+    /// A token a real app's Firebase SDK registered (`RealClient` of kind `firebaseSDK`): a Web
+    /// device carrying the browser's own subscription, or an iOS device with the APNs token the
+    /// app sent, in the app it named. `id` and `createdAt` restore a saved one. Nil when
+    /// `--max-devices` leaves no room, or the token or FID is another device's.
+    func registerSDKDevice(
+        _ client: RealClient, platform: Platform, app: String, fid: String, token: String?, apns: (String, APNsEnvironment)?,
+        subscription: PushSubscription?, in project: Project, id: String? = nil
+    ) -> Device? {
+        guard directory.roomForDevices > 0, token.flatMap({ directory.owner(ofToken: $0) }) == nil,
+            directory.device(at: .installation(fid)) == nil, let id = project.devices.claimID(id)
+        else { return nil }
+        if project.app(platform, app) == nil { project.addApp(platform, app, credentials: [.sandbox, .production]) }
+        let device = Device(
+            id: id, platform: platform, app: app, projectID: project.id, fid: fid, token: token, apnsToken: apns?.0,
+            apnsEnvironment: apns?.1, state: DeviceState(), createdAt: delivery.clock.now())
+        device.realClient = client
+        if let subscription { device.carry(subscription) }
+        project.devices.insert(device)
+        return device
+    }
+
     /// The given id (checked, unique; a `dN` one moves the numbering past it), or the next `dN`.
     private func deviceID(_ given: String?, in project: Project) throws(RegistrationError) -> String {
         if let given {

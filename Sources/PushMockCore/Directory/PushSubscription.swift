@@ -34,12 +34,21 @@ public final class PushSubscription {
     /// A real browser's name for the subscription (the Mozilla protocol's `channelID`); its
     /// keys are the browser's own, so the three above are empty.
     public let channelID: String?
+    /// A real browser's subscription that an FCM registration carries (the Firebase SDK's
+    /// `getToken`): the path of its endpoint as the browser gave it, wherever it is.
+    public let remotePath: String?
+    /// The browser builds the endpoint from the token itself (Chrome's GCM subscriptions, on
+    /// `https://fcm.googleapis.com/fcm/send/` or another of FCM's hosts and paths): the push
+    /// service takes it on any of them.
+    public let builtByBrowser: Bool
 
     init(
         browser: Browser, origin: String, token: String, applicationServerKey: [UInt8]?, privateKey: [UInt8],
-        publicKey: [UInt8], auth: [UInt8], channelID: String? = nil
+        publicKey: [UInt8], auth: [UInt8], channelID: String? = nil, remotePath: String? = nil, builtByBrowser: Bool = false
     ) {
         self.channelID = channelID
+        self.remotePath = remotePath
+        self.builtByBrowser = builtByBrowser
         self.browser = browser
         self.origin = origin
         self.token = token
@@ -52,7 +61,10 @@ public final class PushSubscription {
     /// The endpoint's path, shaped as each push service shapes it (docs/reference/web-push.md
     /// §2): FCM's `/fcm/send/` (or `/wp/` with an application server key), autopush's
     /// `/wpush/v1/` (`/wpush/v2/` with a key), Apple's token at the root.
-    public var path: String { Self.pathPrefix(browser, restricted: applicationServerKey != nil) + token }
+    public var path: String { remotePath ?? Self.pathPrefix(browser, restricted: applicationServerKey != nil) + token }
+
+    /// Whether this is a real browser's subscription an FCM registration carries.
+    public var isRemote: Bool { remotePath != nil }
 
     public var endpoint: String { origin + path }
 

@@ -18,6 +18,9 @@ public final class Gateway {
     let registration: DeviceRegistration
     let bridges: Bridges
 
+    /// Google's client side (Installations, registrations, check-in, MCS): its saved state and
+    /// its MCS connections are the gateway's to hand out.
+    private(set) var fcmClients: FCMClientsModule?
     /// The APIs pushmock serves, in the order their routes are tried.
     private(set) var modules: [any GatewayModule] = []
     /// `--sync always`: waits until the log is on disk through a seq.
@@ -96,7 +99,21 @@ public final class Gateway {
                 projectID: configuration.project),
             random: random)
         delivery.pushService = webPush.relay
-        delivery.clientDelivery = webPush.mozilla
+        let book = ClientBook()
+        let mcs = MCSServer(
+            book: book, directory: directory, registration: registration, delivery: delivery, changes: changes, random: random,
+            projectID: configuration.project, timeoutSeconds: configuration.timeoutSeconds)
+        fcmClients = FCMClientsModule(
+            installations: InstallationsAPI(
+                book: book, directory: directory, registration: registration, changes: changes, clock: clock, random: random,
+                inflate: services.inflate),
+            webRegistrations: WebRegistrationsAPI(
+                book: book, directory: directory, registration: registration, changes: changes, clock: clock, random: random,
+                inflate: services.inflate),
+            checkins: CheckinAPI(book: book, mcs: mcs, changes: changes, clock: clock, random: random),
+            register: GCMRegisterAPI(
+                book: book, mcs: mcs, directory: directory, registration: registration, changes: changes, random: random),
+            mcs: mcs, book: book)
         modules = [
             SiteModule(assets: services.assets) { [unowned self] in metricsPage() },
             LegacyModule(
@@ -113,6 +130,7 @@ public final class Gateway {
                 directory: directory, credentials: credentials, parts: sending, configuration: configuration,
                 shutdown: services.shutdown),
             webPush,
+            fcmClients!,
             OAuthAPI(credentials: credentials, clock: clock, random: random),
             ControlModule(
                 projects: ControlProjects(directory: directory, delivery: delivery, bridges: bridges, log: log, clock: clock),
@@ -140,6 +158,9 @@ public final class Gateway {
         default: host.contains(":") ? "[\(host)]" : host
         }
     }
+
+    /// A connection on the MCS listener (`--mcs-port`): its client's side of the protocol.
+    public func mcsConnection() -> any StreamEndpoint { fcmClients!.mcs.connect() }
 
     /// Logs what the bridges' carrier finished; the server calls it every 100 ms.
     public func collectBridgeAttempts() { bridges.collect() }

@@ -14,12 +14,17 @@ public struct ServerServices {
     public var shutdown: ShutdownFlag
     /// Carries bridged events out (HTTP, processes); nil: bridges are kept but carry nothing.
     public var bridgeCarrier: (any BridgeCarrier)?
+    /// Undoes a gzip request body (zlib's in the server; Android's Firebase SDK gzips every
+    /// Installations request); nil when absent, or not gzip, or larger than the body limit.
+    public var inflate: (([UInt8]) -> [UInt8]?)?
 
     public init(
         keys: (any KeyService)? = nil, webPush: (any WebPushCrypto)? = nil, assets: [String: Response] = [:],
         durableLog: DurableLog? = nil,
-        shutdown: ShutdownFlag = ShutdownFlag(), bridgeCarrier: (any BridgeCarrier)? = nil
+        shutdown: ShutdownFlag = ShutdownFlag(), bridgeCarrier: (any BridgeCarrier)? = nil,
+        inflate: (([UInt8]) -> [UInt8]?)? = nil
     ) {
+        self.inflate = inflate
         self.keys = keys
         self.webPush = webPush
         self.assets = assets

@@ -43,8 +43,11 @@ public struct WebRendering {
         }
         if let fcmOptions { out.append(("fcmOptions", .object(fcmOptions))) }
         out.append(("from", .string(message.topic.map { Topic.prefix + $0 } ?? String(message.projectNumber))))
+        // As FCM's real pushes to GCM clients show them (docs/reference/web.md): the priority,
+        // and a collapse key only when the send had one.
+        out.append(("priority", .string(message.web.priority)))
         out.append(("fcmMessageId", .string(messageID)))
-        out.append(("collapse_key", .string(message.web.collapseKey ?? "do_not_collapse")))
+        if let key = message.web.collapseKey { out.append(("collapse_key", .string(key))) }
         return JSONObject(out)
     }
 

@@ -56,5 +56,11 @@ public enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// With `=` padding to a multiple of four (what firebase-messaging's decoder needs).
+    public static func encodePadded(_ bytes: [UInt8]) -> String {
+        let text = encode(bytes)
+        return text + String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
+    }
+
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 }

@@ -426,6 +426,8 @@ final class Connection {
     private func open() {
         guard case .own(let make) = choice else { return }
         guard let session = try? make(self) else { return abort() }
+        // The protocol keeps its own time (its heartbeats): no request deadline.
+        deadline = 0
         start(session)
     }
 

@@ -92,6 +92,26 @@ struct ContentEncoding {
         return header + senderPublicKey + sealed
     }
 
+    /// An `aesgcm` body of one record (no padding) for the subscription's keys: what FCM sends
+    /// to its own GCM subscriptions, the one coding firebase-messaging decrypts
+    /// (docs/reference/fcm-clients.md §3.2). The salt and the sender's key go in the
+    /// `Encryption` and `Crypto-Key` headers. Nil when the plaintext needs more than one
+    /// 4096-byte record or a key is not P-256.
+    func encryptAESGCM(
+        _ plaintext: [UInt8], senderPrivateKey: [UInt8], senderPublicKey: [UInt8], salt: [UInt8],
+        receiverPublicKey: [UInt8], auth: [UInt8]
+    ) -> [UInt8]? {
+        guard plaintext.count <= 4094,
+            let secret = crypto.ecdh(privateKey: senderPrivateKey, peerPublicKey: receiverPublicKey)
+        else { return nil }
+        let ikm = expand(extract(salt: auth, secret), Array("Content-Encoding: auth".utf8) + [0], 32)
+        let prk = extract(salt: salt, ikm)
+        let context = Array("P-256".utf8) + [0, 0, 65] + receiverPublicKey + [0, 65] + senderPublicKey
+        let key = expand(prk, Array("Content-Encoding: aesgcm".utf8) + [0] + context, 16)
+        let nonce = expand(prk, Array("Content-Encoding: nonce".utf8) + [0] + context, 12)
+        return crypto.aes128GCMSeal([0, 0] + plaintext, key: key, nonce: nonce)
+    }
+
     /// Splits the records (each `recordSize` bytes with its tag, the last shorter), opens
     /// each with its nonce (the base nonce with the record's number XORed into its last six
     /// bytes) and strips its padding with `unpad`.

@@ -24,6 +24,7 @@ final class MozillaConnection: MessageEndpoint {
     func opened(_ channel: any MessageChannel) { self.channel = channel }
 
     func received(_ text: String) {
+        device?.realClient?.lastHeard = server.clock.now()
         guard let message = (try? JSONParser.parse(Array(text.utf8)))?.objectValue else {
             return close(code: 1002, reason: "not a JSON object")
         }

@@ -52,7 +52,7 @@ final class MozillaPushServer: ClientDelivery {
         var device = uaid.flatMap { browsers[$0] }
         if let d = device, directory[d.projectID]?.devices[d.id] !== d { device = nil }
         if device == nil {
-            let client = RealClient(clientID: random.hex(32), userAgent: connection.userAgent)
+            let client = RealClient(kind: .mozillaPush, clientID: random.hex(32), userAgent: connection.userAgent, carrier: self)
             guard let project = directory.project(projectID),
                 let d = registration.registerClient(client, browser: .firefox, in: project)
             else { return nil }
@@ -68,6 +68,8 @@ final class MozillaPushServer: ClientDelivery {
 
     /// The browser is reachable: what waited for it goes out.
     func online(_ device: Device, _ online: Bool) {
+        device.realClient?.connected = online
+        if online { device.realClient?.lastHeard = clock.now() }
         guard let project = directory[device.projectID], device.state.online != online else { return }
         var state = device.state
         state.online = online

@@ -22,10 +22,12 @@ extension WebPushAPI {
         let message = parts.delivery.accept(
             api: "webpush", format: format, options: content.options, target: .token, request: request, project: project,
             id: id, bulkID: nil)
-        message.details = WebPushDetails(
+        var details = WebPushDetails(
             service: service, endpoint: sub.endpoint, token: sub.token, coding: headers.coding?.name, ttl: headers.ttl,
             urgency: headers.urgency,
             topic: headers.topic, vapidSubject: vapidSubject, body: request.body, data: data, failure: failure)
+        if case .aesgcm(let salt, _, let senderKey)? = headers.coding { details.aesgcm = (salt, senderKey) }
+        message.details = details
         return message
     }
 
@@ -63,6 +65,9 @@ struct WebPushDetails: MessageDetails {
     let body: [UInt8]
     let data: [UInt8]?
     let failure: String?
+    /// `aesgcm`'s salt and sender key (from `Encryption` and `Crypto-Key`), which a push
+    /// service that forwards the body hands on (MCS's data message).
+    var aesgcm: (salt: [UInt8], senderKey: [UInt8])?
 
     /// The browser is handed no headers: the data only.
     func deviceHeaders(messageID: String) -> [(name: String, value: String)] { [] }

@@ -68,6 +68,7 @@ struct WebPushAPI {
     /// serves `/wpush/{token}` as v1).
     private static func path(_ path: String, fits sub: PushSubscription) -> Bool {
         let prefix = path.dropLast(sub.token.utf8.count)
+        if sub.builtByBrowser { return prefix == "/fcm/send/" || prefix == "/wp/" }
         if prefix == PushSubscription.pathPrefix(sub.browser, restricted: sub.applicationServerKey != nil) { return true }
         return sub.browser == .firefox && sub.applicationServerKey == nil && prefix == "/wpush/"
     }
@@ -87,7 +88,8 @@ struct WebPushAPI {
         let now = Double(parts.clock.now()) / 1_000_000
         let claims: VAPID.Claims
         do throws(VAPID.Problem) {
-            claims = try vapid.check(credentials, origin: sub.origin, restrictedTo: sub.applicationServerKey, now: now)
+            let origin = sub.builtByBrowser ? request.origin ?? sub.origin : sub.origin
+            claims = try vapid.check(credentials, origin: origin, restrictedTo: sub.applicationServerKey, now: now)
         } catch { throw .vapid(error) }
         if service == .apple, !Self.appleTakes(claims.subject) { throw .badSubject }
         return claims.subject

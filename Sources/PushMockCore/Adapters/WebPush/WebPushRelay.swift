@@ -36,24 +36,46 @@ final class WebPushRelay: PushServiceRelay {
             message: message, messageID: messageID, device: device, reason: reason)
     }
 
-    /// The POST FCM makes to the subscription's endpoint.
+    /// The POST FCM makes to the subscription's endpoint. To its own subscriptions (a real
+    /// browser's on FCM's endpoint, delivered over MCS) FCM encrypts with `aesgcm`, the one
+    /// coding firebase-messaging reads (Chrome reads both), and signs only when the
+    /// registration named an application key: with the default key it is FCM's own push
+    /// (docs/fcm-clients.md, "FCM to a registered browser"). Elsewhere, `aes128gcm` and VAPID.
     private func request(_ message: Message, messageID: String, to sub: PushSubscription, project: Project) -> Request? {
-        guard let key = credentials.webPushKey(of: project), let sender = try? crypto.makeP256KeyPair() else { return nil }
         var payload = JSONWriter(capacity: 512)
         payload.value(.object(WebRendering.internalPayload(message: message, messageID: messageID)))
-        guard
-            let body = ContentEncoding(crypto: crypto).encryptAES128GCM(
-                payload.bytes, senderPrivateKey: sender.privateKey, senderPublicKey: sender.publicKey, salt: random.bytes(16),
-                receiverPublicKey: sub.publicKey, auth: sub.auth),
-            let token = jwt(audience: sub.origin, key: key)
-        else { return nil }
+        guard let sender = try? crypto.makeP256KeyPair() else { return nil }
+        let encoding = ContentEncoding(crypto: crypto)
+        let salt = random.bytes(16)
+        let ownService = sub.isRemote && sub.browser == .chrome
         var headers: [(name: String, value: String)] = [
             ("Host", String(sub.origin.drop { $0 != "/" }.dropFirst(2))), ("TTL", String(message.web.ttl)),
-            ("Urgency", message.web.urgency ?? (message.options.priority == .high ? "high" : "normal")),
+            ("Urgency", message.web.urgency ?? message.web.priority),
             ("Content-Type", "application/octet-stream"),
-            ("Content-Encoding", "aes128gcm"), ("Authorization", "vapid t=\(token), k=\(Base64URL.encode(key.publicKey))"),
-            ("Content-Length", String(body.count)),
         ]
+        let body: [UInt8]?
+        if ownService {
+            body = encoding.encryptAESGCM(
+                payload.bytes, senderPrivateKey: sender.privateKey, senderPublicKey: sender.publicKey, salt: salt,
+                receiverPublicKey: sub.publicKey, auth: sub.auth)
+            headers += [
+                ("Content-Encoding", "aesgcm"), ("Encryption", "salt=" + Base64URL.encode(salt)),
+                ("Crypto-Key", "dh=" + Base64URL.encode(sender.publicKey)),
+            ]
+        } else {
+            body = encoding.encryptAES128GCM(
+                payload.bytes, senderPrivateKey: sender.privateKey, senderPublicKey: sender.publicKey, salt: salt,
+                receiverPublicKey: sub.publicKey, auth: sub.auth)
+            headers.append(("Content-Encoding", "aes128gcm"))
+        }
+        guard let body else { return nil }
+        if !ownService || sub.applicationServerKey != nil {
+            guard let key = credentials.webPushKey(of: project), let token = jwt(audience: sub.origin, key: key) else {
+                return nil
+            }
+            headers.append(("Authorization", "vapid t=\(token), k=\(Base64URL.encode(key.publicKey))"))
+        }
+        headers.append(("Content-Length", String(body.count)))
         if let topic = message.web.collapseKey.map(self.topic) { headers.insert(("Topic", topic), at: 3) }
         var request = Request(method: "POST", target: sub.path, headers: headers, body: body)
         request.secure = sub.origin.hasPrefix("https:")

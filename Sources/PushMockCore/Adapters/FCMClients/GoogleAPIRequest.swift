@@ -1,0 +1,73 @@
+/// What Google's client-side REST APIs (Firebase Installations, FCM registrations) check before
+/// anything else, in Google's error shape (docs/reference/fcm-clients.md §1): the API key and a
+/// JSON body, which the SDKs send under several content types (aiohttp's `text/plain`, Android's
+/// gzip).
+enum GoogleAPIRequest {
+    /// A refusal, already Google's answer.
+    struct Refused: Error {
+        let response: Response
+    }
+
+    /// The API key, in `x-goog-api-key` or the `key` query parameter. Google's keys are `AIza`
+    /// and 35 more URL-safe characters; pushmock cannot know which keys a real project issued,
+    /// so any key of that shape is taken (docs/fcm-clients.md, "API keys").
+    static func checkAPIKey(_ request: Request, service: String) throws(Refused) {
+        guard let key = request.header("x-goog-api-key") ?? request.queryValue("key") else {
+            throw Refused(
+                response: .googleError(
+                    403, "PERMISSION_DENIED",
+                    "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."
+                ))
+        }
+        guard isAPIKey(key) else {
+            var info = JSONWriter()
+            info.object { w in
+                w.member("@type", "type.googleapis.com/google.rpc.ErrorInfo")
+                w.member("reason", "API_KEY_INVALID")
+                w.member("domain", "googleapis.com")
+                w.key("metadata")
+                w.object { $0.member("service", service) }
+            }
+            throw Refused(
+                response: .googleError(
+                    400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", details: [info.text]))
+        }
+    }
+
+    static func isAPIKey(_ key: String) -> Bool {
+        key.utf8.count == 39 && key.hasPrefix("AIza")
+            && key.utf8.allSatisfy { c in
+                (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x2D || c == 0x5F
+            }
+    }
+
+    /// The body as a JSON object, whatever its declared type; gzip-coded when it says so.
+    static func object(_ request: Request, inflate: (([UInt8]) -> [UInt8]?)?) throws(Refused) -> JSONObject {
+        var body = request.body
+        if let coding = request.header("content-encoding")?.lowercased(), coding != "identity" {
+            guard coding == "gzip", let inflated = inflate?(body) else {
+                throw invalid("Invalid JSON payload received. Unexpected token.")
+            }
+            body = inflated
+        }
+        if body.isEmpty { return JSONObject() }
+        let value: JSONValue
+        do { value = try JSONParser.parse(body) } catch {
+            let why = LegacyRequest.parseErrorText(error, body).dropFirst("JSON_PARSING_ERROR: ".count)
+            throw invalid("Invalid JSON payload received. \(String(why).trimming("\n"))")
+        }
+        guard let obj = value.objectValue else {
+            throw invalid("Invalid JSON payload received. Unknown name \"\": Root element must be a message.")
+        }
+        return obj
+    }
+
+    static func invalid(_ message: String) -> Refused { Refused(response: .googleError(400, "INVALID_ARGUMENT", message)) }
+
+    /// A string member, nil when absent or not a string.
+    static func string(_ obj: JSONObject, _ name: String) -> String? { obj[name]?.stringValue }
+
+    static func run(_ body: () throws(Refused) -> Response) -> Reply {
+        do { return .response(try body()) } catch { return .response(error.response) }
+    }
+}
