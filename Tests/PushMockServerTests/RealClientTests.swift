@@ -2,10 +2,11 @@ import Foundation
 import Testing
 
 /// Runs a command and returns its exit status and output.
-func runCommand(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
+func runCommand(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (Int32, String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)
     p.arguments = arguments
+    if let environment { p.environment = environment }
     let pipe = Pipe()
     p.standardOutput = pipe
     p.standardError = pipe

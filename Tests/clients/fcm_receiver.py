@@ -5,12 +5,16 @@ official firebase-admin (unmodified, same namespace) sends to that token. Then t
 stops, a message is sent with a TTL, and a new client started with the stored credentials
 receives it (checking in again, nothing more).
 
-Usage (inside in_namespace.sh): fcm_receiver.py
+Usage (inside in_namespace.sh): fcm_receiver.py [register FILE | resume FILE]
+With `register`, the client registers, gets one push and saves its credentials to FILE; with
+`resume` (after pushmock restarted on the same --data-dir), a client with those credentials
+checks in, reconnects and gets a push sent to its old token.
 Prints one JSON object with what happened; exits non-zero on any surprise.
 """
 import asyncio
 import json
 import logging
+import sys
 import tempfile
 import urllib.request
 
@@ -39,7 +43,7 @@ async def receive(queue):
     return await asyncio.wait_for(queue.get(), 20)
 
 
-async def main():
+async def main(mode, path):
     out = {}
     number = control("")["number"]
     account = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
@@ -56,6 +60,20 @@ async def main():
 
     def on_push(obj, persistent_id, _context):
         queue.put_nowait((obj, persistent_id))
+
+    if mode == "resume":
+        saved = json.load(open(path))
+        client = FcmPushClient(on_push, config, saved, saved.update, config=quick)
+        assert await client.checkin_or_register() == saved["fcm"]["registration"]["token"]
+        await client.start()
+        name = await asyncio.get_running_loop().run_in_executor(None, messaging.send, messaging.Message(
+            token=saved["fcm"]["registration"]["token"], data={"after": "restart"}))
+        obj, _ = await receive(queue)
+        assert obj["data"] == {"after": "restart"}, obj
+        out["resumed"] = {"send": name, "data": obj["data"]}
+        await client.stop()
+        print(json.dumps(out))
+        return
 
     client = FcmPushClient(on_push, config, None, saved.update, config=quick)
     token = await client.checkin_or_register()
@@ -82,6 +100,11 @@ async def main():
     browser = devices[0]["id"]
     out["acknowledged"] = len(delivered(browser, 1))
     out["client"] = devices[0]["real_client"]
+    if mode == "register":
+        await client.stop()
+        json.dump(saved, open(path, "w"))
+        print(json.dumps(out))
+        return
 
     # Stopped, it misses a push that waits for it within its TTL; started again with its
     # stored credentials, it only checks in, logs in and gets it.
@@ -100,4 +123,4 @@ async def main():
     print(json.dumps(out))
 
 
-asyncio.run(main())
+asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else "all", sys.argv[2] if len(sys.argv) > 2 else None))

@@ -113,9 +113,10 @@ struct DeviceRegistration {
 
     /// A real browser that connected itself (`RealClient`): a Web device of the project whose
     /// app is the browser (a push protocol does not say which sites subscribed), with no FCM
-    /// token until an FCM client registers one. Nil when `--max-devices` leaves no room.
-    func registerClient(_ client: RealClient, browser: Browser, in project: Project) -> Device? {
-        guard directory.roomForDevices > 0, let id = project.devices.claimID(nil) else { return nil }
+    /// token until an FCM client registers one. `id` restores a saved one. Nil when
+    /// `--max-devices` leaves no room.
+    func registerClient(_ client: RealClient, browser: Browser, in project: Project, id: String? = nil) -> Device? {
+        guard directory.roomForDevices > 0, let id = project.devices.claimID(id) else { return nil }
         let device = Device(
             id: id, platform: .web, app: browser.rawValue, projectID: project.id, fid: Identifiers.fid(random), token: nil,
             apnsToken: nil, apnsEnvironment: nil, state: DeviceState(), createdAt: delivery.clock.now())
@@ -135,7 +136,11 @@ struct DeviceRegistration {
         guard directory.roomForDevices > 0, token.flatMap({ directory.owner(ofToken: $0) }) == nil,
             directory.device(at: .installation(fid)) == nil, let id = project.devices.claimID(id)
         else { return nil }
-        if project.app(platform, app) == nil { project.addApp(platform, app, credentials: [.sandbox, .production]) }
+        // An iOS app needs its APNs credentials; a Web device's app is only its label (the
+        // page's origin, or the Firebase app id a client without one registered with).
+        if platform == .ios, project.app(platform, app) == nil {
+            project.addApp(platform, app, credentials: [.sandbox, .production])
+        }
         let device = Device(
             id: id, platform: platform, app: app, projectID: project.id, fid: fid, token: token, apnsToken: apns?.0,
             apnsEnvironment: apns?.1, state: DeviceState(), createdAt: delivery.clock.now())

@@ -121,6 +121,7 @@ extension Gateway {
             w.member("web_push_key", .object(JSONObject([("private_key", .string(Base64URL.encode(key.privateKey)))])))
         }
         w.array("bridges") { w in for b in bridges.forSavedState(p.id) { w.object { b.write(to: &$0) } } }
+        if let clients = fcmClients?.savedState(of: p) { w.member("clients", clients) }
         w.endObject()
         return w.bytes
     }

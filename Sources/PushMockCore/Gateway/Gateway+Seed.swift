@@ -28,7 +28,9 @@ extension Gateway {
             let at = "projects[\(i)]"
             guard let p = item.objectValue else { throw fail(at, "must be an object") }
             try Self.onlyKeys(
-                p, ["id", "server_keys", "apps", "apns_keys", "service_accounts", "web_push_key", "devices", "bridges"], at: at,
+                p,
+                ["id", "server_keys", "apps", "apns_keys", "service_accounts", "web_push_key", "devices", "bridges", "clients"],
+                at: at,
                 fail)
             guard let id = p["id"]?.stringValue, Configuration.isProjectID(id) else {
                 throw fail(at + ".id", "must be a project id ([a-z0-9-], 1-63 characters)")
@@ -84,6 +86,13 @@ extension Gateway {
             }
             try each(p, "bridges", at: at, fail) { obj, path throws(SeedError) in
                 try call("POST", base + "/bridges", obj, at: path, fail)
+            }
+            // What real clients registered (a saved state's; docs/durable-store.md).
+            if let clients = p["clients"] {
+                guard let obj = clients.objectValue else { throw fail(at + ".clients", "must be an object") }
+                do throws(RestoreProblem) { try fcmClients?.restore(obj, in: project) } catch {
+                    throw fail(at + ".clients." + error.at, error.problem)
+                }
             }
         }
     }

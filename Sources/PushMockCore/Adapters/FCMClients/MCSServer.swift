@@ -61,8 +61,10 @@ final class MCSServer: ClientDelivery {
             return d
         }
         let client = RealClient(kind: .mcs, clientID: String(checkin.androidID), userAgent: checkin.userAgent, carrier: self)
+        // A saved check-in's device comes back with its id.
+        let id = checkin.deviceID.flatMap { directory[projectID]?.devices[$0] == nil ? $0 : nil }
         guard let project = directory.project(projectID),
-            let d = registration.registerClient(client, browser: .chrome, in: project)
+            let d = registration.registerClient(client, browser: .chrome, in: project, id: id)
         else { return nil }
         book.setDevice(d.id, of: checkin.androidID)
         for r in book.registrations(of: checkin.androidID) { subscribe(r, on: d, project: project) }
