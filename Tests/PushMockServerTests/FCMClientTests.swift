@@ -57,4 +57,28 @@ struct FCMClientTests {
         #expect(again == 0, "\(resumed)")
         #expect(resumed.contains(#""data": {"after": "restart"}"#), "\(resumed)")
     }
+
+    @Test(
+        "GCM check-in, register3 and MCS byte by byte with Google's own message definitions: logins, data messages in both codings, every kind of acknowledgement, redelivery, heartbeats both ways, expiry, and each hostile packet closed"
+    )
+    func mcsProtocol() throws {
+        let server = try ServerProcess(["--timeout", "2"])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [Self.clients + "/mcs_client.py", String(server.port), String(try #require(server.mcsPort)), ServerProcess.caFile])
+        #expect(status == 0, "\(out)")
+        #expect(out.contains(#"{"checks": 11}"#), "\(out)")
+    }
+
+    @Test("idle MCS connections beyond --max-connections: the oldest are closed to make room, and the server goes on")
+    func idleFlood() throws {
+        let server = try ServerProcess(["--max-connections", "60"])
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                Self.clients + "/mcs_client.py", "flood", String(server.port), String(try #require(server.mcsPort)),
+                ServerProcess.caFile, "120",
+            ])
+        #expect(status == 0, "\(out)")
+    }
 }

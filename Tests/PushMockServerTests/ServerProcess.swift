@@ -7,6 +7,8 @@ final class ServerProcess {
     let port: Int
     /// The TLS port, when the server was started with one (the default).
     let tlsPort: Int?
+    /// The MCS port, when it has one (with TLS, a free one).
+    let mcsPort: Int?
     /// What the server prints goes to a file, read by path: a pipe's descriptor, closed and
     /// reused while tests start processes in parallel, once let one test's reader take
     /// another process's output.
@@ -53,12 +55,16 @@ final class ServerProcess {
         var found: String?
         var seen = ""
         let wantsTLS = !(arguments.contains("off") && arguments.contains("--tls-port"))
+        // MCS follows TLS unless told otherwise; its line is the last.
+        let mcsFlag = arguments.firstIndex(of: "--mcs-port").map { arguments[$0 + 1] }
+        let wantsMCS = mcsFlag.map { $0 != "off" } ?? wantsTLS
+        let wanted: String? = wantsMCS ? "tls://" : wantsTLS ? "https://" : nil
         let deadline = Date(timeIntervalSinceNow: 60)
-        while found == nil || (wantsTLS && !seen.contains("https://")), Date() < deadline {
+        while found == nil || !(wanted.map(seen.contains) ?? true), Date() < deadline {
             seen = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             found = seen.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression).map { String(seen[$0]) }
             if !process.isRunning { break }
-            if found == nil || (wantsTLS && !seen.contains("https://")) { usleep(10_000) }
+            if found == nil || !(wanted.map(seen.contains) ?? true) { usleep(10_000) }
         }
         if !process.isRunning { seen = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? seen }
         guard let found, let port = Int(found.split(separator: ":").last!) else {
@@ -68,6 +74,8 @@ final class ServerProcess {
         url = found
         self.port = port
         tlsPort = seen.range(of: #"https://127\.0\.0\.1:\d+"#, options: .regularExpression)
+            .flatMap { Int(seen[$0].split(separator: ":").last!) }
+        mcsPort = seen.range(of: #"tls://127\.0\.0\.1:\d+"#, options: .regularExpression)
             .flatMap { Int(seen[$0].split(separator: ":").last!) }
     }
 
