@@ -8,12 +8,15 @@ public struct Bridge: Sendable {
         case device(String)
         /// The devices subscribed to a topic when the event happens.
         case topic(String)
+        /// The devices of one app (a bundle id, package name or web origin).
+        case app(String)
     }
 
     public enum Target: Sendable {
         case webhook(Webhook)
-        /// `xcrun simctl push <udid> <bundle id> <payload file>` for what an iPhone displays.
-        case simulator(udid: String, bundleID: String)
+        /// `xcrun simctl push <udid> <bundle id> <payload file>` for what an iPhone displays;
+        /// no bundle id: each device's app.
+        case simulator(udid: String, bundleID: String?)
         case command(Command)
 
         public var name: String {
@@ -45,6 +48,9 @@ public struct Bridge: Sendable {
     /// Nil: every project (`--webhook`).
     public let projectID: String?
     public let scope: Scope
+    /// Only devices a real app's Firebase SDK registered (`RealClient` of kind `firebaseSDK`):
+    /// the one setting that links an app in the iOS Simulator to pushmock (docs/fcm-clients.md).
+    public let sdkDevicesOnly: Bool
     public let events: Set<EventKind>
     public let target: Target
     /// Deliveries waiting at most; more are counted and logged as `BRIDGE_OVERFLOW`.
@@ -65,10 +71,14 @@ public struct Bridge: Sendable {
     /// `events` as bits by `EventKind.ordinal`, tested for every event while bridges exist.
     private let eventBits: UInt64
 
-    init(id: String, projectID: String?, scope: Scope, events: Set<EventKind>, target: Target, queueLimit: Int) {
+    init(
+        id: String, projectID: String?, scope: Scope, events: Set<EventKind>, target: Target, queueLimit: Int,
+        sdkDevicesOnly: Bool = false
+    ) {
         self.id = id
         self.projectID = projectID
         self.scope = scope
+        self.sdkDevicesOnly = sdkDevicesOnly
         self.events = events
         self.target = target
         self.queueLimit = queueLimit
@@ -85,10 +95,12 @@ public struct Bridge: Sendable {
             return false
         }
         if case .simulator = target, device.platform != .ios { return false }
+        if sdkDevicesOnly, device.realClient?.kind != .firebaseSDK { return false }
         switch scope {
         case .project: return true
         case .device(let id): return device.id == id
         case .topic(let name): return device.topics[name] != nil
+        case .app(let app): return device.app == app
         }
     }
 
@@ -99,7 +111,9 @@ public struct Bridge: Sendable {
         case .project: break
         case .device(let d): w.member("device", d)
         case .topic(let t): w.member("topic", t)
+        case .app(let a): w.member("app", a)
         }
+        if sdkDevicesOnly { w.member("sdk_devices", true) }
         w.key("events")
         w.beginArray()
         for kind in EventKind.allCases where events.contains(kind) { w.string(kind.rawValue) }
@@ -115,7 +129,7 @@ public struct Bridge: Sendable {
             w.member("max_attempts", h.maxAttempts)
         case .simulator(let udid, let bundleID):
             w.member("udid", udid)
-            w.member("bundle_id", bundleID)
+            if let bundleID { w.member("bundle_id", bundleID) }
         case .command(let c):
             w.key("argv")
             w.beginArray()

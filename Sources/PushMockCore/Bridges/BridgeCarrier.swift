@@ -25,6 +25,8 @@ public struct BridgeDelivery: Sendable {
     public let environment: [(name: String, value: String)]
     /// For the Simulator: the APNs payload with its `Simulator Target Bundle`.
     public let simulatorPayload: [UInt8]?
+    /// The app it goes to in the Simulator (the bridge's, else the device's).
+    public let simulatorBundleID: String?
     /// Where its attempts are logged.
     public let projectID: String
     public let messageID: String?

@@ -20,12 +20,15 @@ enum BridgeEnvelope {
         }
         w.endObject()
         var simulatorPayload: [UInt8]?
+        var simulatorBundleID: String?
         if case .simulator(_, let bundleID) = bridge.target, let message = e.message, let id = e.messageID {
-            simulatorPayload = simulatorFile(message, id, device, bundleID: bundleID)
+            simulatorBundleID = bundleID ?? device.app
+            simulatorPayload = simulatorFile(message, id, device, bundleID: bundleID ?? device.app)
         }
         return BridgeDelivery(
             bridge: bridge, key: key, eventName: e.kind.rawValue, body: w.bytes,
             environment: environment(e, device, key: key, bridge: bridge), simulatorPayload: simulatorPayload,
+            simulatorBundleID: simulatorBundleID,
             projectID: e.projectID, messageID: e.messageID, deviceID: device.id)
     }
 

@@ -15,17 +15,20 @@ enum BridgeConfig {
         if bridges.bridge(project.id, id) != nil { throw Control.conflict("A bridge with id \(id) already exists.") }
         if let full = bridges.full(project.id) { throw Control.failedPrecondition(full) }
         let scope = try scope(obj, project)
+        let sdkDevicesOnly = try Control.bool(obj, "sdk_devices") ?? false
         let queueLimit = try int(obj, "queue_limit", 1...100_000) ?? Bridge.defaultQueueLimit
         let target: Bridge.Target
         switch kind {
         case "webhook": target = try webhook(spec, random)
-        case "simulator": target = try simulator(spec, scope, project)
+        case "simulator": target = try simulator(spec, scope, project, eachDevicesApp: sdkDevicesOnly)
         default: target = try command(spec, bridges)
         }
         var allowed = Bridge.fateEvents
         if case .simulator = target { allowed = Bridge.shownEvents }
         let events = try events(obj, allowed: allowed) ?? allowed
-        return Bridge(id: id, projectID: project.id, scope: scope, events: events, target: target, queueLimit: queueLimit)
+        return Bridge(
+            id: id, projectID: project.id, scope: scope, events: events, target: target, queueLimit: queueLimit,
+            sdkDevicesOnly: sdkDevicesOnly)
     }
 
     private static func isIDByte(_ c: UInt8) -> Bool {
@@ -35,6 +38,11 @@ enum BridgeConfig {
     private static func scope(_ obj: JSONObject, _ project: Project) throws(ControlError) -> Bridge.Scope {
         let device = try Control.string(obj, "device")
         let topic = try Control.string(obj, "topic")
+        if let app = try Control.string(obj, "app") {
+            guard device == nil, topic == nil else { throw Control.invalid("Give one of 'device', 'topic' or 'app'.") }
+            guard !app.isEmpty, app.utf8.count <= 512 else { throw Control.invalid("Invalid value at 'app': \"\(app)\".") }
+            return .app(app)
+        }
         switch (device, topic) {
         case (let d?, nil):
             guard project.devices[d] != nil else { throw Control.invalid("No device \(d) in project \(project.id).") }
@@ -79,7 +87,7 @@ enum BridgeConfig {
     }
 
     private static func simulator(
-        _ spec: JSONObject, _ scope: Bridge.Scope, _ project: Project
+        _ spec: JSONObject, _ scope: Bridge.Scope, _ project: Project, eachDevicesApp: Bool
     ) throws(ControlError) -> Bridge.Target {
         try only(spec, ["udid", "bundle_id"], in: "simulator")
         let udid = try Control.string(spec, "udid") ?? "booted"
@@ -93,6 +101,9 @@ enum BridgeConfig {
             }
             bundleID = bundleID ?? d.app
         }
+        if case .app(let app) = scope { bundleID = bundleID ?? app }
+        // Linked to every app its SDK registered: each goes to its own app.
+        if bundleID == nil, eachDevicesApp { return .simulator(udid: udid, bundleID: nil) }
         guard let bundleID else { throw Control.invalid("Missing required field 'simulator.bundle_id' (the app's bundle id).") }
         guard !bundleID.isEmpty, !bundleID.hasPrefix("-"), (try? DeviceRegistration.checkApp(bundleID, on: .ios)) != nil else {
             throw Control.invalid(

@@ -71,4 +71,11 @@ enum Control {
         }
         return s
     }
+
+    /// A boolean member, nil when absent; refused when present as another type.
+    static func bool(_ obj: JSONObject, _ name: String) throws(ControlError) -> Bool? {
+        guard let v = obj[name], v != .null else { return nil }
+        guard let b = v.boolValue else { throw invalid("Invalid value at '\(name)' (TYPE_BOOL), \(JSONWriter.quotedJSON(v))") }
+        return b
+    }
 }

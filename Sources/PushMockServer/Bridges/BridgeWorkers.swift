@@ -117,7 +117,7 @@ final class BridgeWorkers: BridgeCarrier, @unchecked Sendable {
         while let delivery = next(lane) {
             switch delivery.bridge.target {
             case .webhook(let hook): deliver(delivery, hook, lane)
-            case .simulator(let udid, let bundleID): inject(delivery, udid: udid, bundleID: bundleID)
+            case .simulator(let udid, _): inject(delivery, udid: udid, bundleID: delivery.simulatorBundleID ?? "")
             case .command(let c): runCommand(delivery, c)
             }
         }
