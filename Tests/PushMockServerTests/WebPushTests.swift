@@ -71,7 +71,7 @@ struct MozillaPushTests {
     }
 
     @Test(
-        "a real headless Firefox ESR subscribes, its service worker shows a pushed notification, and a push sent while it was closed arrives when it starts again; loopback only"
+        "a real headless Firefox ESR subscribes, its service worker shows a pushed notification, a push sent while it was closed arrives when it starts again, and registered through FCM registrations by its page it gets an FCM v1 send; loopback only"
     )
     func realFirefox() throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/firefox-esr"), "make test-deps installs firefox-esr")
@@ -86,5 +86,7 @@ struct MozillaPushTests {
             ])
         #expect(status == 0, "\(out)")
         #expect(out.contains("\"after_restart\": [\"while you were away\"]"), "\(out)")
+        // Registered through FCM registrations by its page, it gets an FCM v1 send as the SDK's payload.
+        #expect(out.contains(#""fcm_shown": ["FCM: to Firefox from "#), "\(out)")
     }
 }

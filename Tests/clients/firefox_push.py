@@ -6,8 +6,11 @@ The test serves a page and its service worker on loopback; the page subscribes w
 key; pushmock's device list shows the subscription; pywebpush sends to the endpoint; the
 service worker's `push` event runs with the data and shows a notification, which
 `registration.getNotifications()` lists. Then Firefox quits, a push with a TTL is sent, Firefox
-starts again on the same profile and the push arrives. Prints what it saw as JSON; any surprise
-is an assertion.
+starts again on the same profile and the push arrives. Last, a second service worker of the
+page subscribes with the project's Web Push certificate and the page registers that
+subscription as the Firebase JS SDK does (Installations, then FCM registrations, with `fetch`
+from its origin); an FCM v1 send from firebase-admin to the token it got reaches that worker as
+the SDK's payload. Prints what it saw as JSON; any surprise is an assertion.
 """
 import http.server
 import json
@@ -40,11 +43,20 @@ self.addEventListener('push', event => {
   event.waitUntil(self.registration.showNotification('pushmock', {body: text, tag: String(Date.now())}));
 });
 """
+# What the Firebase SDK's worker does with FCM's payload: shows its notification.
+FCM_WORKER = b"""
+self.addEventListener('push', event => {
+  const p = event.data.json();
+  event.waitUntil(self.registration.showNotification(p.notification.title,
+    {body: p.notification.body + ' from ' + p.from + ' ' + JSON.stringify(p.data), tag: p.fcmMessageId}));
+});
+"""
 
 
 class Site(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        body, kind = (WORKER, "text/javascript") if self.path == "/sw.js" else (PAGE, "text/html")
+        scripts = {"/sw.js": WORKER, "/fcm/sw.js": FCM_WORKER}
+        body, kind = (scripts[self.path], "text/javascript") if self.path in scripts else (PAGE, "text/html")
         self.send_response(200)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
@@ -195,6 +207,44 @@ try:
     assert ("MESSAGE_DROPPED", "ttl_expired") in events(device["id"]), events(device["id"])
     again = requests.get(control + f"/devices/{device['id']}").json()
     assert again["online"] and again["real_client"]["uaid"] == device["real_client"]["uaid"], again
+
+    # The Firebase JS SDK's getToken, by hand: subscribe with the project's Web Push
+    # certificate, create an installation, register the subscription with FCM.
+    vapid = requests.get(control + "/webPushKey").json()["public_key"]
+    number = requests.get(control).json()["number"]
+    token = run_async(m, """
+        const [base, vapid, number] = arguments;
+        const bytes = Uint8Array.from(atob(vapid.replace(/-/g, '+').replace(/_/g, '/')), c => c.charCodeAt(0));
+        const reg = await navigator.serviceWorker.register('/fcm/sw.js', {scope: '/fcm/'});
+        await new Promise(r => { const w = reg.installing || reg.waiting; if (!w) r();
+                                 else w.addEventListener('statechange', () => w.state === 'activated' && r()); });
+        const sub = (await reg.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: bytes})).toJSON();
+        const key = 'AIzaSyA-pushmock-test-key-0123456789abc';
+        const fis = await (await fetch(base + '/v1/projects/demo-pushmock/installations', {method: 'POST',
+            headers: {'Content-Type': 'application/json', 'Accept': 'application/json', 'x-goog-api-key': key},
+            body: JSON.stringify({fid: 'fQ8PWd8gQ0K9cRq1yUHUfq', authVersion: 'FIS_v2',
+                                  appId: '1:' + number + ':web:0a1b2c', sdkVersion: 'w:0.6.13'})})).json();
+        const registered = await (await fetch(base + '/v1/projects/demo-pushmock/registrations', {method: 'POST',
+            headers: {'Content-Type': 'application/json', 'Accept': 'application/json', 'x-goog-api-key': key,
+                      'x-goog-firebase-installations-auth': 'FIS ' + fis.authToken.token},
+            body: JSON.stringify({web: {endpoint: sub.endpoint, auth: sub.keys.auth, p256dh: sub.keys.p256dh,
+                                        applicationPubKey: vapid}})})).json();
+        return registered.token;""", base, vapid, number)
+    assert token and ":APA91b" in token, token
+    out["fcm_token"] = token
+    import firebase_admin
+    from firebase_admin import credentials, messaging
+    account = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump(requests.get(control + "/serviceAccount").json(), account)
+    account.close()
+    firebase_admin.initialize_app(credentials.Certificate(account.name))
+    messaging.send(messaging.Message(token=token, notification=messaging.Notification(title="FCM", body="to Firefox"),
+                                     data={"k": "v"}))
+    fcm_shown = wait_for(lambda: run_async(m, """
+        const reg = await navigator.serviceWorker.getRegistration('/fcm/');
+        return (await reg.getNotifications()).map(n => n.title + ': ' + n.body);"""), "the FCM push")
+    assert fcm_shown == [f'FCM: to Firefox from {number} {{"k":"v"}}'], fcm_shown
+    out["fcm_shown"] = fcm_shown
 finally:
     stop_firefox(proc, m)
     shutil.rmtree(profile, ignore_errors=True)

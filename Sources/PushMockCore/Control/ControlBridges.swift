@@ -8,7 +8,8 @@ struct ControlBridges {
     func create(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let obj = try Control.body(
-            request, allowed: [
+            request,
+            allowed: [
                 "id", "device", "topic", "app", "sdk_devices", "events", "queue_limit", "webhook", "simulator", "command",
             ])
         let bridge = try BridgeConfig.parse(obj, in: project, bridges: bridges, random: random)

@@ -21,12 +21,17 @@ struct FCMClientsModule: GatewayModule {
                 r.add("DELETE", "/{id}" + slash) { req, p in installations.delete(req, p) }
             }
             r.add("POST", "/{id}/authTokens:generate") { req, p in installations.generate(req, p) }
+            // Web pages call these from any origin (the JS SDK's `fetch`).
+            for path in ["", "/", "/{id}", "/{id}/", "/{id}/authTokens:generate"] {
+                r.add("OPTIONS", path) { req, _ in GoogleAPIRequest.preflight(req) }
+            }
         }
         routes.group("/v1/projects/{project}/registrations", GoogleFrontEndStyle.rest) { r in
             r.add("POST", "") { req, p in webRegistrations.create(req, p) }
             r.add("GET", "/{token}") { req, p in webRegistrations.get(req, p) }
             r.add("PATCH", "/{token}") { req, p in webRegistrations.update(req, p) }
             r.add("DELETE", "/{token}") { req, p in webRegistrations.delete(req, p) }
+            for path in ["", "/{token}"] { r.add("OPTIONS", path) { req, _ in GoogleAPIRequest.preflight(req) } }
         }
         routes.group("", GoogleFrontEndStyle.plain) { r in
             r.add("POST", "/checkin") { req, _ in checkins.checkin(req) }

@@ -67,7 +67,28 @@ enum GoogleAPIRequest {
     /// A string member, nil when absent or not a string.
     static func string(_ obj: JSONObject, _ name: String) -> String? { obj[name]?.stringValue }
 
-    static func run(_ body: () throws(Refused) -> Response) -> Reply {
-        do { return .response(try body()) } catch { return .response(error.response) }
+    /// Runs a handler; an answer to a page's request (one with `Origin`) carries Google's CORS
+    /// headers, as the JS SDK's `fetch` from any origin needs.
+    static func run(_ request: Request, _ body: () throws(Refused) -> Response) -> Reply {
+        var response: Response
+        do { response = try body() } catch { response = error.response }
+        if let origin = request.header("origin") {
+            response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin, X-Origin, Referer")]
+        }
+        return .response(response)
+    }
+
+    /// A CORS preflight (`OPTIONS` with `Access-Control-Request-Method`): every method the API
+    /// has, the headers asked for, cached an hour, as Google's front end answers it.
+    static func preflight(_ request: Request) -> Reply {
+        var headers: [(name: String, value: String)] = [
+            ("Access-Control-Allow-Origin", request.header("origin") ?? "*"),
+            ("Access-Control-Allow-Methods", "DELETE,GET,HEAD,PATCH,POST,PUT"), ("Access-Control-Max-Age", "3600"),
+            ("Vary", "Origin, X-Origin, Referer"),
+        ]
+        if let asked = request.header("access-control-request-headers") {
+            headers.append(("Access-Control-Allow-Headers", asked))
+        }
+        return .response(Response(status: 200, headers: headers, body: []))
     }
 }

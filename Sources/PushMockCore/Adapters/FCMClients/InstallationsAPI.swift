@@ -19,7 +19,7 @@ struct InstallationsAPI {
 
     /// `POST /v1/projects/{project}/installations` (iOS adds a trailing slash).
     func create(_ request: Request, _ params: PathParameters) -> Reply {
-        GoogleAPIRequest.run { () throws(GoogleAPIRequest.Refused) in
+        GoogleAPIRequest.run(request) { () throws(GoogleAPIRequest.Refused) in
             try GoogleAPIRequest.checkAPIKey(request, service: Self.service)
             let project = try self.project(params)
             let body = try GoogleAPIRequest.object(request, inflate: inflate)
@@ -56,7 +56,7 @@ struct InstallationsAPI {
 
     /// `POST .../installations/{id}/authTokens:generate` with `Authorization: FIS_v2 <refresh token>`.
     func generate(_ request: Request, _ params: PathParameters) -> Reply {
-        GoogleAPIRequest.run { () throws(GoogleAPIRequest.Refused) in
+        GoogleAPIRequest.run(request) { () throws(GoogleAPIRequest.Refused) in
             try GoogleAPIRequest.checkAPIKey(request, service: Self.service)
             let installation = try authorized(request, params)
             let renewed = book.renew(installation, token: authToken(), expires: clock.now() + Self.authTokenLifetime)
@@ -69,7 +69,7 @@ struct InstallationsAPI {
 
     /// `DELETE .../installations/{id}` (iOS adds a trailing slash and sends `{}`).
     func delete(_ request: Request, _ params: PathParameters) -> Reply {
-        GoogleAPIRequest.run { () throws(GoogleAPIRequest.Refused) in
+        GoogleAPIRequest.run(request) { () throws(GoogleAPIRequest.Refused) in
             try GoogleAPIRequest.checkAPIKey(request, service: Self.service)
             let installation = try authorized(request, params)
             book.remove(installation)

@@ -20,7 +20,7 @@ struct WebRegistrationsAPI {
     /// `POST .../registrations`: a Web token for the subscription (the same one again for the
     /// same installation and endpoint), or the iOS SDK's FID registration.
     func create(_ request: Request, _ params: PathParameters) -> Reply {
-        GoogleAPIRequest.run { () throws(GoogleAPIRequest.Refused) in
+        GoogleAPIRequest.run(request) { () throws(GoogleAPIRequest.Refused) in
             let (installation, project) = try authorized(request, params)
             let body = try GoogleAPIRequest.object(request, inflate: inflate)
             if let ios = body["ios"]?.objectValue { return try registerIOS(ios, installation, project, request) }
@@ -32,7 +32,7 @@ struct WebRegistrationsAPI {
 
     /// `GET .../registrations/{token}`.
     func get(_ request: Request, _ params: PathParameters) -> Reply {
-        GoogleAPIRequest.run { () throws(GoogleAPIRequest.Refused) in
+        GoogleAPIRequest.run(request) { () throws(GoogleAPIRequest.Refused) in
             let (installation, project) = try authorized(request, params)
             return answer(try device(params, installation, project), project)
         }
@@ -41,7 +41,7 @@ struct WebRegistrationsAPI {
     /// `PATCH .../registrations/{token}`: the subscription changed (or the token is a week
     /// old); the answer's token may be new.
     func update(_ request: Request, _ params: PathParameters) -> Reply {
-        GoogleAPIRequest.run { () throws(GoogleAPIRequest.Refused) in
+        GoogleAPIRequest.run(request) { () throws(GoogleAPIRequest.Refused) in
             let (installation, project) = try authorized(request, params)
             let old = try device(params, installation, project)
             let web = try webSubscription(try GoogleAPIRequest.object(request, inflate: inflate))
@@ -52,7 +52,7 @@ struct WebRegistrationsAPI {
     /// `DELETE .../registrations/{token}` (the JS SDK's `deleteToken`; the iOS SDK's
     /// unregister names the FID): the token is unregistered.
     func delete(_ request: Request, _ params: PathParameters) -> Reply {
-        GoogleAPIRequest.run { () throws(GoogleAPIRequest.Refused) in
+        GoogleAPIRequest.run(request) { () throws(GoogleAPIRequest.Refused) in
             let (installation, project) = try authorized(request, params)
             let d = try device(params, installation, project)
             registration.uninstall(d, project: project)
