@@ -18,6 +18,8 @@ public final class Server {
     private let certificates: CertificateStore
     /// The TLS port's identity, when there is one.
     private let tls: TLSContext?
+    /// MCS's: the same certificate, no client certificate asked for.
+    private let mcsTLS: TLSContext?
     /// The durable log, with `--data-dir`.
     private let store: EventStore?
     /// Carries bridged events out, off the loop.
@@ -118,8 +120,10 @@ public final class Server {
                 identity = .issued(cert, key)
             }
             tls = try TLSContext(identity: identity, clientAuthority: certificates.authority)
+            mcsTLS = configuration.mcsPort == nil ? nil : try TLSContext(identity: identity, clientAuthority: nil)
         } else {
             tls = nil
+            mcsTLS = nil
         }
     }
 
@@ -131,7 +135,7 @@ public final class Server {
             tlsPort = try connections.listen(host: configuration.host, port: requested, tls: tls)
         }
         var mcsPort: Int?
-        if let tls, let requested = configuration.mcsPort {
+        if let tls = mcsTLS, let requested = configuration.mcsPort {
             let gateway = gateway
             mcsPort = try connections.listen(
                 host: configuration.host, port: requested, tls: tls,

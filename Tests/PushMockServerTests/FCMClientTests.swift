@@ -83,6 +83,25 @@ struct FCMClientTests {
     }
 
     @Test(
+        "a real headless Chromium checks in, registers and keeps its MCS connection with pushmock by its GCM switches: pywebpush's push to the endpoint it returned reaches its service worker, and so does an FCM v1 send to the token its page registered; every connection it opened went to 127.0.0.1"
+    )
+    func realChromium() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "make test-deps installs chromium")
+        // Chromium's GCM connects only while the host has a network (docs/fcm-clients.md): it
+        // runs in this namespace, kept on loopback by its switches, and the test checks its net log.
+        let server = try ServerProcess()
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                Self.clients + "/chromium_push.py", String(server.port), String(try #require(server.tlsPort)),
+                String(try #require(server.mcsPort)), ServerProcess.caFile,
+            ])
+        #expect(status == 0, "\(out)")
+        #expect(out.contains(#""web_push": ["pushmock: hello Chromium"]"#), "\(out)")
+        #expect(out.contains(#""fcm": ["FCM: to Chromium from "#), "\(out)")
+    }
+
+    @Test(
         "the iOS SDK's requests replayed in order (check-in, Installations, token registration with an APNs token); linked by one setting, an FCM send reaches the Simulator as `xcrun simctl push`; the token is deleted as the SDK deletes it"
     )
     func iosSDK() throws {

@@ -2,7 +2,9 @@ internal import COpenSSL
 import PushMockCore
 
 /// The server's `SSL_CTX`: its certificate, ALPN (`h2`, then `http/1.1`, or none), and an
-/// optional client certificate checked against pushmock's CA (APNs certificate auth).
+/// optional client certificate checked against pushmock's CA (APNs certificate auth) when
+/// `clientAuthority` is given. MCS's listener asks for none: Chromium's GCM socket has no way to
+/// answer a certificate request and fails its handshake on one.
 final class TLSContext {
     /// Freed in deinit; every `SSL` made from it holds its own reference.
     let pointer: OpaquePointer
@@ -13,7 +15,7 @@ final class TLSContext {
         case files(chain: String, key: String)
     }
 
-    init(identity: Identity, clientAuthority: Certificate) throws(ServerError) {
+    init(identity: Identity, clientAuthority: Certificate?) throws(ServerError) {
         guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw ServerError(.tls, "SSL_CTX_new failed") }
         pointer = ctx
         guard SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil) == 1 else {
@@ -34,6 +36,9 @@ final class TLSContext {
         }
         guard SSL_CTX_check_private_key(ctx) == 1 else { throw ServerError(.tls, "the TLS key does not match the certificate") }
         SSL_CTX_set_alpn_select_cb(ctx, tlsSelectALPN, nil)
+        let sessionContext: [UInt8] = Array("pushmock".utf8)
+        _ = SSL_CTX_set_session_id_context(ctx, sessionContext, UInt32(sessionContext.count))
+        guard let clientAuthority else { return }
         // Ask for a client certificate but never fail the handshake over it: APNs answers a
         // bad one with 403 BadCertificate, which needs the request.
         guard X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), clientAuthority.pointer) == 1,
@@ -46,8 +51,6 @@ final class TLSContext {
         // loop its parsing on every handshake (docs/hardening.md).
         _ = SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MAX_CERT_LIST, Self.maxClientChainBytes, nil)
         SSL_CTX_set_verify_depth(ctx, 4)
-        let sessionContext: [UInt8] = Array("pushmock".utf8)
-        _ = SSL_CTX_set_session_id_context(ctx, sessionContext, UInt32(sessionContext.count))
     }
 
     static let maxClientChainBytes = 16 * 1024
