@@ -3,13 +3,16 @@
 // reaches internal decoders. Inputs: the first byte picks a target, the rest is its input;
 // "@T" in a body becomes a live Android token and "@A" a live APNs token. Web Push runs on
 // `FuzzCrypto`, whose primitives are fakes that always agree, so inputs reach the record,
-// padding and header logic behind them.
+// padding and header logic behind them. Google's client side: the protobuf decoders of the
+// check-in and MCS, and a logged-in MCS connection fed whatever a client might send.
 import Foundation
 
 nonisolated(unsafe) private var gateway: Gateway?
 nonisolated(unsafe) private var androidToken: [UInt8] = []
 nonisolated(unsafe) private var apnsToken = ""
 nonisolated(unsafe) private var webPushPaths: [String] = []
+nonisolated(unsafe) private var mcsCredentials: (UInt64, UInt64)?
+nonisolated(unsafe) private weak var mcsGateway: Gateway?
 
 private func setUp() -> Gateway {
     if let gateway { return gateway }
@@ -153,6 +156,76 @@ private func webSocket(_ bytes: [UInt8]) {
     }
 }
 
+/// The protobuf decoders: any bytes are fields or `Malformed`, never a trap; a check-in
+/// request, a login, an IQ's acknowledgements and the check-in route read them.
+private func protobuf(_ bytes: [UInt8]) {
+    _ = try? ProtoReader.fields(bytes[...])
+    _ = try? CheckinAPI.readProtobuf(bytes)
+    _ = try? MCSLogin(bytes)
+    _ = try? MCSUpstream.acknowledged(bytes)
+    for tag in [MCSTag.heartbeatPing, .iqStanza, .dataMessageStanza] { _ = try? MCSUpstream.lastStreamIDReceived(tag, bytes) }
+    _ = setUp().handle(
+        Request(method: "POST", target: "/checkin", headers: [("Content-Type", "application/x-protobuf")], body: bytes))
+}
+
+/// MCS: framing read whole or split in two gives the same packets or the same failure, and a
+/// logged-in connection takes anything a client sends without trapping.
+private func mcs(_ g: Gateway, _ bytes: [UInt8]) {
+    func read(_ pieces: [ArraySlice<UInt8>]) -> [String] {
+        var reader = MCSReader()
+        var pending: [UInt8] = [41]
+        var seen: [String] = []
+        for piece in pieces {
+            pending += piece
+            while true {
+                let step = pending.withUnsafeBytes { buffer in
+                    Result { () throws(MCSReader.Failure) in try reader.read(buffer) }
+                }
+                guard case .success(let (consumed, packet)) = step else { return seen + ["failure"] }
+                guard consumed > 0 else { break }
+                pending.removeFirst(consumed)
+                if let packet { seen.append("\(packet.0) \(packet.1)") }
+            }
+        }
+        return seen
+    }
+    let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+    guard read([bytes[...]]) == read([bytes[..<split], bytes[split...]]) else {
+        fatalError("MCS framing depends on how bytes arrive")
+    }
+    // A browser checks in (once per gateway) and logs in; then the bytes.
+    if mcsCredentials == nil || mcsGateway !== g {
+        var checkin = ProtoWriter()
+        checkin.message(4) { $0.varint(12, 3) }
+        let answer = g.handle(
+            Request(
+                method: "POST", target: "/checkin", headers: [("Content-Type", "application/x-protobuf")], body: checkin.bytes))
+        guard case .response(let r) = answer, let fields = try? ProtoReader.fields(r.body[...]),
+            let id = fields.first(where: { $0.number == 7 })?.integer,
+            let token = fields.first(where: { $0.number == 8 })?.integer
+        else { fatalError("check-in") }
+        mcsCredentials = (id, token)
+        mcsGateway = g
+    }
+    guard let (id, token) = mcsCredentials else { return }
+    var login = ProtoWriter()
+    login.string(1, "chrome-1")
+    login.string(3, String(id))
+    login.string(5, String(token))
+    var packet: [UInt8] = [41, 2]
+    ProtoWriter.appendVarint(UInt64(login.bytes.count), to: &packet)
+    let connection = g.mcsConnection()
+    final class Sink: StreamChannel {
+        func send(_ bytes: [UInt8]) {}
+        func close() {}
+        var pendingBytes: Int { 0 }
+    }
+    connection.opened(Sink())
+    let all = packet + login.bytes + bytes
+    _ = all.withUnsafeBytes { connection.received($0) }
+    connection.closed()
+}
+
 /// The content codings' record, padding and header parsing, behind primitives that always agree.
 private func contentCodings(_ bytes: [UInt8]) {
     let coding = ContentEncoding(crypto: FuzzCrypto())
@@ -198,7 +271,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let g = setUp()
     let input = UnsafeBufferPointer(start: data, count: size)
     let body = expand(Array(input)[1...])
-    switch input[0] % 12 {
+    switch input[0] % 14 {
     case 0:
         // The parser, and a property: what it accepts, the writer writes back to the same value.
         if let value = try? JSONParser.parse(body) {
@@ -230,6 +303,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let path = webPushPaths[Int(input.count) % webPushPaths.count]
         _ = g.handle(Request(method: "POST", target: path, headers: headers, body: payload))
     case 11: contentCodings(body)
+    case 12: protobuf(body)
+    case 13: mcs(g, body)
     default:
         // Any target: the router, query parsing and path parameters.
         _ = g.handle(Request(method: "GET", target: String(decoding: body, as: UTF8.self)))
