@@ -24,13 +24,17 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        // Gzip request bodies (Android's Firebase Installations requests).
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
         // The dashboard's files (dashboard/, Chart.js from Debian's libjs-chart.js,
         // docs/openapi.json), embedded at build time with C's #embed.
         .target(name: "CDashboard"),
         .target(name: "PushMockCore", swiftSettings: releaseSettings),
         .target(
             name: "PushMockServer",
-            dependencies: ["PushMockCore", "CLibevent", "COpenSSL", "CNghttp2", "CSQLite", "CDashboard"],
+            dependencies: ["PushMockCore", "CLibevent", "COpenSSL", "CNghttp2", "CSQLite", "CZlib", "CDashboard"],
             swiftSettings: releaseSettings),
         .executableTarget(name: "pushmock", dependencies: ["PushMockServer", "PushMockCore"]),
         .testTarget(name: "PushMockCoreTests", dependencies: ["PushMockCore"]),

@@ -59,6 +59,8 @@ public final class Server {
         var services = ServerServices(
             keys: keys, webPush: try OpenSSLWebPush(), assets: Dashboard.assets,
             shutdown: shutdownFlag, bridgeCarrier: bridgeWorkers)
+        let bodyLimit = configuration.maxBodyBytes
+        services.inflate = { GzipInflater.inflate($0, limit: bodyLimit) }
         var saved: (fixture: [UInt8], fromSnapshot: Bool)?
         if let directory = configuration.dataDirectory {
             // Resume from the saved control-plane state and the newest events.

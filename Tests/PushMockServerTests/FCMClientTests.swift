@@ -67,7 +67,7 @@ struct FCMClientTests {
             RealClientTests.python,
             [Self.clients + "/mcs_client.py", String(server.port), String(try #require(server.mcsPort)), ServerProcess.caFile])
         #expect(status == 0, "\(out)")
-        #expect(out.contains(#"{"checks": 11}"#), "\(out)")
+        #expect(out.contains(#"{"checks": 12}"#), "\(out)")
     }
 
     @Test("idle MCS connections beyond --max-connections: the oldest are closed to make room, and the server goes on")

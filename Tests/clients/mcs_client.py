@@ -156,6 +156,20 @@ def ok(text):
     print("ok:", text, flush=True)
 
 
+# 0. Android's Firebase SDK gzips its Installations bodies; a body that inflates past the limit
+#    (1 MiB) is refused.
+import gzip
+android = {"Content-Type": "application/json", "Accept": "application/json", "Content-Encoding": "gzip",
+           "Cache-Control": "no-cache", "x-goog-api-key": "AIzaSyA-pushmock-test-key-0123456789abc",
+           "X-Android-Package": "com.example.app", "X-Android-Cert": "0123456789ABCDEF0123456789ABCDEF01234567"}
+body = gzip.compress(json.dumps({"fid": "fQ8PWd8gQ0K9cRq1yUHUfa", "appId": "1:1:android:1", "authVersion": "FIS_v2",
+                                 "sdkVersion": "a:18.0.0"}).encode())
+status, answer, _ = post("/v1/projects/demo-pushmock/installations", body, android)
+assert status == 200 and json.loads(answer)["fid"] == "fQ8PWd8gQ0K9cRq1yUHUfa", answer
+bomb = gzip.compress(b" " * (2 << 20))
+assert post("/v1/projects/demo-pushmock/installations", bomb, android)[0] == 400
+ok("Installations: Android's gzip body read; a body inflating past the limit refused")
+
 # 1. Check-in: new credentials, fixed64, non-zero, below 2^63; the same again echoed; a known id
 #    with another token refused; a body that is not a protobuf refused.
 status, first = checkin()
