@@ -59,7 +59,7 @@ struct DashboardTests {
             "appeared_live", "message_url", "raw_request", "android_preview", "device_url", "inbox_title", "back_forward",
             "link_opens_device", "chart_axes", "chart_values", "silent_dropped", "ios_preview", "no_remote_fetch",
             "image_on_request", "words_whole_1024", "words_whole_1440", "created_from_ui", "subscription_shown", "web_preview",
-            "web_payload",
+            "web_payload", "real_client_shown",
             "page_two", "list_scrolled", "detail_in_view", "keyboard", "narrow", "deleted_one", "went_offline", "unsubscribed",
             "bridge_attempts", "deleted_device", "api_readable", "project_facts", "chaos_on", "chaos_off", "reset", "cleared",
         ]
@@ -80,7 +80,7 @@ struct DashboardTests {
         #expect(r["dark_background"] as? String == "rgb(20, 24, 29)")
         #expect(r["console_errors"] as? [String] == [])
         let shots = (try? FileManager.default.contentsOfDirectory(atPath: Self.screenshots)) ?? []
-        #expect(shots.filter { $0.hasSuffix(".png") }.count == 15)
+        #expect(shots.filter { $0.hasSuffix(".png") }.count == 16)
     }
 
     @Test("the dashboard's scripts pass their unit tests (node --test), and every file the page loads is served from the binary")

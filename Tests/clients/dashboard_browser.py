@@ -246,6 +246,16 @@ try:
     out["web_payload"] = '"fcmOptions"' in payload and "https://app.example.com/x" in payload
     shot("web-payload")
 
+    # A real GCM client (a browser's check-in, as Chrome posts it) is a device that says so.
+    checkin = urllib.request.Request(root + "/checkin", data=bytes([0x22, 0x02, 0x60, 0x03]),
+                                     headers={"Content-Type": "application/x-protobuf", "User-Agent": "HeadlessChrome/156"})
+    urllib.request.urlopen(checkin, timeout=10).read()
+    real = [d for d in call("GET", control + "/devices")["devices"] if (d.get("real_client") or {}).get("kind") == "mcs"]
+    driver.get(root + f"/#/demo-pushmock/devices/{real[0]['id']}")
+    wait.until(lambda d: "Real GCM client over MCS" in text("#device .real-client"))
+    out["real_client_shown"] = "away" in text("#device .real-client") and "HeadlessChrome/156" in text("#device .real-client")
+    shot("real-client")
+
     # A page of 50 at a time, with totals.
     for i in range(55):
         send({"to": "/topics/bulk", "data": {"n": str(i)}})

@@ -83,7 +83,8 @@ async function renderDevice(ctx, id) {
       d.token ? el("button", { type: "button", onclick: () => ctx.act(() => send("POST", path + ":refreshToken")) }, "Refresh token") : null),
     el("p", {}, "Token: ", el("code", { class: "token" }, d.token || "none")),
     d.apns_token ? el("p", {}, "APNs token: ", el("code", { class: "token" }, d.apns_token), ` (${d.apns_environment})`) : null,
-    d.platform === "web" ? pushSubscription(ctx, d, path) : null,
+    d.real_client ? realClient(d) : null,
+    d.platform === "web" && d.push_subscription !== undefined ? pushSubscription(ctx, d, path) : null,
     el("h3", {}, `Topics (${d.topics.length})`),
     el("div", { class: "controls topics" },
       d.topics.map((t) => el("span", { class: "chip" }, t, el("button", { type: "button", class: "link", "aria-label": `Unsubscribe from ${t}`,
@@ -115,23 +116,35 @@ async function renderDevice(ctx, id) {
   );
 }
 
+const clientKinds = {
+  mozilla_push: "Real Firefox, over the Mozilla push protocol",
+  mcs: "Real GCM client over MCS (Chrome, firebase-messaging)",
+  firebase_sdk: "Registered by a real app's Firebase SDK",
+};
+
+/** A real client (docs/fcm-clients.md): which kind, what it said it is, whether its connection
+ * is open and when it last said anything, and the subscriptions it made. */
+function realClient(d) {
+  const c = d.real_client;
+  const live = c.connected === undefined ? "" :
+    ` · ${c.connected ? "connected" : "away"}${c.last_heard ? `, last heard ${when(c.last_heard)}` : ""} · ${c.unacknowledged} unacknowledged`;
+  return el("section", { class: "subscription real-client" },
+    el("h3", {}, clientKinds[c.kind] || c.kind),
+    el("p", {}, "Client ", el("code", {}, c.client_id), live),
+    c.user_agent ? el("p", { class: "hint" }, c.user_agent) : null,
+    c.subscriptions.map((s) => el("p", {}, el("code", { class: "token" }, s.endpoint))));
+}
+
 /** A browser's push subscription, as `PushSubscription.toJSON()` gives it, ready to paste into
- * an app server's database; or a real Firefox's subscriptions (docs/web-push.md). */
+ * an app server's database; a real browser's (an SDK registered it) without the buttons that
+ * play the browser (docs/web-push.md). */
 function pushSubscription(ctx, d, path) {
-  if (d.real_client) {
-    const c = d.real_client;
-    return el("section", { class: "subscription" },
-      el("h3", {}, `Real Firefox (${c.subscriptions.length} subscription${c.subscriptions.length === 1 ? "" : "s"})`),
-      el("p", {}, "uaid ", el("code", {}, c.uaid), ` · ${d.online ? "connected" : "away"} · ${c.unacknowledged} unacknowledged`),
-      c.user_agent ? el("p", { class: "hint" }, c.user_agent) : null,
-      c.subscriptions.map((s) => el("p", {}, el("code", { class: "token" }, s.endpoint))));
-  }
   const json = d.push_subscription ? JSON.stringify(d.push_subscription, null, 2) : null;
   return el("section", { class: "subscription" },
     el("h3", {}, `Push subscription (${d.browser}${d.application_server_key ? ", restricted to a VAPID key" : ""})`),
     json ? el("pre", {}, json) : el("p", { class: "hint" }, "None: the browser has no notification permission, or unsubscribed."),
     el("div", { class: "controls" },
       json ? el("button", { type: "button", onclick: () => navigator.clipboard.writeText(json) }, "Copy") : null,
-      json ? el("button", { type: "button", onclick: () => ctx.act(() => send("POST", path + ":unsubscribe")) }, "Unsubscribe")
+      d.real_client ? null : json ? el("button", { type: "button", onclick: () => ctx.act(() => send("POST", path + ":unsubscribe")) }, "Unsubscribe")
         : el("button", { type: "button", onclick: () => ctx.act(() => send("POST", path + ":subscribe")) }, "Subscribe")));
 }

@@ -113,13 +113,18 @@ struct DeviceRegistration {
 
     /// A real browser that connected itself (`RealClient`): a Web device of the project whose
     /// app is the browser (a push protocol does not say which sites subscribed), with no FCM
-    /// token until an FCM client registers one. `id` restores a saved one. Nil when
+    /// token until an FCM client registers one; online when it registered over its connection.
+    /// `id` restores a saved one. Nil when
     /// `--max-devices` leaves no room.
-    func registerClient(_ client: RealClient, browser: Browser, in project: Project, id: String? = nil) -> Device? {
+    func registerClient(
+        _ client: RealClient, browser: Browser, in project: Project, id: String? = nil, online: Bool = true
+    ) -> Device? {
         guard directory.roomForDevices > 0, let id = project.devices.claimID(id) else { return nil }
+        var state = DeviceState()
+        state.online = online
         let device = Device(
             id: id, platform: .web, app: browser.rawValue, projectID: project.id, fid: Identifiers.fid(random), token: nil,
-            apnsToken: nil, apnsEnvironment: nil, state: DeviceState(), createdAt: delivery.clock.now())
+            apnsToken: nil, apnsEnvironment: nil, state: state, createdAt: delivery.clock.now())
         device.realClient = client
         project.devices.insert(device)
         return device

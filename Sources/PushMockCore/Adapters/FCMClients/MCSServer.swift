@@ -64,7 +64,8 @@ final class MCSServer: ClientDelivery {
         // A saved check-in's device comes back with its id.
         let id = checkin.deviceID.flatMap { directory[projectID]?.devices[$0] == nil ? $0 : nil }
         guard let project = directory.project(projectID),
-            let d = registration.registerClient(client, browser: .chrome, in: project, id: id)
+            // Checked in, not yet connected: what is sent to it waits for its login.
+            let d = registration.registerClient(client, browser: .chrome, in: project, id: id, online: false)
         else { return nil }
         book.setDevice(d.id, of: checkin.androidID)
         for r in book.registrations(of: checkin.androidID) { subscribe(r, on: d, project: project) }
