@@ -11,13 +11,14 @@ rootfs=$work/rootfs
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 port=${IMAGE_CHECK_PORT:-14010}
 tls=${IMAGE_CHECK_TLS_PORT:-14443}
+mcs=${IMAGE_CHECK_MCS_PORT:-15228}
 [ "$(id -u)" = 0 ] || { echo "image-check needs root (debootstrap, chroot)"; exit 1; }
 chroot=$(command -v chroot)
 
 # What the Dockerfile says, read from it so the check cannot drift from it.
 packages=$(grep -A1 -- '--no-install-recommends' docker/Dockerfile | tail -n1 | tr -d '\\' | xargs)
 grep -q '^USER pushmock' docker/Dockerfile
-grep -q '^EXPOSE 4010 4443' docker/Dockerfile
+grep -q '^EXPOSE 4010 4443 5228' docker/Dockerfile
 grep -q '^VOLUME /data' docker/Dockerfile
 grep -q '^HEALTHCHECK .*"pushmock", "health"' docker/Dockerfile
 grep -q 'swift build -c release --static-swift-stdlib' docker/Dockerfile
@@ -42,7 +43,7 @@ mountpoint -q "$rootfs/proc" || mount -t proc proc "$rootfs/proc"
 # The image's environment, with ports that do not clash with a pushmock already running here.
 grep -q '^    PUSHMOCK_DATA_DIR=/data$' docker/Dockerfile
 grep -q "^ENV PUSHMOCK_ALLOW_HOST=\* " docker/Dockerfile
-env -i PATH=/usr/local/bin:/usr/bin:/bin PUSHMOCK_ALLOW_HOST="*" PUSHMOCK_HOST=0.0.0.0 PUSHMOCK_PORT=$port PUSHMOCK_TLS_PORT=$tls \
+env -i PATH=/usr/local/bin:/usr/bin:/bin PUSHMOCK_ALLOW_HOST="*" PUSHMOCK_HOST=0.0.0.0 PUSHMOCK_PORT=$port PUSHMOCK_TLS_PORT=$tls PUSHMOCK_MCS_PORT=$mcs \
   PUSHMOCK_CERT_DIR=/data/certs PUSHMOCK_DATA_DIR=/data "$chroot" --userspec=10001:10001 "$rootfs" /usr/local/bin/pushmock >"$work/pushmock.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; umount "$rootfs/proc" 2>/dev/null || true' EXIT
@@ -60,6 +61,9 @@ echo "$answer" | grep -q '"success":1' || { echo "the send failed: $answer"; exi
 count=$(curl -sf "$base/events?count=true" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')
 [ "$count" -ge 3 ] || { echo "expected the send's events in the log, got $count"; exit 1; }
 curl -sf --cacert "$rootfs/data/certs/ca.pem" "https://localhost:$tls/healthz" | grep -q ok
+# MCS answers TLS as mtalk.google.com with the image's CA (a client's first packet comes next).
+echo | timeout 5 openssl s_client -connect "127.0.0.1:$mcs" -servername mtalk.google.com -CAfile "$rootfs/data/certs/ca.pem" \
+  -verify_return_error -verify_hostname mtalk.google.com >/dev/null 2>&1 || { echo "MCS did not answer TLS as mtalk.google.com"; exit 1; }
 [ "$(stat -c %u "$rootfs/data/certs/ca.pem")" = 10001 ] || { echo "the CA is not owned by the non-root user"; exit 1; }
 sleep 0.2
 stored=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from data").fetchone()[0])' "$rootfs/data/pushmock.db")

@@ -19,7 +19,7 @@ bin=$1 python=$2 readme=$3
 
 ip link set lo up
 hosts=$(mktemp)
-printf '127.0.0.1 localhost fcm.googleapis.com iid.googleapis.com oauth2.googleapis.com\n::1 localhost\n' >"$hosts"
+printf '127.0.0.1 localhost fcm.googleapis.com iid.googleapis.com oauth2.googleapis.com android.clients.google.com device-provisioning.googleapis.com\n::1 localhost\n' >"$hosts"
 mount --bind "$hosts" /etc/hosts
 
 work=$(mktemp -d)

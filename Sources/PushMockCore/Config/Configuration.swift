@@ -103,7 +103,7 @@ public struct Configuration: Sendable, Equatable {
 
     public static let defaultPort = 4010
     public static let defaultTLSPort = 4443
-    /// `mtalk.google.com`'s port (docs/reference/fcm-clients.md §4.1).
+    /// `mtalk.google.com`'s port (docs/reference/fcm-clients.md §5.1).
     public static let defaultMCSPort = 5228
     public static let defaultServerKey = "pushmock-dev-server-key"
 

@@ -1,4 +1,4 @@
-/// Protocol Buffers' binary wire format, by hand (docs/reference/fcm-clients.md §5): the dozen
+/// Protocol Buffers' binary wire format, by hand (docs/reference/fcm-clients.md §7): the dozen
 /// small messages of GCM check-in and MCS need varints, fixed64 and length-delimited fields,
 /// nothing generated. `ProtoReader` walks a message's fields one at a time, skipping the
 /// groups and wire types nobody here uses; `ProtoWriter` appends fields.

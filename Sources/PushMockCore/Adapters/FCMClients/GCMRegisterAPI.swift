@@ -1,6 +1,6 @@
 /// GCM token registration, form-encoded and authorized by a check-in (`AidLogin <android
 /// id>:<security token>`), answered as `token=...` or `Error=<CODE>` (docs/reference/fcm-clients.md
-/// §3.2-3.3): `register3` on `android.clients.google.com` (Chrome's push subscriptions and
+/// §4): `register3` on `android.clients.google.com` (Chrome's push subscriptions and
 /// firebase-messaging's: a subscription on FCM's endpoint, delivered over MCS) and the iOS SDK's
 /// `register` on `fcmtoken.googleapis.com` (an FCM token for the APNs token the app sent). Both
 /// take `delete=true` to delete. Loop thread only.

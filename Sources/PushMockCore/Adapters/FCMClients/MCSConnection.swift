@@ -1,4 +1,4 @@
-/// One client's MCS connection (docs/reference/fcm-clients.md §4): a `LoginRequest` first
+/// One client's MCS connection (docs/reference/fcm-clients.md §5): a `LoginRequest` first
 /// (anything else closes it), then heartbeats, IQs with acknowledgements and upstream stanzas
 /// in any order; the server sends its `LoginResponse`, data messages, heartbeats and `Close`.
 /// Each side counts the packets it received (the login is the first); a client's

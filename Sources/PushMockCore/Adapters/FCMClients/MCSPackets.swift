@@ -1,5 +1,5 @@
 /// MCS, the connection Google's GCM clients keep to `mtalk.google.com:5228`
-/// (docs/reference/fcm-clients.md §4): packets of a one-byte tag, a varint length and a
+/// (docs/reference/fcm-clients.md §5): packets of a one-byte tag, a varint length and a
 /// protobuf message, the first one each way after a version byte (41). `MCSReader` takes them
 /// from the bytes as they arrive; the message types below read and write the fields pushmock
 /// uses, by number (Chromium's `mcs.proto`). Pure: no sockets.
@@ -182,7 +182,7 @@ enum MCSUpstream {
     }
 }
 
-/// A `DataMessageStanza` (tag 8) carrying one push (docs/reference/fcm-clients.md §3.3).
+/// A `DataMessageStanza` (tag 8) carrying one push (docs/reference/fcm-clients.md §5.6).
 struct MCSDataMessage {
     var id: String
     var from: String

@@ -1,4 +1,4 @@
-/// MCS's server side (docs/reference/fcm-clients.md §4), as `mtalk.google.com` serves Chrome's
+/// MCS's server side (docs/reference/fcm-clients.md §5), as `mtalk.google.com` serves Chrome's
 /// GCM driver and firebase-messaging: a client that checked in logs in with its android id and
 /// security token, and from then on gets a `DataMessageStanza` for every push to its GCM
 /// registrations' endpoints, and acknowledges them (a selective ack, its
@@ -177,7 +177,7 @@ final class MCSServer: ClientDelivery {
                 sentMillis: item.message.receivedAt / 1000, rawData: details.body))
     }
 
-    /// The `app_data` a client needs (docs/reference/fcm-clients.md §3.3): its subtype, then
+    /// The `app_data` a client needs (docs/reference/fcm-clients.md §5.6): its subtype, then
     /// the coding's keys: `aes128gcm` as `content-encoding`, `aesgcm`'s salt and sender key in
     /// padded base64url and nothing else (firebase-messaging strips exactly `salt=` and `dh=`
     /// and decodes without adding padding).

@@ -94,7 +94,7 @@ struct ContentEncoding {
 
     /// An `aesgcm` body of one record (no padding) for the subscription's keys: what FCM sends
     /// to its own GCM subscriptions, the one coding firebase-messaging decrypts
-    /// (docs/reference/fcm-clients.md §3.2). The salt and the sender's key go in the
+    /// (docs/reference/fcm-clients.md §6.1). The salt and the sender's key go in the
     /// `Encryption` and `Crypto-Key` headers. Nil when the plaintext needs more than one
     /// 4096-byte record or a key is not P-256.
     func encryptAESGCM(
