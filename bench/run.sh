@@ -5,7 +5,8 @@
 # Every server is single-threaded and pinned to core 0, the load generator to core 1.
 # Prints req/s, p99 and the ratios; then latency at 10,000 req/s; then the
 # 1,000,000-subscriber topic case with the memory of an idle device; then Web Push
-# (bench/webpush.sh) and the durable store at scale (bench/durable_scale.sh).
+# (bench/webpush.sh), real GCM clients over MCS (bench/mcs.sh) and the durable store at scale
+# (bench/durable_scale.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${BENCH_SECONDS:-10}
@@ -354,6 +355,9 @@ PY
 
 # Web Push: pushes to a fake Chrome against /fcm/send, and 1,000 browsers on WebSockets.
 bench/webpush.sh "$bin" "$work"
+
+# Real GCM clients over MCS: a send to each of 1,000, sends to one, idle clients' memory.
+bench/mcs.sh "$bin" "$work"
 
 # The durable store at scale: a million devices and a million-subscriber send with --data-dir.
 bench/durable_scale.sh "$bin" "$work" "$SUBSCRIBERS"
