@@ -139,9 +139,15 @@ public final class Server {
         var mcsPort: Int?
         if let tls = mcsTLS, let requested = configuration.mcsPort {
             let gateway = gateway
-            mcsPort = try connections.listen(
-                host: configuration.host, port: requested, tls: tls,
-                choice: .own { connection in StreamSession(connection: connection, endpoint: gateway.mcsConnection()) })
+            do {
+                mcsPort = try connections.listen(
+                    host: configuration.host, port: requested, tls: tls,
+                    choice: .own { connection in StreamSession(connection: connection, endpoint: gateway.mcsConnection()) })
+            } catch  where configuration.mcsPortGiven == nil {
+                // 5228 by default: a second pushmock on the machine (one with its own --port and
+                // --tls-port) still starts, without MCS, and says so.
+                Self.warn("pushmock: \(error.description); MCS is off (give --mcs-port to choose its port)")
+            }
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
         for sig in Signals.shutdown {

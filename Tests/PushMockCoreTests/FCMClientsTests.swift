@@ -161,6 +161,37 @@ struct FCMClientsCoreTests {
         connection.closed()
     }
 
+    @Test("a client that leaves 1,000 pushes unacknowledged gets no more: they wait, stored, and go out as it answers")
+    func busyClient() throws {
+        let h = try Harness(webPush: FakeWebPushCrypto()) { $0.deviceRateLimit = 0 }
+        let (id, token) = try checkin(h)
+        let gcm = String(register3(h, id, token).bodyText.dropFirst(6))
+        let connection = try #require(h.gateway.mcsConnection() as? MCSConnection)
+        let channel = CapturedStream()
+        connection.opened(channel)
+        var login = ProtoWriter()
+        login.string(1, "chrome-1")
+        login.string(3, String(id))
+        login.string(5, String(token))
+        let packet = [41, 2] + varint(login.bytes.count) + login.bytes
+        _ = packet.withUnsafeBytes { connection.received($0) }
+        for _ in 0...MCSServer.maxUnacknowledged {
+            #expect(h.call("POST", "/fcm/send/\(gcm)", body: "", headers: [("TTL", "600")]).status == 201)
+        }
+        #expect(connection.unacknowledgedCount == MCSServer.maxUnacknowledged)
+        let busy = h.call("GET", "/emulator/v1/projects/demo-pushmock/events?event=MESSAGE_STORED")
+        #expect(busy.bodyText.contains("client_busy"), "\(busy.bodyText.prefix(300))")
+        // A stream position acknowledging everything sent: the waiting push goes out next.
+        var ping = ProtoWriter()
+        ping.varint(2, 5000)
+        let ack = [0] + varint(ping.bytes.count) + ping.bytes
+        _ = ack.withUnsafeBytes { connection.received($0) }
+        #expect(connection.unacknowledgedCount == 0)
+        h.gateway.expireDue()
+        #expect(connection.unacknowledgedCount == 1)
+        connection.closed()
+    }
+
     func varint(_ n: Int) -> [UInt8] {
         var out: [UInt8] = []
         ProtoWriter.appendVarint(UInt64(n), to: &out)

@@ -90,6 +90,7 @@ final class Delivery {
     /// messages for now (`DeviceModel.collapsibleBurst`).
     func mustWait(_ item: Pending, _ device: Device) -> String? {
         if !device.state.online { return "device_offline" }
+        if let carrier = device.realClient?.carrier, carrier.isBusy(device) { return "client_busy" }
         guard device.platform == .android else { return nil }
         if device.state.lowPowerMode, item.message.options.priority == .normal { return "device_doze" }
         if isCollapsible(item, on: device), DeviceModel.refillCollapsibleAllowance(device, at: clock.now()) == 0 {
@@ -283,4 +284,11 @@ protocol PushServiceRelay: AnyObject {
 /// `Delivery.refused`, `Delivery.unacknowledged`).
 protocol ClientDelivery: AnyObject {
     func send(_ item: Pending, to device: Device, project: Project)
+    /// The client has as many pushes unacknowledged as it may: more wait, stored, until it
+    /// answers.
+    func isBusy(_ device: Device) -> Bool
+}
+
+extension ClientDelivery {
+    func isBusy(_ device: Device) -> Bool { false }
 }

@@ -23,6 +23,8 @@ final class MCSConnection: StreamEndpoint {
 
     init(server: MCSServer) { self.server = server }
 
+    var unacknowledgedCount: Int { unacknowledged.count }
+
     func opened(_ channel: any StreamChannel) {
         self.channel = channel
         server.opened(self)

@@ -93,6 +93,11 @@ final class MCSServer: ClientDelivery {
         project.devices.remove(sub.address, from: d, at: clock.now())
     }
 
+    /// Pushes on one connection the client has not acknowledged, at most; and persistent ids
+    /// remembered for logins, at most.
+    static let maxUnacknowledged = 1000
+    static let maxRemembered = 100_000
+
     /// Chrome's old default application server key, which firebase-messaging registers with:
     /// its private half is Google's, so only FCM itself pushes to such a subscription, with no
     /// VAPID (docs/fcm-clients.md).
@@ -166,6 +171,9 @@ final class MCSServer: ClientDelivery {
         }
         let now = clock.now()
         let persistentID = "0:" + String(now / 1000) + "%" + random.hex(16)
+        // Ids of pushes that expired unacknowledged are never named again: the map is bounded
+        // by forgetting them all at once (a client naming one then gets nothing twice anyway).
+        if sent.count >= Self.maxRemembered { sent.removeAll(keepingCapacity: true) }
         sent[persistentID] = item.messageID
         device.realClient?.unacknowledged += 1
         connection.deliver(
@@ -192,6 +200,13 @@ final class MCSServer: ClientDelivery {
         }
         out.append(("google.source", "webpush"))
         return out
+    }
+
+    /// A client with `maxUnacknowledged` pushes unacknowledged gets no more until it answers:
+    /// they wait, stored, within their TTL.
+    func isBusy(_ device: Device) -> Bool {
+        guard let id = device.realClient.flatMap({ UInt64($0.clientID) }), let connection = connected[id] else { return false }
+        return connection.unacknowledgedCount >= Self.maxUnacknowledged
     }
 
     // MARK: Time
