@@ -129,9 +129,4 @@ final class ClientBook {
     }
 
     var installationCount: Int { installations.count }
-
-    /// A project started over: its installations go.
-    func forgetProject(_ projectID: String) {
-        for i in installations(of: projectID) { remove(i) }
-    }
 }

@@ -42,7 +42,6 @@ final class MCSServer: ClientDelivery {
 
     var clock: Clock { delivery.clock }
     var heartbeatMillis: Int { Int(heartbeatNanos / 1_000_000) }
-    var openConnections: Int { open.count }
 
     /// A new connection on the MCS listener.
     func connect() -> MCSConnection { MCSConnection(server: self) }
