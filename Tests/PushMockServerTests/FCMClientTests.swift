@@ -102,6 +102,36 @@ struct FCMClientTests {
     }
 
     @Test(
+        "the client-side APIs over TLS and HTTP/2 under Google's host names (curl --http2): Installations, a check-in, register3's error"
+    )
+    func overHTTP2() throws {
+        let server = try ServerProcess()
+        let tls = try #require(server.tlsPort)
+        func curl(_ host: String, _ path: String, _ body: String, _ headers: [String]) throws -> (Int32, String) {
+            try runCommand(
+                "/usr/bin/curl",
+                [
+                    "-s", "--http2", "--cacert", ServerProcess.caFile, "--resolve", "\(host):\(tls):127.0.0.1", "-w",
+                    "\n%{http_version} %{http_code}",
+                ]
+                    + headers.flatMap { ["-H", $0] } + ["--data-binary", body, "https://\(host):\(tls)\(path)"])
+        }
+        let (s1, created) = try curl(
+            "firebaseinstallations.googleapis.com", "/v1/projects/demo-pushmock/installations",
+            #"{"fid":"dQ8PWd8gQ0K9cRq1yUHUfz","authVersion":"FIS_v2","appId":"1:1:web:1","sdkVersion":"w:0.6.13"}"#,
+            ["x-goog-api-key: AIzaSyA-pushmock-test-key-0123456789abc", "Content-Type: application/json"])
+        #expect(s1 == 0 && created.hasSuffix("\n2 200") && created.contains(#""fid":"dQ8PWd8gQ0K9cRq1yUHUfz""#), "\(created)")
+        let (s2, checkin) = try curl(
+            "device-provisioning.googleapis.com", "/checkin", #"{"checkin":{"type":2},"id":0,"security_token":0}"#,
+            ["Content-Type: application/json"])
+        #expect(s2 == 0 && checkin.hasSuffix("\n2 200") && checkin.contains(#""android_id":"#), "\(checkin)")
+        let (s3, refused) = try curl(
+            "android.clients.google.com", "/c2dm/register3", "app=org.chromium.linux&device=1&sender=1",
+            ["Content-Type: application/x-www-form-urlencoded"])
+        #expect(s3 == 0 && refused == "Error=AUTHENTICATION_FAILED\n2 401", "\(refused)")
+    }
+
+    @Test(
         "the iOS SDK's requests replayed in order (check-in, Installations, token registration with an APNs token); linked by one setting, an FCM send reaches the Simulator as `xcrun simctl push`; the token is deleted as the SDK deletes it"
     )
     func iosSDK() throws {
