@@ -300,6 +300,21 @@ struct FCMClientsCoreTests {
         #expect(h.call("POST", "/checkin", body: "\u{1B}", contentType: "application/x-protobuf").status == 400)
     }
 
+    @Test("a saved state's check-ins are checked as they are put back: an android id out of int64's range is refused, naming it")
+    func restoredCheckins() throws {
+        let h = try Harness()
+        let fixture =
+            #"{"projects":[{"id":"demo-pushmock","clients":{"checkins":[{"android_id":"18446744073709551615","security_token":"1"}]}}]}"#
+        #expect(throws: SeedError.self) { try h.gateway.seed(Array(fixture.utf8), file: "state") }
+        let good = #"{"projects":[{"id":"demo-pushmock","clients":{"checkins":[{"android_id":"42","security_token":"7"}]}}]}"#
+        try h.gateway.seed(Array(good.utf8), file: "state")
+        // The restored check-in is known: its pair checks in again, another token for its id is
+        // refused (an unknown pair would have been adopted).
+        let r = h.call("POST", "/checkin", body: #"{"id":42,"security_token":7}"#)
+        #expect(r.bodyText.contains(#""android_id":42"#) && r.bodyText.contains(#""security_token":7"#), "\(r.bodyText)")
+        #expect(h.call("POST", "/checkin", body: #"{"id":42,"security_token":8}"#).status == 401)
+    }
+
     @Test("a bridge's 'app' and 'sdk_devices' settings round-trip")
     func bridgeSettings() throws {
         let h = try Harness()

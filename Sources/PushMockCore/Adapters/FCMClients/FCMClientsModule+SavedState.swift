@@ -80,9 +80,11 @@ extension FCMClientsModule {
                     authExpires: Timestamp(expires), sdkVersion: item["sdk_version"]?.stringValue ?? ""))
         }
         for item in saved["checkins"]?.arrayValue ?? [] {
+            // Both non-zero and below 2^63, as check-in hands them out (clients keep them in int64s).
             guard let id = item["android_id"]?.stringValue.flatMap({ UInt64($0) }),
-                let token = item["security_token"]?.stringValue.flatMap({ UInt64($0) })
-            else { throw RestoreProblem(at: "checkins", "a check-in without its android id or security token") }
+                let token = item["security_token"]?.stringValue.flatMap({ UInt64($0) }), (1..<1 << 63).contains(id),
+                (1..<1 << 63).contains(token)
+            else { throw RestoreProblem(at: "checkins", "a check-in without its android id or security token (1 to 2^63-1)") }
             let checkin = ClientBook.Checkin(
                 androidID: id, securityToken: token, browser: item["browser"]?.boolValue ?? false,
                 version: item["version"]?.stringValue, userAgent: item["user_agent"]?.stringValue,
