@@ -29,6 +29,17 @@ extension Delivery {
 }
 
 extension Delivery {
+    /// A real client's connection opened (it logged in, said `hello`) or ended: it is online,
+    /// and what waited for it goes out, or away, and what comes waits.
+    func connected(_ device: Device, _ online: Bool) {
+        device.realClient?.connected = online
+        if online { device.realClient?.lastHeard = clock.now() }
+        guard let project = directory[device.projectID], device.state.online != online else { return }
+        var state = device.state
+        state.online = online
+        change(device, to: state, project: project)
+    }
+
     /// A stored push the client says it already took (it named it as it came back): delivered,
     /// and not sent again.
     func acknowledgedStored(_ messageID: String, by device: Device, project: Project) {

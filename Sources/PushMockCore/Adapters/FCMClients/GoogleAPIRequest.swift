@@ -64,9 +64,6 @@ enum GoogleAPIRequest {
 
     static func invalid(_ message: String) -> Refused { Refused(response: .googleError(400, "INVALID_ARGUMENT", message)) }
 
-    /// A string member, nil when absent or not a string.
-    static func string(_ obj: JSONObject, _ name: String) -> String? { obj[name]?.stringValue }
-
     /// Runs a handler; an answer to a page's request (one with `Origin`) carries Google's CORS
     /// headers, as the JS SDK's `fetch` from any origin needs.
     static func run(_ request: Request, _ body: () throws(Refused) -> Response) -> Reply {

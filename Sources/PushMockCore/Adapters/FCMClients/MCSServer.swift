@@ -126,16 +126,7 @@ final class MCSServer: ClientDelivery {
                 delivery.acknowledgedStored(messageID, by: device, project: project)
             }
         }
-        online(device, true)
-    }
-
-    private func online(_ device: Device, _ online: Bool) {
-        device.realClient?.connected = online
-        if online { device.realClient?.lastHeard = clock.now() }
-        guard let project = directory[device.projectID], device.state.online != online else { return }
-        var state = device.state
-        state.online = online
-        delivery.change(device, to: state, project: project)
+        delivery.connected(device, true)
     }
 
     /// The connection ended: the client is away, and what it had not acknowledged waits again.
@@ -144,7 +135,7 @@ final class MCSServer: ClientDelivery {
         guard let device = connection.device, let id = connection.androidID else { return }
         if connected[id] === connection {
             connected[id] = nil
-            online(device, false)
+            delivery.connected(device, false)
         }
         device.realClient?.unacknowledged -= unacknowledged.count
         if let project = directory[device.projectID] { delivery.unacknowledged(unacknowledged, of: device, project: project) }

@@ -75,7 +75,7 @@ final class MozillaConnection: MessageEndpoint {
         reply(
             "hello", ("uaid", .string(uaid)), ("status", .number(JSONNumber(200))), ("use_webpush", .bool(true)),
             ("broadcasts", .object(JSONObject())))
-        server.online(device, true)
+        server.delivery.connected(device, true)
     }
 
     /// `register`: a lower-case dashed UUID `channelID` and, for a restricted subscription, the

@@ -66,16 +66,6 @@ final class MozillaPushServer: ClientDelivery {
         return device
     }
 
-    /// The browser is reachable: what waited for it goes out.
-    func online(_ device: Device, _ online: Bool) {
-        device.realClient?.connected = online
-        if online { device.realClient?.lastHeard = clock.now() }
-        guard let project = directory[device.projectID], device.state.online != online else { return }
-        var state = device.state
-        state.online = online
-        delivery.change(device, to: state, project: project)
-    }
-
     /// `register`: a new subscription with an endpoint on this push service (v2 when restricted
     /// to an application server key); the same one again for a channel already registered.
     func register(_ device: Device, channelID: String, key: [UInt8]?, origin: String) -> PushSubscription? {
@@ -106,7 +96,7 @@ final class MozillaPushServer: ClientDelivery {
         guard let device = connection.device, let client = device.realClient else { return }
         if connected[client.clientID] === connection {
             connected[client.clientID] = nil
-            online(device, false)
+            delivery.connected(device, false)
         }
         let waiting = connection.takeUnacknowledged()
         client.unacknowledged -= waiting.count
