@@ -46,6 +46,8 @@ final class ClientBook {
 
     private(set) var checkins: [UInt64: Checkin] = [:]
     private(set) var registrations: [String: GCMRegistration] = [:]
+    /// The tokens of each check-in's registrations, so a browser's are found without a scan.
+    private var tokensByCheckin: [UInt64: Set<String>] = [:]
     /// Installations by project and FID, and the keys of each by its refresh and auth token.
     private var installations: [String: Installation] = [:]
     private var byRefreshToken: [String: String] = [:]
@@ -78,13 +80,19 @@ final class ClientBook {
 
     func registration(_ token: String) -> GCMRegistration? { registrations[token] }
 
-    func add(_ r: GCMRegistration) { registrations[r.token] = r }
+    func add(_ r: GCMRegistration) {
+        registrations[r.token] = r
+        tokensByCheckin[r.androidID, default: []].insert(r.token)
+    }
 
-    func removeRegistration(_ token: String) { registrations[token] = nil }
+    func removeRegistration(_ token: String) {
+        guard let r = registrations.removeValue(forKey: token) else { return }
+        tokensByCheckin[r.androidID]?.remove(token)
+    }
 
     /// The registrations of one check-in (a browser's subscriptions).
     func registrations(of androidID: UInt64) -> [GCMRegistration] {
-        registrations.values.filter { $0.androidID == androidID }.sorted { $0.token < $1.token }
+        (tokensByCheckin[androidID] ?? []).sorted().compactMap { registrations[$0] }
     }
 
     // MARK: Installations
