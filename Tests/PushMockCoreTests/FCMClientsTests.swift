@@ -101,6 +101,20 @@ struct FCMClientsCoreTests {
         return (id, token)
     }
 
+    /// An MCS connection in process, logged in with a check-in's credentials (every byte taken).
+    func login(_ h: Harness, _ id: UInt64, _ token: UInt64, as name: String) throws -> (MCSConnection, CapturedStream) {
+        let connection = try #require(h.gateway.mcsConnection() as? MCSConnection)
+        let channel = CapturedStream()
+        connection.opened(channel)
+        var login = ProtoWriter()
+        login.string(1, name)
+        login.string(3, String(id))
+        login.string(5, String(token))
+        let packet = [41, 2] + varint(login.bytes.count) + login.bytes
+        #expect(packet.withUnsafeBytes { connection.received($0) } == packet.count)
+        return (connection, channel)
+    }
+
     func register3(_ h: Harness, _ id: UInt64, _ token: UInt64, sender: String = "123456789012") -> Response {
         h.call(
             "POST", "/c2dm/register3", body: "app=org.chromium.linux&X-subtype=wp:a%23b&device=\(id)&sender=\(sender)",
@@ -118,15 +132,7 @@ struct FCMClientsCoreTests {
         #expect(registered.status == 200 && registered.bodyText.hasPrefix("token="))
         let gcm = String(registered.bodyText.dropFirst(6))
 
-        let connection = h.gateway.mcsConnection()
-        let channel = CapturedStream()
-        connection.opened(channel)
-        var login = ProtoWriter()
-        login.string(1, "chrome-156.0.8078.114")
-        login.string(3, String(id))
-        login.string(5, String(token))
-        let packet = [41, 2] + varint(login.bytes.count) + login.bytes
-        #expect(packet.withUnsafeBytes { connection.received($0) } == packet.count)
+        let (connection, channel) = try login(h, id, token, as: "chrome-156.0.8078.114")
         var reader = MCSReader()
         let (_, answer) = try read(&reader, &channel.sent)
         #expect(answer.0 == .loginResponse)
@@ -166,15 +172,7 @@ struct FCMClientsCoreTests {
         let h = try Harness(webPush: FakeWebPushCrypto()) { $0.deviceRateLimit = 0 }
         let (id, token) = try checkin(h)
         let gcm = String(register3(h, id, token).bodyText.dropFirst(6))
-        let connection = try #require(h.gateway.mcsConnection() as? MCSConnection)
-        let channel = CapturedStream()
-        connection.opened(channel)
-        var login = ProtoWriter()
-        login.string(1, "chrome-1")
-        login.string(3, String(id))
-        login.string(5, String(token))
-        let packet = [41, 2] + varint(login.bytes.count) + login.bytes
-        _ = packet.withUnsafeBytes { connection.received($0) }
+        let (connection, _) = try login(h, id, token, as: "chrome-1")
         for _ in 0...MCSServer.maxUnacknowledged {
             #expect(h.call("POST", "/fcm/send/\(gcm)", body: "", headers: [("TTL", "600")]).status == 201)
         }

@@ -73,18 +73,8 @@ public struct ProtoReader {
         guard number > 0, number <= 0x1FFF_FFFF, let wire = ProtoWire(rawValue: UInt8(key & 7)) else { throw Malformed() }
         switch wire {
         case .varint: return ProtoField(number: Int(number), value: .varint(try varint()))
-        case .fixed64:
-            guard bytes.endIndex - at >= 8 else { throw Malformed() }
-            var v: UInt64 = 0
-            for i in (0..<8).reversed() { v = v << 8 | UInt64(bytes[at + i]) }
-            at += 8
-            return ProtoField(number: Int(number), value: .fixed64(v))
-        case .fixed32:
-            guard bytes.endIndex - at >= 4 else { throw Malformed() }
-            var v: UInt32 = 0
-            for i in (0..<4).reversed() { v = v << 8 | UInt32(bytes[at + i]) }
-            at += 4
-            return ProtoField(number: Int(number), value: .fixed32(v))
+        case .fixed64: return ProtoField(number: Int(number), value: .fixed64(try littleEndian(8)))
+        case .fixed32: return ProtoField(number: Int(number), value: .fixed32(UInt32(try littleEndian(4))))
         case .lengthDelimited:
             let length = try varint()
             guard length <= UInt64(bytes.endIndex - at) else { throw Malformed() }
@@ -93,6 +83,15 @@ public struct ProtoReader {
             return ProtoField(number: Int(number), value: .bytes(bytes[start..<at]))
         case .startGroup, .endGroup: throw Malformed()
         }
+    }
+
+    /// A fixed-width little-endian integer of `width` bytes.
+    private mutating func littleEndian(_ width: Int) throws(Malformed) -> UInt64 {
+        guard bytes.endIndex - at >= width else { throw Malformed() }
+        var v: UInt64 = 0
+        for i in (0..<width).reversed() { v = v << 8 | UInt64(bytes[at + i]) }
+        at += width
+        return v
     }
 
     private mutating func varint() throws(Malformed) -> UInt64 {
