@@ -14,7 +14,6 @@ net log, must have gone to 127.0.0.1. Prints what it saw as JSON; any surprise i
 """
 import base64
 import hashlib
-import http.server
 import json
 import os
 import shutil
@@ -22,10 +21,10 @@ import socket
 import ssl
 import sys
 import tempfile
-import threading
 import time
 
 import firebase_admin
+import push_pages
 import requests
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
@@ -54,39 +53,7 @@ socket.getaddrinfo = to_pushmock
 os.environ["REQUESTS_CA_BUNDLE"] = ca
 os.environ["SSL_CERT_FILE"] = ca
 
-PAGE = b"<!doctype html><title>push test</title><p>push test</p>"
-WORKER = b"""
-self.addEventListener('push', event => {
-  const text = event.data ? event.data.text() : '(no data)';
-  event.waitUntil(self.registration.showNotification('pushmock', {body: text, tag: String(Date.now())}));
-});
-"""
-FCM_WORKER = b"""
-self.addEventListener('push', event => {
-  const p = event.data.json();
-  event.waitUntil(self.registration.showNotification(p.notification.title,
-    {body: p.notification.body + ' from ' + p.from + ' ' + JSON.stringify(p.data), tag: p.fcmMessageId}));
-});
-"""
-
-
-class Site(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        scripts = {"/sw.js": WORKER, "/fcm/sw.js": FCM_WORKER}
-        body, kind = (scripts[self.path], "text/javascript") if self.path in scripts else (PAGE, "text/html")
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Site)
-threading.Thread(target=site.serve_forever, daemon=True).start()
-page = f"http://127.0.0.1:{site.server_address[1]}/"
+page = push_pages.serve()
 
 # Chromium trusts pushmock's MCS certificate by its key (the MCS socket is always TLS).
 pem = ssl.get_server_certificate(("127.0.0.1", mcs_port))
@@ -181,24 +148,7 @@ try:
     # The Firebase JS SDK's getToken, by hand, then an FCM v1 send to the token.
     vapid = requests.get(control + "/webPushKey").json()["public_key"]
     number = requests.get(control).json()["number"]
-    token = run_async("""
-        const [base, vapid, number] = arguments;
-        const bytes = Uint8Array.from(atob(vapid.replace(/-/g, '+').replace(/_/g, '/')), c => c.charCodeAt(0));
-        const reg = await navigator.serviceWorker.register('/fcm/sw.js', {scope: '/fcm/'});
-        await new Promise(r => { const w = reg.installing || reg.waiting; if (!w) r();
-                                 else w.addEventListener('statechange', () => w.state === 'activated' && r()); });
-        const sub = (await reg.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: bytes})).toJSON();
-        const key = 'AIzaSyA-pushmock-test-key-0123456789abc';
-        const fis = await (await fetch(base + '/v1/projects/demo-pushmock/installations', {method: 'POST',
-            headers: {'Content-Type': 'application/json', 'Accept': 'application/json', 'x-goog-api-key': key},
-            body: JSON.stringify({fid: 'cQ8PWd8gQ0K9cRq1yUHUfq', authVersion: 'FIS_v2',
-                                  appId: '1:' + number + ':web:0a1b2c', sdkVersion: 'w:0.6.13'})})).json();
-        const registered = await (await fetch(base + '/v1/projects/demo-pushmock/registrations', {method: 'POST',
-            headers: {'Content-Type': 'application/json', 'Accept': 'application/json', 'x-goog-api-key': key,
-                      'x-goog-firebase-installations-auth': 'FIS ' + fis.authToken.token},
-            body: JSON.stringify({web: {endpoint: sub.endpoint, auth: sub.keys.auth, p256dh: sub.keys.p256dh,
-                                        applicationPubKey: vapid}})})).json();
-        return registered.token || JSON.stringify(registered);""", base, vapid, number)
+    token = run_async(push_pages.REGISTER_WITH_FCM, base, vapid, number, "cQ8PWd8gQ0K9cRq1yUHUfq")
     assert token and ":APA91b" in token, token
     account = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, dir=work)
     json.dump(requests.get(control + "/serviceAccount").json(), account)

@@ -12,7 +12,6 @@ subscription as the Firebase JS SDK does (Installations, then FCM registrations,
 from its origin); an FCM v1 send from firebase-admin to the token it got reaches that worker as
 the SDK's payload. Prints what it saw as JSON; any surprise is an assertion.
 """
-import http.server
 import json
 import os
 import shutil
@@ -21,9 +20,9 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
+import push_pages
 import requests
 from marionette_driver.marionette import Marionette
 from py_vapid import Vapid
@@ -36,40 +35,7 @@ firefox = shutil.which("firefox-esr") or shutil.which("firefox")
 assert firefox, "firefox-esr is not installed"
 
 # The page and its service worker: the worker shows each push's data as a notification.
-PAGE = b"""<!doctype html><title>push test</title><p>push test</p>"""
-WORKER = b"""
-self.addEventListener('push', event => {
-  const text = event.data ? event.data.text() : '(no data)';
-  event.waitUntil(self.registration.showNotification('pushmock', {body: text, tag: String(Date.now())}));
-});
-"""
-# What the Firebase SDK's worker does with FCM's payload: shows its notification.
-FCM_WORKER = b"""
-self.addEventListener('push', event => {
-  const p = event.data.json();
-  event.waitUntil(self.registration.showNotification(p.notification.title,
-    {body: p.notification.body + ' from ' + p.from + ' ' + JSON.stringify(p.data), tag: p.fcmMessageId}));
-});
-"""
-
-
-class Site(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        scripts = {"/sw.js": WORKER, "/fcm/sw.js": FCM_WORKER}
-        body, kind = (scripts[self.path], "text/javascript") if self.path in scripts else (PAGE, "text/html")
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Site)
-threading.Thread(target=site.serve_forever, daemon=True).start()
-page = f"http://127.0.0.1:{site.server_address[1]}/"
+page = push_pages.serve()
 
 
 def free_port():
@@ -212,24 +178,7 @@ try:
     # certificate, create an installation, register the subscription with FCM.
     vapid = requests.get(control + "/webPushKey").json()["public_key"]
     number = requests.get(control).json()["number"]
-    token = run_async(m, """
-        const [base, vapid, number] = arguments;
-        const bytes = Uint8Array.from(atob(vapid.replace(/-/g, '+').replace(/_/g, '/')), c => c.charCodeAt(0));
-        const reg = await navigator.serviceWorker.register('/fcm/sw.js', {scope: '/fcm/'});
-        await new Promise(r => { const w = reg.installing || reg.waiting; if (!w) r();
-                                 else w.addEventListener('statechange', () => w.state === 'activated' && r()); });
-        const sub = (await reg.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: bytes})).toJSON();
-        const key = 'AIzaSyA-pushmock-test-key-0123456789abc';
-        const fis = await (await fetch(base + '/v1/projects/demo-pushmock/installations', {method: 'POST',
-            headers: {'Content-Type': 'application/json', 'Accept': 'application/json', 'x-goog-api-key': key},
-            body: JSON.stringify({fid: 'fQ8PWd8gQ0K9cRq1yUHUfq', authVersion: 'FIS_v2',
-                                  appId: '1:' + number + ':web:0a1b2c', sdkVersion: 'w:0.6.13'})})).json();
-        const registered = await (await fetch(base + '/v1/projects/demo-pushmock/registrations', {method: 'POST',
-            headers: {'Content-Type': 'application/json', 'Accept': 'application/json', 'x-goog-api-key': key,
-                      'x-goog-firebase-installations-auth': 'FIS ' + fis.authToken.token},
-            body: JSON.stringify({web: {endpoint: sub.endpoint, auth: sub.keys.auth, p256dh: sub.keys.p256dh,
-                                        applicationPubKey: vapid}})})).json();
-        return registered.token;""", base, vapid, number)
+    token = run_async(m, push_pages.REGISTER_WITH_FCM, base, vapid, number, "fQ8PWd8gQ0K9cRq1yUHUfq")
     assert token and ":APA91b" in token, token
     out["fcm_token"] = token
     import firebase_admin
