@@ -149,6 +149,23 @@ struct APNsTests {
         #expect(h.apns(token, method: "GET").status == 405)
         let badPath = h.call("POST", "/3/devices/\(token)", body: "{}", connection: h.h2())
         #expect(badPath.status == 404 && h.reason(badPath) == "BadPath")
+        // A path outside /3/ is APNs' BadPath where the TLS server name is an APNs host; on
+        // other names it is Google's page (pushmock serves every API on one port).
+        for name in ["api.push.apple.com", "api.sandbox.push.apple.com", "API.development.push.apple.com"] {
+            let apple = ConnectionContext(isHTTP2: true, clientCertificate: nil, serverName: name)
+            for (method, path) in [
+                ("POST", "/device/\(token)"), ("GET", "/nothing/here"), ("POST", "/v1/projects/demo-pushmock"),
+            ] {
+                let r = h.call(method, path, body: "{}", connection: apple)
+                #expect(r.status == 404 && h.reason(r) == "BadPath", "\(name) \(method) \(path): \(r.status) \(r.bodyText)")
+                #expect(r.headers.contains { $0.name == "apns-id" })
+            }
+            // A path some route serves, with another method: still APNs' answer, not Google's 405 page.
+            let get = h.call("GET", "/fcm/send", connection: apple)
+            #expect(h.reason(get) == "MethodNotAllowed", "\(get.bodyText)")
+        }
+        let google = ConnectionContext(isHTTP2: true, clientCertificate: nil, serverName: "fcm.googleapis.com")
+        #expect(h.call("GET", "/nowhere", connection: google).bodyText.contains("That’s an error."))
         // VoIP payloads may be 5120 bytes.
         let voip = h.apns(
             token, "{\"x\":\"" + String(repeating: "x", count: 5000) + "\"}",
@@ -240,6 +257,12 @@ struct APNsTests {
         #expect(h.apns(production, headers: [("host", "api.push.apple.com")]).status == 200)
         let other = h.h2(certificate: h.certificate("com.other.app"))
         #expect(h.reason(h.apns(token, headers: [("apns-topic", "com.example.app")], on: other)) == "TopicDisallowed")
+        // A certificate of another team, for this very bundle id: the app is not that team's.
+        let otherTeam = try #require(h.gateway.directory.project("other-project")).teamID
+        let foreign = ClientCertificate(
+            userID: "com.example.app", commonName: "Apple Push Services: com.example.app", organizationalUnit: otherTeam,
+            trusted: true)
+        #expect(h.reason(h.apns(token, on: h.h2(certificate: foreign))) == "TopicDisallowed")
         // Without a certificate the topic is required.
         #expect(h.reason(h.apns(token, on: h.h2())) == "MissingTopic")
     }
@@ -284,6 +307,9 @@ struct APNsTests {
         #expect(push(first, on: c) == "ok")
         let (otherKid, otherTeam) = h.addKey(#"{"team_id":"OTHERTEAM1"}"#)
         #expect(push(h.providerToken(kid: otherKid, iss: otherTeam, iat: h.nowSeconds), on: c) == "UnrelatedKeyIdInToken")
+        // On a connection of its own, another team's key is valid, but this team's app is not its topic.
+        #expect(push(h.providerToken(kid: otherKid, iss: otherTeam, iat: h.nowSeconds)) == "TopicDisallowed")
+        #expect(try h.events().last?["event"] as? String == "AUTHENTICATION_ERROR")
         try h.advance(60)
         #expect(push(h.providerToken(kid: kid, iss: team, iat: h.nowSeconds), on: c) == "TooManyProviderTokenUpdates")
         #expect(push(first, on: c) == "ok")
@@ -315,6 +341,57 @@ struct APNsTests {
         // Every 410 carries `timestamp`: the token expired 270 days after the device went offline.
         #expect(expired.status == 410 && h.reason(expired) == "ExpiredToken")
         #expect(json(expired)["timestamp"] as? Int == Int((Harness.start + 10_000_000 + 270 * 86_400_000_000) / 1000))
+    }
+
+    @Test(
+        "every refused push is in the log and the message list: for the deleted or reinstalled device, by device and by either token; unknown tokens and bad requests in the sender's project"
+    )
+    func refusalsLogged() throws {
+        let h = try Harness()
+        let a = try h.device("ios")
+        let b = try h.device("ios")
+        let (aID, aToken, aFCM) = (a["id"] as! String, a["apns_token"] as! String, a["token"] as! String)
+        let (bID, oldB) = (b["id"] as! String, b["apns_token"] as! String)
+        #expect(h.call("DELETE", "/emulator/v1/projects/demo-pushmock/devices/\(aID)").status == 200)
+        #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(bID):reinstall").status == 200)
+        let gone = h.apns(aToken, headers: [("apns-id", "11111111-2222-4333-8444-555555555555")])
+        #expect(gone.status == 410)
+        for query in ["&device=\(aID)", "&token=\(aToken)", "&token=\(aFCM)"] {
+            let e = try h.events(query).last
+            #expect(e?["event"] as? String == "INVALID_REGISTRATION" && e?["reason"] as? String == "Unregistered", "\(query)")
+            #expect(e?["message_id"] as? String == "11111111-2222-4333-8444-555555555555", "\(query)")
+        }
+        #expect(h.apns(oldB).status == 410)
+        #expect(try h.story(bID).last == "INVALID_REGISTRATION(Unregistered)")
+        #expect(try h.events("&token=\(oldB)").count == 1)
+        let listed = h.call("GET", "/emulator/v1/projects/demo-pushmock/messages?token=\(aToken)")
+        let messages = json(listed)["messages"] as? [[String: Any]] ?? []
+        #expect(
+            messages.first?["message_id"] as? String == "11111111-2222-4333-8444-555555555555",
+            "\(listed.status) \(listed.bodyText)")
+
+        // Refusals before any device is found: logged in the credential's project, the token as sent.
+        let unknown = String(repeating: "ab", count: 32)
+        let before = try h.events().count
+        #expect(h.reason(h.apns(unknown)) == "BadDeviceToken")
+        #expect(h.reason(h.apns("nothex")) == "BadDeviceToken")
+        #expect(h.reason(h.apns(unknown, headers: [("apns-priority", "7")])) == "BadPriority")
+        #expect(h.reason(h.apns(unknown, headers: [("apns-id", "nope")])) == "BadMessageId")
+        #expect(
+            h.reason(h.call("POST", "/3/device/", body: "{}", connection: h.h2(certificate: h.certificate())))
+                == "MissingDeviceToken")
+        let after = try h.events()
+        #expect(after.count == before + 5)
+        #expect(
+            after.suffix(5).map { $0["reason"] as? String } == [
+                "BadDeviceToken", "BadDeviceToken", "BadPriority", "BadMessageId", "MissingDeviceToken",
+            ])
+        #expect(try h.events("&token=\(unknown)").count == 3)
+        // Over HTTP/1.1 a push is refused too, and logged.
+        let h1 = h.call(
+            "POST", "/3/device/\(unknown)", body: "{}", connection: ConnectionContext(isHTTP2: false, clientCertificate: nil))
+        #expect(h1.status == 505)
+        #expect(try h.events().last?["reason"] as? String == "http_version_not_supported")
     }
 
     @Test(

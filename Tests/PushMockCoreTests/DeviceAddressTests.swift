@@ -24,7 +24,8 @@ struct DeviceAddressTests {
         #expect(other.devices.device(at: address) == nil, "another project's lookup does not see it")
         registry.remove(address, from: device, at: Harness.start + 5)
         #expect(h.gateway.directory.device(at: address) == nil)
-        #expect(h.gateway.directory.retirement(of: address) == Harness.start + 5)
+        #expect(h.gateway.directory.retirement(of: address)?.time == Harness.start + 5)
+        #expect(h.gateway.directory.retirement(of: address)?.device === device)
         #expect(!device.addresses.contains(address))
     }
 

@@ -128,6 +128,35 @@ struct V1Tests {
     }
 
     @Test(
+        "every refused send is logged: with the device it addressed and in the message list; an unreadable body and bad legacy topics too"
+    )
+    func refusalsLogged() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        h.call(
+            "POST", "/emulator/v1/projects/demo-pushmock/apps",
+            body: #"{"platform":"ios","app":"com.nocert","apns_environments":[]}"#)
+        let ios = try h.device("ios", app: "com.nocert")
+        let (id, token) = (ios["id"] as! String, ios["token"] as! String)
+        #expect(v1(h, #"{"message":{"token":"\#(token)","notification":{"title":"x"}}}"#).status == 401)
+        #expect(try h.story(id) == ["INVALID_APNS_CREDENTIAL(InvalidApnsCredential)"])
+        let listed = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages?device=\(id)"))
+        let m = (listed["messages"] as? [[String: Any]])?.first
+        #expect(m?["api"] as? String == "v1" && m?["failed"] as? Int == 1 && m?["accepted"] as? Int == 0, "\(listed)")
+        #expect(try h.events("&device=\(id)").first?["message_id"] as? String == m?["message_id"] as? String)
+
+        let before = try h.events().count
+        // A body the transport could not read whole: refused by the front end, logged by the send route.
+        _ = h.gateway.framingError(.tooLarge, Request(method: "POST", target: url))
+        #expect(try h.events().last?["event"] as? String == "PAYLOAD_TOO_LARGE")
+        _ = h.gateway.framingError(.malformed, Request(method: "POST", target: "/fcm/send"))
+        #expect(try h.events().last?["reason"] as? String == "malformed_request")
+        // Legacy sends to a bad topic name or condition: 400, logged.
+        #expect(h.send(#"{"to":"/topics/a b","data":{"a":"b"}}"#).status == 400)
+        #expect(h.send(#"{"condition":"'a' in","data":{"a":"b"}}"#).status == 400)
+        #expect(try h.events().count == before + 4)
+    }
+
+    @Test(
         "scripted errors: UNAVAILABLE (503, Retry-After) and INTERNAL (500), then success; legacy answers Unavailable and InternalServerError"
     )
     func scripted() throws {

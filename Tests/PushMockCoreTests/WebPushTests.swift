@@ -88,6 +88,10 @@ struct WebPushCoreTests {
         #expect(h.call("POST", "/emulator/v1/projects/demo-pushmock/devices/\(d["id"]!):unsubscribe").status == 200)
         let gone = h.call("POST", path, body: "", contentType: nil, headers: [("TTL", "0")])
         #expect(gone.status == 410 && gone.bodyText.contains(#""errno":106"#))
+        // The push to the ended subscription is logged for the device it belonged to.
+        let refused = try h.events("&device=\(d["id"]!)").last
+        #expect(
+            refused?["event"] as? String != "MESSAGE_DELIVERED" && refused?["reason"] != nil, "\(String(describing: refused))")
         let chrome = h.call("POST", "/fcm/send/nope", body: "", contentType: nil, headers: [("TTL", "0")])
         #expect(chrome.status == 404 && chrome.bodyText.hasPrefix("A valid push subscription endpoint"))
         #expect(h.call("POST", "/whatever", body: "", contentType: nil).bodyText.contains("Error 404 (Not Found)"))

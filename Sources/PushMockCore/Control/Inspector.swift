@@ -28,7 +28,7 @@ struct Inspector {
             log.visit { e in
                 guard let m = e.message, e.projectNumber == p.number else { return true }
                 if let kind, e.kind != kind { return true }
-                if let token, e.token != token { return true }
+                if let token, !e.concerns(token: token) { return true }
                 if let device, e.device?.id != device { return true }
                 ids.insert(ObjectIdentifier(m))
                 return true

@@ -28,10 +28,11 @@ final class Delivery {
         self.random = random
     }
 
-    /// Records an accepted send, whichever API it came through, so `GET .../messages` finds it.
+    /// Records a send, whichever API it came through, so `GET .../messages` finds it: an
+    /// accepted one, or (`refused`) one refused for its recipient, whose fate is the refusal.
     func accept(
         api: String, format: MessageFormat, options: PushOptions, target: Message.Target,
-        request: Request, project: Project, id: String, bulkID: Int64?, dryRun: Bool = false
+        request: Request, project: Project, id: String, bulkID: Int64?, dryRun: Bool = false, refused: Bool = false
     ) -> Message {
         let message = Message(
             id: id, projectID: project.id, projectNumber: project.number, api: api, target: target,
@@ -39,7 +40,7 @@ final class Delivery {
             requestHead: RequestHead(method: request.method, path: request.path, headers: request.headers),
             receivedAt: clock.now(),
             bulkID: bulkID, dryRun: dryRun)
-        countAccepted(api)
+        if !refused { countAccepted(api) }
         message.overHTTP2 = request.connection?.isHTTP2 == true
         message.overTLS = request.secure
         project.messages.add(message)

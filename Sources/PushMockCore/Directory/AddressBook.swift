@@ -8,8 +8,14 @@
 final class AddressBook {
     private var texts: [DeviceAddress.Kind: [String: Device]] = [:]
     private var apnsTokens: [APNsToken: Device] = [:]
-    /// Retired addresses: when each stopped being valid, and whose project it was.
-    private var retired: [DeviceAddress: (time: Timestamp, projectID: String)] = [:]
+    /// Retired addresses: when each stopped being valid, and the device it named (deleted or
+    /// not), so a push to it is logged for that device.
+    private var retired: [DeviceAddress: Retirement] = [:]
+
+    struct Retirement {
+        let time: Timestamp
+        let device: Device
+    }
 
     func device(at address: DeviceAddress) -> Device? {
         switch address.key {
@@ -18,8 +24,8 @@ final class AddressBook {
         }
     }
 
-    /// When a retired address stopped being valid.
-    func retirement(of address: DeviceAddress) -> Timestamp? { retired[address]?.time }
+    /// When a retired address stopped being valid, and which device it named.
+    func retirement(of address: DeviceAddress) -> Retirement? { retired[address] }
 
     /// Room for `n` devices' FCM tokens and installations.
     func reserveCapacity(_ n: Int) {
@@ -35,7 +41,7 @@ final class AddressBook {
     func remove(_ address: DeviceAddress, of device: Device, at time: Timestamp) {
         guard self.device(at: address) === device else { return }
         set(address, nil)
-        if address.kind.retires { retired[address] = (time, device.projectID) }
+        if address.kind.retires { retired[address] = Retirement(time: time, device: device) }
     }
 
     private func set(_ address: DeviceAddress, _ device: Device?) {
@@ -50,6 +56,6 @@ final class AddressBook {
         for d in project.devices.inOrder {
             d.forEachAddress { a in if device(at: a) === d { set(a, nil) } }
         }
-        retired = retired.filter { $0.value.projectID != project.id }
+        retired = retired.filter { $0.value.device.projectID != project.id }
     }
 }

@@ -99,7 +99,7 @@ final class ProjectDirectory {
 
     /// When an address of a kind that retires stopped being valid (an APNs token of an app
     /// that was uninstalled or reinstalled).
-    func retirement(of address: DeviceAddress) -> Timestamp? { addresses.retirement(of: address) }
+    func retirement(of address: DeviceAddress) -> AddressBook.Retirement? { addresses.retirement(of: address) }
 
     /// The project a registration token belongs to, if any.
     func owner(ofToken token: String) -> Project? {

@@ -33,6 +33,7 @@ extension Gateway {
     /// request line was, and no body. The connection closes after it.
     public func framingError(_ error: FramingError, _ request: Request?) -> Response {
         guard let request else { return Self.siteStyle.framingError(error, Request(method: "GET", target: "/")) }
+        logUnread(request, error)
         return style(of: request).framingError(error, request)
     }
 }

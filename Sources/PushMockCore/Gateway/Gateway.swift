@@ -244,19 +244,35 @@ public final class Gateway {
             if let refusal = exposure.refusal(request, endpoint.style.exposure) { return .response(refusal) }
             return endpoint.handle(request, PathParameters(params))
         case .methodNotAllowed(let endpoint):
-            style = endpoint.style
-            return .response(endpoint.style.methodNotAllowed(request))
+            style = hostStyle(of: request) ?? endpoint.style
+            return .response(style.methodNotAllowed(request))
         case .notFound(let neighbour):
-            style = neighbour?.style ?? Self.siteStyle
+            style = hostStyle(of: request) ?? neighbour?.style ?? Self.siteStyle
             return .response(style.notFound(request))
+        }
+    }
+
+    /// The style a TLS server name asks for where no route answers: the client named a
+    /// service's own host (APNs answers `BadPath`, not Google's page).
+    private func hostStyle(of request: Request) -> (any AnswerStyle)? {
+        guard let context = request.connection, context.isTLS, let name = context.serverName else { return nil }
+        for module in modules { if let style = module.hostStyle(serverName: name) { return style } }
+        return nil
+    }
+
+    /// A push the transport could not read whole is logged by its send route.
+    func logUnread(_ request: Request, _ error: FramingError) {
+        if case .found(let endpoint, let params, _) = router.match(method: request.method, path: request.path) {
+            endpoint.unread?(request, PathParameters(params), error)
         }
     }
 
     /// The style that answers `request`: its route's, or its neighbours'.
     func style(of request: Request) -> any AnswerStyle {
         switch route(request) {
-        case .found(let endpoint, _, _), .methodNotAllowed(let endpoint): endpoint.style
-        case .notFound(let neighbour): neighbour?.style ?? Self.siteStyle
+        case .found(let endpoint, _, _): endpoint.style
+        case .methodNotAllowed(let endpoint): hostStyle(of: request) ?? endpoint.style
+        case .notFound(let neighbour): hostStyle(of: request) ?? neighbour?.style ?? Self.siteStyle
         }
     }
 

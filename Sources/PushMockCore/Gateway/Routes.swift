@@ -6,6 +6,9 @@ struct Routes {
     struct Endpoint {
         let style: any AnswerStyle
         let handle: (Request, PathParameters) -> Reply
+        /// A send route's record of a push the transport could not read whole (too large or
+        /// malformed), which its style answers: every refused push is logged.
+        var unread: ((Request, PathParameters, FramingError) -> Void)?
     }
 
     private(set) var router = Router<Endpoint>()
@@ -35,6 +38,14 @@ struct RouteGroup {
         router.add(method, prefix + pattern, Routes.Endpoint(style: style, handle: handle))
     }
 
+    /// A send route: `unread` logs a push the transport refused before `handle` could see it.
+    mutating func addSend(
+        _ method: String, _ pattern: String, unread: @escaping (Request, PathParameters, FramingError) -> Void,
+        _ handle: @escaping (Request, PathParameters) -> Reply
+    ) {
+        router.add(method, prefix + pattern, Routes.Endpoint(style: style, handle: handle, unread: unread))
+    }
+
     /// A route for WebSocket opening handshakes (`GET` with `Upgrade: websocket`) on the path;
     /// its handler answers `.webSocket(endpoint)`.
     mutating func webSocket(_ pattern: String, _ handle: @escaping (Request, PathParameters) -> Reply) {
@@ -51,9 +62,13 @@ protocol GatewayModule {
     func limitsConnectionStart(_ context: ConnectionContext) -> Bool
     /// The gateway's sweep, each second: a module's own time bounds (none by default).
     func tick()
+    /// The style of a path no route serves on a TLS connection to this TLS server name, when
+    /// the name is this service's own host (APNs' `BadPath`); nil by default.
+    func hostStyle(serverName: String) -> (any AnswerStyle)?
 }
 
 extension GatewayModule {
+    func hostStyle(serverName: String) -> (any AnswerStyle)? { nil }
     func limitsConnectionStart(_ context: ConnectionContext) -> Bool { false }
     func tick() {}
 }

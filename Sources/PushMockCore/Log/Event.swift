@@ -86,3 +86,11 @@ public struct Event {
         self.delay = delay
     }
 }
+
+extension Event {
+    /// Whether the event names `token`: the address the sender used (an FCM token, or an APNs
+    /// token the device has since lost), or either token the device holds now.
+    public func concerns(token: String) -> Bool {
+        self.token == token || device?.token == token || device?.apnsToken == token
+    }
+}

@@ -22,7 +22,7 @@ public struct EventQuery: Hashable {
         if let kind, e.kind != kind { return false }
         if let messageID, e.messageID != messageID { return false }
         if let deviceID, e.device?.id != deviceID { return false }
-        if let token, e.token != token { return false }
+        if let token, !e.concerns(token: token) { return false }
         if let topic, e.message?.topic != topic { return false }
         return true
     }

@@ -6,10 +6,14 @@ extension APNsProvider {
     /// A connection may switch to a new token at most this often.
     static let providerTokenMinInterval: Timestamp = 20 * 60 * 1_000_000
 
-    /// The project the request's credential belongs to, or why it is refused.
-    func authenticate(_ request: Request, _ headers: APNsHeaders, environment: APNsEnvironment) throws(APNsFailure) -> Project {
+    /// The project the request's credential belongs to and the team it speaks for (a
+    /// token's `iss`, a certificate's team), or why it is refused.
+    func authenticate(_ request: Request, _ headers: APNsHeaders, environment: APNsEnvironment) throws(APNsFailure)
+        -> (project: Project, team: String)
+    {
         if let certificate = request.connection?.clientCertificate {
-            return try certificateProject(certificate, headers, environment: environment)
+            let project = try certificateProject(certificate, headers, environment: environment)
+            return (project, project.teamID)
         }
         guard let auth = headers.authorization else { throw APNsFailure(.missingProviderToken) }
         let context = request.connection
@@ -18,7 +22,7 @@ extension APNsProvider {
         if let state, let v = state.verified, v.version == credentials.apnsVersion, v.authorization == auth,
             state.token == v.token
         {
-            return try checkProviderToken(v, headers, environment: environment, now: parts.clock.now())
+            return (try checkProviderToken(v, headers, environment: environment, now: parts.clock.now()), v.key.teamID)
         }
         guard let text = Authorization.bearerToken(auth, trimmed: true) else { throw APNsFailure(.missingProviderToken) }
         let v = try verifiedProviderToken(text, authorization: auth, on: state)
@@ -38,7 +42,20 @@ extension APNsProvider {
             state.teamID = v.key.teamID
             context.authenticated = true
         }
-        return project
+        return (project, v.key.teamID)
+    }
+
+    /// The project a refused push is logged in when its token names no device: the one its
+    /// credential belongs to (a provider token's key is looked up, not verified), if any.
+    func senderProject(_ request: Request) -> Project? {
+        if let certificate = request.connection?.clientCertificate {
+            return certificate.organizationalUnit.flatMap { directory.project(teamID: $0) }
+        }
+        if let project = request.connection?.apns.verified?.project { return project }
+        guard let text = request.header("authorization").flatMap({ Authorization.bearerToken($0, trimmed: true) }),
+            let kid = JWT(text)?.header["kid"]?.stringValue, let key = credentials.apnsKeys[kid]
+        else { return nil }
+        return directory[key.projectID]
     }
 
     /// What is checked on every push, however often its token was seen: the key's

@@ -18,6 +18,7 @@ struct APNsProvider {
         let environment = apnsEnvironment(of: request)
         let apnsID = apnsID(for: request)
         guard request.connection?.isHTTP2 == true else {
+            logRefusal(request, token: params[.token] ?? "", apnsID: apnsID, reason: "http_version_not_supported")
             return .response(.text(505, "APNs accepts HTTP/2 only (RFC 9113); use the TLS port with ALPN h2."))
         }
         var roll = Chaos.Roll()
@@ -36,11 +37,9 @@ struct APNsProvider {
                 : Response(status: 200, headers: [("apns-id", apnsID)])
             return Chaos.delay(.response(response), roll.delaySeconds)
         } catch {
-            if let device = error.device, let project = directory[device.projectID] {
-                parts.log.append(
-                    kind: error.reason.event, time: parts.clock.now(), projectID: project.id, projectNumber: project.number,
-                    messageID: apnsID, device: device, reason: error.injected ? Chaos.reason : error.reason.rawValue)
-            }
+            logRefusal(
+                request, token: params[.token] ?? "", apnsID: apnsID, device: error.device, kind: error.reason.event,
+                reason: error.injected ? Chaos.reason : error.reason.rawValue)
             return Chaos.delay(.response(Self.error(error, apnsID: apnsID)), roll.delaySeconds)
         }
     }
@@ -60,7 +59,7 @@ struct APNsProvider {
         }
         guard let device = directory.device(at: .apns(key)) else {
             if let retired = directory.retirement(of: .apns(key)) {
-                throw APNsFailure(.unregistered, timestamp: retired)
+                throw APNsFailure(.unregistered, timestamp: retired.time, device: retired.device)
             }
             throw APNsFailure(.badDeviceToken)
         }
@@ -73,10 +72,15 @@ struct APNsProvider {
         }
         guard device.app == headers.bundleID else { throw APNsFailure(.deviceTokenNotForTopic, device: device) }
         let project: Project
-        do throws(APNsFailure) { project = try authenticate(request, headers, environment: environment) } catch {
+        let team: String
+        do throws(APNsFailure) { (project, team) = try authenticate(request, headers, environment: environment) } catch {
             throw APNsFailure(error.reason, device: device)
         }
-        guard project.id == device.projectID else { throw APNsFailure(.topicDisallowed, device: device) }
+        // An app belongs to its project's team: a credential of another team (another
+        // project's, or a key registered with another `team_id`) may not push to it (§E.4).
+        guard project.id == device.projectID, team == project.teamID else {
+            throw APNsFailure(.topicDisallowed, device: device)
+        }
         roll = parts.chaos.roll(.apns, project)
         if roll.drop != nil { return (device, project, headers) }
         guard !request.body.isEmpty else { throw APNsFailure(.payloadEmpty, device: device) }
@@ -107,22 +111,49 @@ struct APNsProvider {
     /// Records the push with the options the device model needs, read from the headers
     /// and the `aps` dictionary.
     private func accept(_ request: Request, _ headers: APNsHeaders, apnsID: String, project: Project) -> Message {
+        let (options, pushType) = Self.options(request, headers)
+        let message = parts.delivery.accept(
+            api: "apns", format: Self.format, options: options, target: .token, request: request,
+            project: project, id: apnsID, bulkID: nil)
+        message.details = APNsPushDetails(headers: headers, pushType: pushType)
+        return message
+    }
+
+    /// The push's options and push type, from its headers (when they could be read) and `aps`.
+    private static func options(_ request: Request, _ headers: APNsHeaders?) -> (PushOptions, String) {
         // Only the `aps` members' names and numbers are needed: nothing else is built.
         let aps = JSONParser.members(of: "aps", in: request.body) ?? []
         func isOne(_ key: String) -> Bool { aps.last { $0.key == key }?.scalar?.numberValue?.int == 1 }
         let hasAlert = aps.contains { $0.key == "alert" || $0.key == "sound" || $0.key == "badge" }
-        let pushType = headers.pushType ?? (hasAlert ? "alert" : "background")
+        let pushType = headers?.pushType ?? (hasAlert ? "alert" : "background")
         var content = PushContent(
-            priority: (headers.priority ?? 10) == 10 ? .high : .normal,
+            priority: (headers?.priority ?? 10) == 10 ? .high : .normal,
             contentAvailable: isOne("content-available"), mutableContent: isOne("mutable-content"),
-            collapseKey: headers.collapseID)
+            collapseKey: headers?.collapseID)
         content.options.isNotification = pushType == "alert" && hasAlert
-        content.options.apnsExpiration = headers.expiration
+        content.options.apnsExpiration = headers?.expiration
+        return (content.options, pushType)
+    }
+
+    /// Logs a refused push (docs/delivery-log.md), with the push itself so `GET .../messages`
+    /// lists it: for the device its token names or named (an app deleted or reinstalled),
+    /// else in the sender's project with the token as sent. Only while the log cannot be
+    /// written is nothing logged.
+    func logRefusal(
+        _ request: Request, token: String, apnsID: String, device: Device? = nil,
+        kind: EventKind = .invalidParameters, reason: String
+    ) {
+        if parts.storeFailing() { return }
+        let key = APNsToken(token)
+        let device =
+            device ?? key.flatMap { directory.device(at: .apns($0)) ?? directory.retirement(of: .apns($0))?.device }
+        let project = device.flatMap { directory[$0.projectID] } ?? senderProject(request) ?? directory.defaultProject
         let message = parts.delivery.accept(
-            api: "apns", format: Self.format, options: content.options, target: .token, request: request,
-            project: project, id: apnsID, bulkID: nil)
-        message.details = APNsPushDetails(headers: headers, pushType: pushType)
-        return message
+            api: "apns", format: Self.format, options: Self.options(request, nil).0, target: .token, request: request,
+            project: project, id: apnsID, bulkID: nil, refused: true)
+        parts.delivery.logRejection(
+            kind, reason: reason, project: project, message: message, messageID: apnsID, device: device,
+            token: token.isEmpty ? nil : token)
     }
 
     /// A push reaches the device as sent; the payload's own keys beside `aps` are what the app
@@ -182,6 +213,11 @@ extension APNsProvider: GatewayModule {
     /// without a client certificate (which authenticates the connection from the start). Other
     /// connections (h2c, `localhost`, an IP address, Google's hosts) start with every stream,
     /// so load tools that open many streams before reading SETTINGS are not refused.
+    /// A path no route serves, on a connection to an APNs host, is APNs' `BadPath`.
+    func hostStyle(serverName: String) -> (any AnswerStyle)? {
+        Self.isAPNsHost(serverName) ? APNsStyle(provider: self) : nil
+    }
+
     func limitsConnectionStart(_ context: ConnectionContext) -> Bool {
         context.isTLS && context.serverName.map(Self.isAPNsHost) == true && context.clientCertificate == nil
     }
@@ -210,7 +246,13 @@ final class APNsStyle: AnswerStyle {
 
     func storeUnavailable(_ request: Request) -> Response { failure(.serviceUnavailable, request) }
 
+    /// The answer; a push (a POST) refused so is logged like any other.
     private func failure(_ reason: APNsReason, _ request: Request) -> Response {
-        APNsProvider.error(APNsFailure(reason), apnsID: provider.apnsID(for: request))
+        let apnsID = provider.apnsID(for: request)
+        if request.method == "POST" {
+            let token = request.path.hasPrefix("/3/device/") ? String(request.path.dropFirst("/3/device/".count)) : ""
+            provider.logRefusal(request, token: token, apnsID: apnsID, kind: reason.event, reason: reason.rawValue)
+        }
+        return APNsProvider.error(APNsFailure(reason), apnsID: apnsID)
     }
 }

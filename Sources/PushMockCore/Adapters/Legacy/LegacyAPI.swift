@@ -13,6 +13,16 @@ struct LegacyAPI {
         return parts.chaos.run(.legacy, project, failure: Self.render) { send(request, project) }
     }
 
+    /// A send the transport could not read whole (over `--max-body-bytes`, or malformed):
+    /// logged in the project its key names, as Google's front end refused it.
+    func unread(_ request: Request, _ params: PathParameters, _ error: FramingError) {
+        guard !parts.storeFailing() else { return }
+        let project = auth.project(request) ?? parts.delivery.directory.defaultProject
+        parts.delivery.logRejection(
+            error == .tooLarge ? .payloadTooLarge : .invalidParameters,
+            reason: error == .tooLarge ? "request_too_large" : "malformed_request", project: project)
+    }
+
     /// An injected failure of the whole request: the status FCM answered, with `Retry-After`
     /// on a 503.
     private static func render(_ failure: ChaosFailure) -> (Response, EventKind) {
@@ -38,13 +48,17 @@ struct LegacyAPI {
         switch send.target {
         case .to(let to) where to.hasPrefix(Topic.prefix) && !send.isForm:
             let name = String(to.dropFirst(Topic.prefix.count))
-            guard Topic.isValidName(name) else { return .response(.text(400, "Invalid \"to\" field: \(to)\n")) }
+            guard Topic.isValidName(name) else {
+                parts.delivery.logRejection(.invalidParameters, reason: "bad_request", project: project, type: .topic)
+                return .response(.text(400, "Invalid \"to\" field: \(to)\n"))
+            }
             return .response(topicSend(send, .topic(name), request, project))
         case .condition(let text):
             do {
                 let condition = try Condition.parse(text)
                 return .response(topicSend(send, .condition(text), request, project, condition: condition))
             } catch {
+                parts.delivery.logRejection(.invalidParameters, reason: "bad_request", project: project, type: .topic)
                 return .response(.text(400, "Invalid \"condition\" field: \(error.message)\n"))
             }
         case .to(let key) where project.groupsByKey[key] != nil && !send.isForm:

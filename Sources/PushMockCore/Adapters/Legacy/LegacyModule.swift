@@ -12,8 +12,8 @@ struct LegacyModule: GatewayModule {
     func addRoutes(to routes: inout Routes) {
         routes.group("", Self.style) { r in
             // Under `--legacy-api shutdown` these answer as Google does now (`LegacyShutdown`).
-            r.add("POST", "/fcm/send", shutdown.guarding(send.send))
-            r.add("POST", "/gcm/send", shutdown.guarding(send.send))
+            r.addSend("POST", "/fcm/send", unread: send.unread, shutdown.guarding(send.send))
+            r.addSend("POST", "/gcm/send", unread: send.unread, shutdown.guarding(send.send))
             r.add("POST", "/fcm/notification", shutdown.guarding(groups.manage))
             r.add("GET", "/fcm/notification", shutdown.guarding(groups.lookup))
             // The multipart batch endpoint, removed in 2024: only ever Google's 404.

@@ -45,16 +45,35 @@ struct V1API {
 
     private func send(_ request: Request, _ project: Project) -> Reply {
         if parts.storeFailing() { return .response(Self.storeUnavailable) }
+        var decoded: V1Request?
         do throws(V1Error) {
             let send = try V1Request.decode(request.body)
+            decoded = send
             do throws(OverQuota) { try parts.quotas.consumeQuota(project) } catch { throw V1Error(error) }
             return .response(try deliver(send, request, project))
         } catch {
-            parts.log.append(
-                kind: error.event, time: parts.clock.now(), projectID: project.id, projectNumber: project.number,
-                token: Self.v1Token(request.body), reason: error.reason)
+            // A send that could be read is kept with its refusal, so `GET .../messages` lists it.
+            let message = decoded.map { send in
+                parts.delivery.accept(
+                    api: "v1", format: V1Request.format, options: send.content.options, target: send.recordTarget,
+                    request: request, project: project, id: parts.ids.recipient(), bulkID: nil, refused: true)
+            }
+            parts.delivery.logRejection(
+                error.event, reason: error.reason, project: project, message: message, messageID: message?.id,
+                device: error.device,
+                token: Self.v1Token(request.body), type: message?.options.messageType)
             return .response(error.response)
         }
+    }
+
+    /// A send the transport could not read whole (over `--max-body-bytes`, or malformed):
+    /// logged in the project it named, as Google's front end refused it.
+    func unread(_ request: Request, _ params: PathParameters, _ error: FramingError) {
+        guard !parts.storeFailing() else { return }
+        let project = directory[params[.project] ?? ""] ?? directory.defaultProject
+        parts.delivery.logRejection(
+            error == .tooLarge ? .payloadTooLarge : .invalidParameters,
+            reason: error == .tooLarge ? "request_too_large" : "malformed_request", project: project)
     }
 
     private static func v1Token(_ body: [UInt8]) -> String? {
@@ -62,51 +81,65 @@ struct V1API {
     }
 
     private func deliver(_ send: V1Request, _ request: Request, _ project: Project) throws(V1Error) -> Response {
-        let options = send.content.options
-        func name(_ id: String) -> Response {
-            // Written as bytes: this is every send's answer. Project ids and message ids need
-            // no escaping, but are escaped all the same.
-            var w = JSONWriter(capacity: 48 + project.id.utf8.count + id.utf8.count)
-            w.beginObject()
-            w.key("name")
-            w.string(joining: "projects/", project.id, "/messages/", id)
-            w.endObject()
-            return .json(200, w)
-        }
         switch send.target {
         case .token, .fid:
             let device = try self.device(send, project)
-            if send.validateOnly {
-                parts.log.append(
-                    kind: .messageAccepted, time: parts.clock.now(), projectID: project.id, projectNumber: project.number,
-                    messageID: "fake_message_id", messageType: options.messageType, device: device, reason: "dry_run")
-                return name("fake_message_id")
-            }
-            if let refusal = parts.delivery.refusal(of: device, options, project: project) { throw V1Error(refusal) }
-            if let scripted = parts.chaos.scriptedRefusal(device) {
-                var e = V1Error(scripted)
-                e.reason = Chaos.reason
+            do throws(V1Error) { return try deliver(send, request, project, to: device) } catch {
+                var e = error
+                e.device = device
                 throw e
             }
-            if device.platform == .ios, !options.isNotification,
-                send.message["apns"]?["headers"]?["apns-priority"]?.stringValue == "10"
-            {
-                throw .invalid(
-                    "Data messages to Apple devices must have apns-priority 5 (normal priority).", field: "message.apns.headers")
-            }
-            do throws(OverQuota) { try parts.quotas.consumeDeviceRate(device) } catch { throw V1Error(error) }
-            let id = parts.ids.recipient()
-            let message = record(send, .token, request, project, id: id, bulkID: nil)
-            parts.delivery.deliver(message, messageID: id, to: device, project: project)
-            return name(id)
         case .topic(let topic):
-            if send.validateOnly { return name("fake_message_id") }
-            return name(broadcast(send, .topic(topic), parts.delivery.subscribers(topic, in: project), request, project))
+            if send.validateOnly { return Self.name("fake_message_id", in: project) }
+            let id = broadcast(send, .topic(topic), parts.delivery.subscribers(topic, in: project), request, project)
+            return Self.name(id, in: project)
         case .condition(let text, let condition):
-            if send.validateOnly { return name("fake_message_id") }
-            return name(
-                broadcast(send, .condition(text), parts.delivery.devices(matching: condition, in: project), request, project))
+            if send.validateOnly { return Self.name("fake_message_id", in: project) }
+            let devices = parts.delivery.devices(matching: condition, in: project)
+            return Self.name(broadcast(send, .condition(text), devices, request, project), in: project)
         }
+    }
+
+    /// A send's answer, `{"name": "projects/{p}/messages/{id}"}`.
+    private static func name(_ id: String, in project: Project) -> Response {
+        // Written as bytes: this is every send's answer. Project ids and message ids need
+        // no escaping, but are escaped all the same.
+        var w = JSONWriter(capacity: 48 + project.id.utf8.count + id.utf8.count)
+        w.beginObject()
+        w.key("name")
+        w.string(joining: "projects/", project.id, "/messages/", id)
+        w.endObject()
+        return .json(200, w)
+    }
+
+    /// A send to one device, or FCM's error for it.
+    private func deliver(_ send: V1Request, _ request: Request, _ project: Project, to device: Device) throws(V1Error)
+        -> Response
+    {
+        let options = send.content.options
+        if send.validateOnly {
+            parts.log.append(
+                kind: .messageAccepted, time: parts.clock.now(), projectID: project.id, projectNumber: project.number,
+                messageID: "fake_message_id", messageType: options.messageType, device: device, reason: "dry_run")
+            return Self.name("fake_message_id", in: project)
+        }
+        if let refusal = parts.delivery.refusal(of: device, options, project: project) { throw V1Error(refusal) }
+        if let scripted = parts.chaos.scriptedRefusal(device) {
+            var e = V1Error(scripted)
+            e.reason = Chaos.reason
+            throw e
+        }
+        if device.platform == .ios, !options.isNotification,
+            send.message["apns"]?["headers"]?["apns-priority"]?.stringValue == "10"
+        {
+            throw .invalid(
+                "Data messages to Apple devices must have apns-priority 5 (normal priority).", field: "message.apns.headers")
+        }
+        do throws(OverQuota) { try parts.quotas.consumeDeviceRate(device) } catch { throw V1Error(error) }
+        let id = parts.ids.recipient()
+        let message = record(send, .token, request, project, id: id, bulkID: nil)
+        parts.delivery.deliver(message, messageID: id, to: device, project: project)
+        return Self.name(id, in: project)
     }
 
     /// A topic or condition send; returns the topic message id.

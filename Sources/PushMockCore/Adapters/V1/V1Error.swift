@@ -11,6 +11,9 @@ struct V1Error: Error {
     /// The log's event and reason for the rejection.
     var event: EventKind = .invalidParameters
     var reason: String = "bad_request"
+    /// The device the send addressed, when it was found (for the log). Errors must be
+    /// `Sendable`; this one never leaves the loop thread that owns the device.
+    nonisolated(unsafe) var device: Device?
 
     static func invalid(_ message: String, field: String? = nil, reason: String = "bad_request") -> V1Error {
         var e = V1Error(status: 400, canonical: "INVALID_ARGUMENT", message: message, fcmCode: "INVALID_ARGUMENT")

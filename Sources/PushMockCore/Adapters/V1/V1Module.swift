@@ -8,7 +8,7 @@ struct V1Module: GatewayModule {
 
     func addRoutes(to routes: inout Routes) {
         routes.group("/v1/projects/{project}", Self.style) { r in
-            r.add("POST", "/messages:send", send.send)
+            r.addSend("POST", "/messages:send", unread: send.unread, send.send)
             r.add("POST", "/registrations/{token}/topicSubscriptions", topicSubscriptions.subscribe)
             r.add("DELETE", "/registrations/{token}/topicSubscriptions/{topic}", topicSubscriptions.unsubscribe)
         }

@@ -13,6 +13,15 @@ struct V1Request {
     let validateOnly: Bool
     let content: PushContent
 
+    /// How the send is kept in `GET .../messages`.
+    var recordTarget: Message.Target {
+        switch target {
+        case .token, .fid: .token
+        case .topic(let name): .topic(name)
+        case .condition(let text, _): .condition(text)
+        }
+    }
+
     static let labelPattern = "^[a-zA-Z0-9-_.~%]{1,50}$"
 
     /// How a kept send decodes back into content (`Message.content`).

@@ -35,6 +35,10 @@ struct WebPushAPI {
             return Chaos.delay(
                 .response(service.created(origin: sub.origin, messageID: messageID, ttl: headers.ttl)), roll.delaySeconds)
         } catch {
+            // A subscription that has ended is logged for the device it belonged to.
+            if device == nil, let retired = directory.retirement(of: DeviceAddress(.webPushEndpoint, token)) {
+                (device, project) = (retired.device, directory[retired.device.projectID])
+            }
             if let device, let project, let kind = error.event {
                 parts.log.append(
                     kind: kind, time: parts.clock.now(), projectID: project.id, projectNumber: project.number, device: device,
@@ -53,7 +57,7 @@ struct WebPushAPI {
         guard let device = directory.device(at: address), let sub = device.subscription(token: token),
             sub.browser == service.browser, Self.path(request.path, fits: sub), let project = directory[device.projectID]
         else {
-            if let since = directory.retirement(of: address) { throw .gone(since: since) }
+            if let retired = directory.retirement(of: address) { throw .gone(since: retired.time) }
             throw .invalidToken
         }
         // FCM answers a subscription idle for 270 days as unknown (docs/reference/web-push.md §2.3).
@@ -119,10 +123,12 @@ struct WebPushAPI {
 }
 
 extension WebPushRefusal {
-    /// The event a refusal of a known subscription is logged as (none for an unknown one).
+    /// The event a refusal of a known or ended subscription is logged as (none for an
+    /// endpoint no subscription ever had).
     var event: EventKind? {
         switch self {
-        case .invalidToken, .gone: nil
+        case .invalidToken: nil
+        case .gone: .invalidRegistration
         case .missingTTL, .negativeTTL: .invalidTTL
         case .tooLarge: .payloadTooLarge
         case .missingAuthorization, .vapid, .badSubject: .authenticationError
