@@ -228,6 +228,19 @@ struct FCMClientsCoreTests {
         #expect(badKey.status == 400 && badKey.bodyText.contains("API_KEY_INVALID"))
         let noApp = h.call("POST", path, body: #"{"fid":"dQ8PWd8gQ0K9cRq1yUHUfq"}"#, headers: [("x-goog-api-key", Self.apiKey)])
         #expect(noApp.status == 400 && noApp.bodyText.contains("INVALID_ARGUMENT"))
+        // Google's front end reads the body by the proto3 JSON mapping: unknown names and wrong types, each listed.
+        let unknown = h.call(
+            "POST", path, body: #"{"appId":"1:1:web:1","fids":["a"],"sdkVersion":7}"#, headers: [("x-goog-api-key", Self.apiKey)])
+        let error = json(unknown)["error"] as? [String: Any]
+        #expect(
+            unknown.status == 400
+                && error?["message"] as? String == """
+                    Invalid JSON payload received. Unknown name "fids": Cannot find field.
+                    Invalid value at 'sdk_version' (TYPE_STRING), 7
+                    """,
+            "\(unknown.bodyText)")
+        let violations = ((error?["details"] as? [[String: Any]])?.first?["fieldViolations"] as? [[String: Any]]) ?? []
+        #expect(violations.count == 2 && violations[0]["field"] == nil && violations[1]["field"] as? String == "sdk_version")
         // aiohttp's text/plain body is JSON all the same.
         let made = h.call(
             "POST", path, body: body, contentType: "text/plain; charset=utf-8", headers: [("x-goog-api-key", Self.apiKey)])

@@ -57,7 +57,7 @@ struct LegacyBadInputTests {
             (#"{"to":"a","time_to_live":"60"}"#, "Field \"time_to_live\" must be a JSON number: \"60\"\n"),
             (#"{"to":"a","dry_run":"yes"}"#, "Field \"dry_run\" must be a JSON boolean: \"yes\"\n"),
             (#"{"to":"a","content_available":1}"#, "Field \"content_available\" must be a JSON boolean: 1\n"),
-            (#"{"registration_ids":"a"}"#, "Field \"registration_ids\" must be a JSON array: \"a\"\n"),
+            (#"{"registration_ids":"a"}"#, "\"registration_ids\" field is not a JSON array\n"),
             (#"{"registration_ids":[1]}"#, "Field \"registration_ids\" must be a JSON array of strings: 1\n"),
             (#"{"to":"a","priority":"urgent"}"#, "Invalid value for \"priority\": \"urgent\". Use \"normal\" or \"high\".\n"),
         ])

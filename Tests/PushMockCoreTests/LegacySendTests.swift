@@ -140,6 +140,19 @@ struct LegacySendTests {
         #expect(try h.inbox("d1").isEmpty)
         #expect(try h.events().map { $0["reason"] as? String } == ["dry_run"])
         #expect(h.send(#"{"to":"/topics/x","dry_run":true,"data":{"a":"b"}}"#).bodyText == #"{"message_id":-1}"#)
+        // GCM read its parameters from the query string too: `?dry_run=true` makes a JSON or
+        // plain-text send a dry run; `?dry_run=false` changes nothing.
+        let key = [("Authorization", "key=\(Configuration.defaultServerKey)")]
+        let query = h.call("POST", "/fcm/send?dry_run=true", body: #"{"to":"\#(t)","data":{"a":"b"}}"#, headers: key)
+        #expect(query.bodyText.contains(#""message_id":"fake_message_id""#), "\(query.bodyText)")
+        let form = h.call(
+            "POST", "/fcm/send?dry_run=1", body: "registration_id=\(t)&data.a=b",
+            contentType: "application/x-www-form-urlencoded;charset=UTF-8", headers: key)
+        #expect(form.bodyText == "id=fake_message_id\n")
+        #expect(try h.inbox("d1").isEmpty)
+        let real = h.call("POST", "/fcm/send?dry_run=false", body: #"{"to":"\#(t)","data":{"a":"b"}}"#, headers: key)
+        #expect(!real.bodyText.contains("fake_message_id"))
+        #expect(try h.inbox("d1").count == 1)
     }
 
     @Test("the seed's topic send reaches every subscriber and answers a numeric message_id")

@@ -56,7 +56,7 @@ struct V1Tests {
             ),
             (
                 #"{"message":{"topic":"t","android":{"priority":"urgent"}}}"#,
-                "Invalid value at 'message.android.priority' (TYPE_ENUM), \"urgent\""
+                "Invalid value at 'message.android.priority' (type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority), \"urgent\""
             ),
             (
                 #"{"message":{"topic":"t","android":{"ttl":"ten"}}}"#,
@@ -85,9 +85,203 @@ struct V1Tests {
         let h = try Harness { $0.acceptAnyToken = true }
         let r = v1(h, body)
         let (code, status, fcm, text) = error(r)
-        #expect(r.status == 400 && code == 400 && status == "INVALID_ARGUMENT" && fcm == "INVALID_ARGUMENT")
+        // What the front end refuses never reached FCM: no FcmError (§J.2); FCM's own 400s have one.
+        let frontEnd = message.hasPrefix("Invalid JSON payload") || message.hasPrefix("Invalid value at")
+        #expect(r.status == 400 && code == 400 && status == "INVALID_ARGUMENT" && fcm == (frontEnd ? nil : "INVALID_ARGUMENT"))
         #expect(text == message)
         #expect(try h.eventNames() == ["INVALID_PARAMETERS"])
+    }
+
+    /// The `BadRequest` detail's field violations, `field` nil where it is absent.
+    func violations(_ r: Response) -> [(field: String?, description: String)] {
+        let details = (json(r)["error"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
+        let bad = details.first { ($0["@type"] as? String)?.hasSuffix("BadRequest") == true }
+        return (bad?["fieldViolations"] as? [[String: Any]] ?? []).map {
+            ($0["field"] as? String, $0["description"] as? String ?? "")
+        }
+    }
+
+    @Test(
+        "the proto3 JSON mapping as Google's front end reads it: enums by number, int32 as strings, RFC 3339 timestamps, durations, floats",
+        arguments: [
+            (#""android":{"priority":1}"#, nil),
+            (#""android":{"priority":"HIGH","notification":{"notification_priority":4,"visibility":2,"proxy":"DENY"}}"#, nil),
+            (#""android":{"notification":{"notification_count":"3"}}"#, nil),
+            (#""android":{"notification":{"notification_count":-7}}"#, nil),
+            (#""android":{"notification":{"event_time":"2026-12-02T10:00:00.123456789+01:00"}}"#, nil),
+            (#""android":{"notification":{"event_time":"2024-02-29T23:59:59Z"}}"#, nil),
+            (#""android":{"ttl":"0.5s","notification":{"vibrate_timings":["1s","0.25s"]}}"#, nil),
+            (#""android":{"notification":{"light_settings":{"color":{"red":"NaN","green":0.5,"blue":"1"}}}}"#, nil),
+            (#""android":{"notification":null},"apns":{"payload":{"aps":{}}}"#, nil),
+            (
+                #""android":{"notification":{"event_time":"yesterday"}}"#,
+                #"Invalid value at 'message.android.notification.event_time' (type.googleapis.com/google.protobuf.Timestamp), "yesterday""#
+            ),
+            (
+                #""android":{"notification":{"event_time":"2025-02-29T00:00:00Z"}}"#,
+                #"Invalid value at 'message.android.notification.event_time' (type.googleapis.com/google.protobuf.Timestamp), "2025-02-29T00:00:00Z""#
+            ),
+            (
+                #""android":{"notification":{"event_time":"2026-12-02 10:00:00Z"}}"#,
+                #"Invalid value at 'message.android.notification.event_time' (type.googleapis.com/google.protobuf.Timestamp), "2026-12-02 10:00:00Z""#
+            ),
+            (
+                #""android":{"notification":{"notification_count":"three"}}"#,
+                #"Invalid value at 'message.android.notification.notification_count' (TYPE_INT32), "three""#
+            ),
+            (
+                #""android":{"notification":{"notification_count":3000000000}}"#,
+                "Invalid value at 'message.android.notification.notification_count' (TYPE_INT32), 3000000000"
+            ),
+            (
+                #""android":{"notification":{"notification_count":1.5}}"#,
+                "Invalid value at 'message.android.notification.notification_count' (TYPE_INT32), 1.5"
+            ),
+            (
+                #""android":{"notification":{"visibility":9}}"#,
+                "Invalid value at 'message.android.notification.visibility' (type.googleapis.com/google.firebase.fcm.v1.AndroidNotification.Visibility), 9"
+            ),
+            (
+                #""android":{"notification":{"visibility":"public"}}"#,
+                #"Invalid value at 'message.android.notification.visibility' (type.googleapis.com/google.firebase.fcm.v1.AndroidNotification.Visibility), "public""#
+            ),
+            (
+                #""android":{"ttl":"--5s"}"#,
+                #"Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), "--5s""#
+            ),
+            (
+                #""android":{"notification":{"vibrate_timings":["1s","1.0000000001s"]}}"#,
+                #"Invalid value at 'message.android.notification.vibrate_timings[1]' (type.googleapis.com/google.protobuf.Duration), "1.0000000001s""#
+            ),
+            (
+                #""android":{"notification":{"light_settings":{"color":{"red":"red"}}}}"#,
+                #"Invalid value at 'message.android.notification.light_settings.color.red' (TYPE_FLOAT), "red""#
+            ),
+            (
+                #""android":{"direct_boot_ok":"true"}"#,
+                #"Invalid value at 'message.android.direct_boot_ok' (TYPE_BOOL), "true""#
+            ),
+            (
+                #""android":"high""#,
+                #"Invalid value at 'message.android' (type.googleapis.com/google.firebase.fcm.v1.AndroidConfig), "high""#
+            ),
+            (
+                #""apns":{"payload":"aps"}"#,
+                #"Invalid value at 'message.apns.payload' (type.googleapis.com/google.protobuf.Struct), "aps""#
+            ),
+        ] as [(String, String?)])
+    func protoJSONMapping(_ members: String, _ message: String?) throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let r = v1(h, #"{"message":{"topic":"t","# + members + "}}")
+        if let message {
+            #expect(r.status == 400)
+            #expect(error(r).2 == nil && error(r).3 == message)
+            #expect(violations(r).count == 1 && violations(r).first?.description == message)
+        } else {
+            #expect(r.status == 200, "\(r.bodyText)")
+        }
+    }
+
+    @Test(
+        "size limits count what each platform receives: android.data and webpush.data replace data, the APNs payload is APNs' JSON"
+    )
+    func platformSizes() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        func x(_ n: Int) -> String { String(repeating: "x", count: n) }
+        let phone = try h.device("android")["token"] as! String
+        func send(_ members: String, topic: Bool = false) -> Response {
+            v1(h, #"{"message":{"# + (topic ? #""topic":"t","# : #""token":"\#(phone)","#) + members + "}}")
+        }
+        let tooBig: [String] = [
+            #""data":{"a":"b"},"android":{"data":{"k":"\#(x(4100))"}}"#,
+            #""webpush":{"data":{"k":"\#(x(4100))"}}"#,
+            #""notification":{"title":"\#(x(3000))"},"android":{"notification":{"body":"\#(x(1100))"}}"#,
+            #""apns":{"payload":{"aps":{"alert":"\#(x(4100))"}}}"#,
+            #""data":{"k":"\#(x(3000))"},"apns":{"payload":{"aps":{"alert":"\#(x(1100))"}}}"#,
+            #""webpush":{"notification":{"body":"\#(x(4100))"}}"#,
+        ]
+        for members in tooBig {
+            let r = send(members)
+            #expect(r.status == 400 && error(r).3 == "Request contains an invalid argument.", "\(members.prefix(60))")
+            #expect((json(r)["error"] as? [String: Any])?["details"] == nil, "no details, as observed")
+            #expect(try h.events().last?["event"] as? String == "PAYLOAD_TOO_LARGE")
+        }
+        // Within each platform's limit, though the sum of all blocks is not.
+        let fits = #""data":{"k":"\#(x(3000))"},"android":{"data":{"k":"\#(x(3000))"}},"webpush":{"data":{"k":"\#(x(3000))"}}"#
+        #expect(send(fits).status == 200)
+        // The common message still counts as a whole: data and notification together.
+        #expect(send(#""data":{"k":"\#(x(4000))"},"notification":{"title":"\#(x(200))"}"#).status == 400)
+        #expect(send(#""android":{"data":{"k":"\#(x(4000))"}}"#).status == 200)
+        // VoIP payloads may be 5120 bytes at APNs; topics take 2048 bytes of data.
+        let voip = #""apns":{"headers":{"apns-push-type":"voip"},"payload":{"aps":{},"k":"\#(x(4500))"}}"#
+        #expect(send(voip).status == 200)
+        #expect(send(#""android":{"data":{"k":"\#(x(2100))"}}"#, topic: true).status == 400)
+        #expect(send(#""android":{"data":{"k":"\#(x(2000))"}}"#, topic: true).status == 200)
+    }
+
+    @Test("apns.headers FCM passes on are checked as APNs checks them: 400 with APNs' status and reason in an ApnsError")
+    func apnsHeadersPassedOn() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let cases: [(String, String)] = [
+            (#""apns-collapse-id":"\#(String(repeating: "c", count: 65))""#, "BadCollapseId"),
+            (#""apns-priority":"7""#, "BadPriority"),
+            (#""apns-expiration":"-1""#, "BadExpirationDate"),
+            (#""apns-expiration":"tomorrow""#, "BadExpirationDate"),
+            (#""apns-push-type":"bogus""#, "InvalidPushType"),
+            (#""apns-id":"not-a-uuid""#, "BadMessageId"),
+            (#""apns-topic":"com.example app""#, "BadTopic"),
+            (#""apns-push-type":"voip","apns-topic":"com.example.app""#, "BadTopic"),
+            (#""apns-push-type":"background","apns-priority":"10""#, "BadPriority"),
+        ]
+        for (headers, reason) in cases {
+            let r = v1(h, #"{"message":{"topic":"t","apns":{"headers":{\#(headers)}}}}"#)
+            let details = (json(r)["error"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
+            let apns = details.first { ($0["@type"] as? String)?.hasSuffix("ApnsError") == true }
+            #expect(r.status == 400 && error(r).2 == "INVALID_ARGUMENT", "\(headers)")
+            #expect(apns?["reason"] as? String == reason && apns?["statusCode"] as? Int == 400, "\(headers): \(r.bodyText)")
+        }
+        for fine in [
+            #""apns-collapse-id":"\#(String(repeating: "c", count: 64))","apns-priority":"5""#,
+            #""apns-push-type":"voip""#, #""apns-push-type":"liveactivity","apns-expiration":"0""#,
+            #""apns-id":"123e4567-e89b-42d3-a456-426614174000","apns-topic":"com.example.app""#,
+        ] {
+            #expect(v1(h, #"{"message":{"topic":"t","apns":{"headers":{\#(fine)}}}}"#).status == 200, "\(fine)")
+        }
+    }
+
+    @Test("Google's front end lists every unknown name and wrong value, one line and one field violation each, in order")
+    func frontEndErrors() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        // The legacy API's body sent to HTTP v1: each unknown name listed, at the root without `field`.
+        let legacy = v1(h, #"{"to":"/topics/a","notification":{"title":"x"},"priority":"high"}"#)
+        #expect(
+            error(legacy).3 == """
+                Invalid JSON payload received. Unknown name "to": Cannot find field.
+                Invalid JSON payload received. Unknown name "notification": Cannot find field.
+                Invalid JSON payload received. Unknown name "priority": Cannot find field.
+                """)
+        #expect(violations(legacy).count == 3 && violations(legacy).allSatisfy { $0.field == nil })
+        let details = (json(legacy)["error"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
+        #expect(details.count == 1 && details[0]["@type"] as? String == "type.googleapis.com/google.rpc.BadRequest")
+        // A list where one token belongs (an observed answer), and mixed problems in order.
+        let list = v1(h, #"{"message":{"token":["a","b"],"colour":"red","data":{"n":1},"notification":{"title":{}}}}"#)
+        #expect(
+            violations(list).map(\.description) == [
+                #"Invalid JSON payload received. Unknown name "token" at 'message': Proto field is not repeating, cannot start list."#,
+                #"Invalid JSON payload received. Unknown name "colour" at 'message': Cannot find field."#,
+                "Invalid value at 'message.data[0].value' (TYPE_STRING), 1",
+                "Invalid value at 'message.notification' (title), Starting an object on a scalar field",
+            ])
+        #expect(violations(list).map(\.field) == ["message", "message", "message.data[0].value", "message.notification"])
+        #expect(error(list).3 == violations(list).map(\.description).joined(separator: "\n"))
+        let array = v1(h, #"[{"message":{}}]"#)
+        #expect(error(array).3 == #"Invalid JSON payload received. Unknown name "": Root element must be a message."#)
+        #expect(violations(array).first?.field == nil)
+        // An enum given by number reaches the device as its name's meaning: 1 is HIGH.
+        let phone = try h.device("android")["token"] as! String
+        #expect(v1(h, #"{"message":{"token":"\#(phone)","data":{"a":"b"},"android":{"priority":1}}}"#).status == 200)
+        let accepted = try h.events().last { $0["event"] as? String == "MESSAGE_ACCEPTED" }
+        #expect(accepted?["priority"] as? Int == 10, "\(String(describing: accepted))")
     }
 
     @Test("token errors: malformed, unregistered, another project's, no APNs credential, too big")
@@ -312,6 +506,8 @@ struct V1Tests {
         #expect(h.project.topics["news"]?.count == 1)
         #expect(h.call("POST", base + "?topic_name=bad%20name", body: "{}").status == 400)
         #expect(h.call("DELETE", base + "/news?allow_missing=true").status == 200)
+        let badBool = h.call("DELETE", base + "/news?allow_missing=yes")
+        #expect(badBool.status == 400 && badBool.bodyText.contains(#"Invalid value at 'allow_missing' (TYPE_BOOL), \"yes\""#))
         #expect(h.call("DELETE", base + "/news").status == 404)
         #expect(h.call("DELETE", base + "/news?allow_missing=true").status == 200)
         #expect(

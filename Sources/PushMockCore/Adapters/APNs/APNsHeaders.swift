@@ -46,7 +46,21 @@ public final class APNsHeaders: Sendable {
     }
 
     /// Reads and checks the headers; `certificateTopic` stands in for a missing `apns-topic`.
-    init(_ request: Request, certificateTopic: String?) throws(APNsFailure) {
+    convenience init(_ request: Request, certificateTopic: String?) throws(APNsFailure) {
+        try self.init(fields: request.headers, certificateTopic: certificateTopic)
+    }
+
+    /// APNs' verdict on headers FCM passes on from a v1 message's `apns.headers` (§E.2, §D.1):
+    /// nil when APNs would take them. FCM sets the topic (the app's bundle id, with the suffix
+    /// the push type needs) when the message does not.
+    static func problem(passedOn fields: [(name: String, value: String)]) -> APNsReason? {
+        let type = fields.last { Request.equalsLowercased($0.name, "apns-push-type") }?.value
+        let suffix = type.flatMap(suffixIndex).map { typeSuffixes[$0].suffix } ?? ""
+        do { _ = try APNsHeaders(fields: fields, certificateTopic: "app.set.by.fcm" + suffix) } catch { return error.reason }
+        return nil
+    }
+
+    init(fields: [(name: String, value: String)], certificateTopic: String?) throws(APNsFailure) {
         var apnsID: String?
         var topic: String?
         var pushType: String?
@@ -55,7 +69,7 @@ public final class APNsHeaders: Sendable {
         var collapseID: String?
         var authorization: String?
         var seen: UInt8 = 0
-        for (rawName, value) in request.headers {
+        for (rawName, value) in fields {
             guard let bit = Self.bit(of: rawName) else { continue }
             guard seen & (1 << bit) == 0 else { throw APNsFailure(.duplicateHeaders) }
             seen |= 1 << bit

@@ -41,6 +41,22 @@ enum GoogleAPIRequest {
             }
     }
 
+    /// The body read as a message of `type` by the proto3 JSON mapping, as Google's front end
+    /// reads it (docs/reference/google-json.md): names in snake_case, and every unknown name
+    /// or wrong value refused at once, listed in a `BadRequest`.
+    static func message(_ request: Request, inflate: (([UInt8]) -> [UInt8]?)?, as type: ProtoType) throws(Refused)
+        -> JSONObject
+    {
+        let (read, violations) = ProtoJSON.read(.object(try object(request, inflate: inflate)), as: type)
+        guard violations.isEmpty else {
+            throw Refused(
+                response: .googleError(
+                    400, "INVALID_ARGUMENT", violations.map(\.description).joined(separator: "\n"),
+                    details: [V1Error.badRequest(violations)]))
+        }
+        return read.objectValue ?? JSONObject()
+    }
+
     /// The body as a JSON object, whatever its declared type; gzip-coded when it says so.
     static func object(_ request: Request, inflate: (([UInt8]) -> [UInt8]?)?) throws(Refused) -> JSONObject {
         var body = request.body

@@ -17,16 +17,24 @@ struct InstallationsAPI {
     static let authTokenLifetime: Timestamp = 604_800_000_000
     static let service = "firebaseinstallations.googleapis.com"
 
+    /// The `Installation` a client posts (docs/reference/fcm-clients.md §1).
+    static let installation = ProtoType.message(
+        "google.firebase.installations.v1.Installation",
+        [
+            "name": .string, "fid": .string, "app_id": .string, "auth_version": .string, "sdk_version": .string,
+            "refresh_token": .string,
+        ])
+
     /// `POST /v1/projects/{project}/installations` (iOS adds a trailing slash).
     func create(_ request: Request, _ params: PathParameters) -> Reply {
         GoogleAPIRequest.run(request) { () throws(GoogleAPIRequest.Refused) in
             try GoogleAPIRequest.checkAPIKey(request, service: Self.service)
             let project = try self.project(params)
-            let body = try GoogleAPIRequest.object(request, inflate: inflate)
-            guard let appID = body["appId"]?.stringValue, !appID.isEmpty else {
+            let body = try GoogleAPIRequest.message(request, inflate: inflate, as: Self.installation)
+            guard let appID = body["app_id"]?.stringValue, !appID.isEmpty else {
                 throw GoogleAPIRequest.invalid("Request contains an invalid argument.")
             }
-            if let version = body["authVersion"]?.stringValue, version != "FIS_v2" {
+            if let version = body["auth_version"]?.stringValue, version != "FIS_v2" {
                 throw GoogleAPIRequest.invalid("Request contains an invalid argument.")
             }
             guard book.installationCount < ClientBook.limit else {
@@ -40,7 +48,7 @@ struct InstallationsAPI {
             let installation = ClientBook.Installation(
                 projectID: project.id, fid: fid, appID: appID, refreshToken: "3_" + random.base64URL(86),
                 authToken: authToken(), authExpires: clock.now() + Self.authTokenLifetime,
-                sdkVersion: body["sdkVersion"]?.stringValue ?? "")
+                sdkVersion: body["sdk_version"]?.stringValue ?? "")
             book.add(installation)
             changes.project(project.id)
             var w = JSONWriter(capacity: 512)

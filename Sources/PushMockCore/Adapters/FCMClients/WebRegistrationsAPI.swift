@@ -17,12 +17,29 @@ struct WebRegistrationsAPI {
 
     static let service = "fcmregistrations.googleapis.com"
 
+    /// The registration a client posts (docs/reference/fcm-clients.md §2): a Web
+    /// subscription, or the iOS SDK's APNs token.
+    static let registration = ProtoType.message(
+        "google.firebase.fcm.registration.v1.Registration",
+        [
+            "name": .string, "token": .string, "fcm_sdk_version": .string,
+            "web": .message(
+                "google.firebase.fcm.registration.v1.WebRegistration",
+                [
+                    "endpoint": .string, "p256dh": .string, "auth": .string, "application_pub_key": .string,
+                    "origin": .string, "scope": .string,
+                ]),
+            "ios": .message(
+                "google.firebase.fcm.registration.v1.IosRegistration",
+                ["apns_token": .string, "app_version": .string, "apns_environment": .string, "bundle_id": .string]),
+        ])
+
     /// `POST .../registrations`: a Web token for the subscription (the same one again for the
     /// same installation and endpoint), or the iOS SDK's FID registration.
     func create(_ request: Request, _ params: PathParameters) -> Reply {
         GoogleAPIRequest.run(request) { () throws(GoogleAPIRequest.Refused) in
             let (installation, project) = try authorized(request, params)
-            let body = try GoogleAPIRequest.object(request, inflate: inflate)
+            let body = try GoogleAPIRequest.message(request, inflate: inflate, as: Self.registration)
             if let ios = body["ios"]?.objectValue { return try registerIOS(ios, installation, project, request) }
             let web = try webSubscription(body)
             let device = try register(web, installation, project, request, replacing: nil)
@@ -44,7 +61,7 @@ struct WebRegistrationsAPI {
         GoogleAPIRequest.run(request) { () throws(GoogleAPIRequest.Refused) in
             let (installation, project) = try authorized(request, params)
             let old = try device(params, installation, project)
-            let web = try webSubscription(try GoogleAPIRequest.object(request, inflate: inflate))
+            let web = try webSubscription(try GoogleAPIRequest.message(request, inflate: inflate, as: Self.registration))
             return answer(try register(web, installation, project, request, replacing: old), project)
         }
     }
@@ -105,7 +122,7 @@ struct WebRegistrationsAPI {
             let auth = web["auth"]?.stringValue.flatMap(Base64URL.decode), auth.count == 16
         else { throw GoogleAPIRequest.invalid("Request contains an invalid argument.") }
         var key: [UInt8]?
-        if let text = web["applicationPubKey"]?.stringValue {
+        if let text = web["application_pub_key"]?.stringValue {
             guard let k = Base64URL.decode(text), k.count == 65, k[0] == 4 else {
                 throw GoogleAPIRequest.invalid("Request contains an invalid argument.")
             }

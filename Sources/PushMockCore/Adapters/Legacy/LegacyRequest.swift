@@ -30,7 +30,11 @@ struct LegacyRequest {
     static let formFormat = MessageFormat { (try? decodeForm($0))?.content ?? PushContent() }
 
     static func decode(_ request: Request) throws(Rejection) -> LegacyRequest {
-        request.hasMediaType("application/json") ? try decodeJSON(request.body) : try decodeForm(request.body)
+        var send = request.hasMediaType("application/json") ? try decodeJSON(request.body) : try decodeForm(request.body)
+        // GCM read request parameters from the query string as well as the body (a servlet's
+        // parameters): `?dry_run=true` made any send a dry run (docs/reference/fcm-legacy.md §A.2).
+        if let flag = request.queryValue("dry_run"), flag == "1" || flag.lowercased() == "true" { send.dryRun = true }
+        return send
     }
 
     static func decodeJSON(_ body: [UInt8]) throws(Rejection) -> LegacyRequest {
@@ -63,7 +67,9 @@ struct LegacyRequest {
             guard let member = Member(rawValue: name) else { continue }
             switch member {
             case .to: to = try typed(name, v, "string", v.stringValue)
-            case .registrationIDs: ids = try typed(name, v, "array", v.arrayValue)
+            case .registrationIDs:
+                guard let array = v.arrayValue else { throw Rejection(text: "\"registration_ids\" field is not a JSON array\n") }
+                ids = array
             case .condition: condition = try typed(name, v, "string", v.stringValue)
             case .notificationKey: notificationKey = try typed(name, v, "string", v.stringValue)
             case .collapseKey: collapseKey = try typed(name, v, "string", v.stringValue)

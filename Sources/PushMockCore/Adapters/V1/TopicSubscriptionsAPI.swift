@@ -56,7 +56,21 @@ struct TopicSubscriptionsAPI {
             let (project, device) = try registration(request, params)
             let topic = Topic.bareName(params[.topic] ?? "")
             guard Topic.isValidName(topic) else { throw Control.invalid("Invalid topic name. It must match [a-zA-Z0-9-_.~%]+.") }
-            if device.topics[topic] == nil, request.queryValue("allow_missing") != "true" {
+            // A query parameter is a request field too, read by the same mapping (§J.1).
+            let allowMissing = request.queryValue("allow_missing")
+            if let allowMissing, allowMissing != "true", allowMissing != "false" {
+                throw ControlError(
+                    response: .googleError(
+                        400, "INVALID_ARGUMENT", "Invalid value at 'allow_missing' (TYPE_BOOL), \"\(allowMissing)\"",
+                        details: [
+                            V1Error.badRequest([
+                                ProtoViolation(
+                                    field: "allow_missing",
+                                    description: "Invalid value at 'allow_missing' (TYPE_BOOL), \"\(allowMissing)\"")
+                            ])
+                        ]))
+            }
+            if device.topics[topic] == nil, allowMissing != "true" {
                 throw Control.notFound("Requested entity was not found.")
             }
             project.topics.unsubscribe(device, from: topic)

@@ -15,15 +15,64 @@ struct V1Error: Error {
     /// `Sendable`; this one never leaves the loop thread that owns the device.
     nonisolated(unsafe) var device: Device?
 
+    /// FCM's own 400: its `FcmError`, and with `field` a `BadRequest` naming it.
     static func invalid(_ message: String, field: String? = nil, reason: String = "bad_request") -> V1Error {
         var e = V1Error(status: 400, canonical: "INVALID_ARGUMENT", message: message, fcmCode: "INVALID_ARGUMENT")
-        if let field {
-            e.details.append(
-                "{\"@type\":\"type.googleapis.com/google.rpc.BadRequest\",\"fieldViolations\":[{\"field\":\(JSONWriter.quoted(field)),\"description\":\(JSONWriter.quoted(message))}]}"
-            )
-        }
+        if let field { e.details.append(badRequest([ProtoViolation(field: field, description: message)])) }
         e.reason = reason
         return e
+    }
+
+    /// The front end's 400 for a body it cannot read as the request (docs/reference/google-json.md
+    /// §J.2): every violation, one line of the message and one `BadRequest` entry each, and no
+    /// `FcmError` (the request never reached FCM).
+    static func frontEnd(_ violations: [ProtoViolation]) -> V1Error {
+        var e = V1Error(
+            status: 400, canonical: "INVALID_ARGUMENT", message: violations.map(\.description).joined(separator: "\n"),
+            fcmCode: nil)
+        e.details.append(badRequest(violations))
+        return e
+    }
+
+    /// A message over FCM's size limit: Google's generic text, no details (§B.8).
+    static let tooBig: V1Error = {
+        var e = V1Error(
+            status: 400, canonical: "INVALID_ARGUMENT", message: "Request contains an invalid argument.", fcmCode: nil)
+        e.event = .payloadTooLarge
+        e.reason = "payload_too_large"
+        return e
+    }()
+
+    /// APNs' refusal of what FCM passed on: FCM's 400 with APNs' status and reason in an
+    /// `ApnsError` (docs/reference/fcm-v1.md §B.7).
+    static func apnsRejected(_ reason: APNsReason) -> V1Error {
+        var e = V1Error(
+            status: 400, canonical: "INVALID_ARGUMENT", message: "Request contains an invalid argument.",
+            fcmCode: "INVALID_ARGUMENT")
+        e.details.append(
+            "{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.ApnsError\",\"statusCode\":\(reason.status),\"reason\":\"\(reason.rawValue)\"}"
+        )
+        e.reason = "apns_" + reason.rawValue
+        return e
+    }
+
+    /// `google.rpc.BadRequest`, a violation at the root without `field` (proto3 JSON omits
+    /// an empty string).
+    static func badRequest(_ violations: [ProtoViolation]) -> String {
+        var w = JSONWriter()
+        w.object { w in
+            w.member("@type", "type.googleapis.com/google.rpc.BadRequest")
+            w.key("fieldViolations")
+            w.beginArray()
+            for v in violations {
+                w.object { w in
+                    if !v.field.isEmpty { w.member("field", v.field) }
+                    w.member("description", v.description)
+                }
+            }
+            w.endArray()
+        }
+        return w.text
     }
 
     static func unregistered(_ reason: String = "not_registered") -> V1Error {

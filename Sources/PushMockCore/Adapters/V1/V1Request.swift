@@ -31,12 +31,18 @@ struct V1Request {
         let root: JSONValue
         do { root = try JSONParser.parse(body) } catch {
             let why = LegacyRequest.parseErrorText(error, body).dropFirst("JSON_PARSING_ERROR: ".count)
-            throw .invalid("Invalid JSON payload received. \(String(why).trimming("\n"))", field: "")
+            throw .frontEnd([
+                ProtoViolation(field: "", description: "Invalid JSON payload received. \(String(why).trimming("\n"))")
+            ])
         }
-        let normalized: JSONValue
-        do { normalized = try V1Schema.normalize(root, V1Schema.request, path: "") } catch {
-            throw .invalid(error.description, field: error.field)
+        guard root.objectValue != nil else {
+            throw .frontEnd([
+                ProtoViolation(
+                    field: "", description: "Invalid JSON payload received. Unknown name \"\": Root element must be a message.")
+            ])
         }
+        let (normalized, violations) = ProtoJSON.read(root, as: V1Schema.request)
+        if !violations.isEmpty { throw .frontEnd(violations) }
         let request = normalized.objectValue ?? JSONObject()
         let message = request["message"]?.objectValue ?? JSONObject()
         let target = try targetOf(message)
@@ -51,9 +57,13 @@ struct V1Request {
         for (name, value) in m.entries where isTargetField(name) {
             guard let s = value.stringValue, !s.isEmpty else { continue }
             if found != nil {
-                throw .invalid(
-                    "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(name)'",
-                    field: "message")
+                // The proto parser's own refusal, like a wrong type: the front end's answer.
+                throw .frontEnd([
+                    ProtoViolation(
+                        field: "message",
+                        description:
+                            "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(name)'")
+                ])
             }
             switch name {
             case "token": found = .token(s)
@@ -83,15 +93,18 @@ struct V1Request {
     }
 
     private static func check(_ m: JSONObject, target: Target) throws(V1Error) {
-        for (key, _) in m["data"]?.objectValue?.entries ?? [] where AndroidRendering.isReservedKey(key) {
-            throw .invalid(
-                "Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.",
-                field: "message.data", reason: "reserved_data_key")
-        }
         // Looked up once each, without the variadic `value(...)`, which allocates per call.
         let android = m["android"]?.objectValue
         let apns = m["apns"]?.objectValue
         let webpush = m["webpush"]?.objectValue
+        // What an Android app receives is `android.data` when set, so its keys are checked too.
+        for (data, path) in [(m["data"], "message.data"), (android?["data"], "message.android.data")] {
+            for (key, _) in data?.objectValue?.entries ?? [] where AndroidRendering.isReservedKey(key) {
+                throw .invalid(
+                    "Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.",
+                    field: path, reason: "reserved_data_key")
+            }
+        }
         func checkLabel(_ options: JSONValue?, _ path: StaticString) throws(V1Error) {
             if let label = options?["analytics_label"]?.stringValue, !isAnalyticsLabel(label) {
                 throw .invalid("Analytics label must match \(labelPattern).", field: "message.\(path).analytics_label")
@@ -109,27 +122,17 @@ struct V1Request {
         if let link = webpush?["fcm_options"]?["link"]?.stringValue, !link.lowercased().hasPrefix("https://") {
             throw .invalid("The webpush link must be an HTTPS URL: \(link)", field: "message.webpush.fcm_options.link")
         }
-        if let p = apns?["headers"]?["apns-priority"]?.stringValue, !["1", "5", "10"].contains(p) {
-            throw .invalid("Invalid APNs priority \"\(p)\": use 10, 5 or 1.", field: "message.apns.headers")
+        // FCM passes `apns.headers` on to APNs, which checks each as it checks its own requests.
+        if let headers = apns?["headers"]?.objectValue {
+            let fields = headers.entries.compactMap { e in e.value.stringValue.map { (name: e.key, value: $0) } }
+            if let reason = APNsHeaders.problem(passedOn: fields) { throw .apnsRejected(reason) }
         }
         let topicLike: Bool =
             switch target {
             case .topic, .condition: true
             default: false
             }
-        let limit = topicLike ? LegacyValidation.maxTopicPayload : LegacyValidation.maxPayload
-        if payloadSize(m) > limit {
-            throw .invalid(
-                "Message is too big: the payload exceeds \(limit) bytes.", field: "message", reason: "payload_too_large")
-        }
-    }
-
-    /// Bytes of the data map and the notification's strings (the §A.8 rule, applied to v1).
-    static func payloadSize(_ m: JSONObject) -> Int {
-        var n = 0
-        for (k, v) in m["data"]?.objectValue?.entries ?? [] { n += k.utf8.count + (v.stringValue?.utf8.count ?? 0) }
-        for (k, v) in m["notification"]?.objectValue?.entries ?? [] { n += k.utf8.count + (v.stringValue?.utf8.count ?? 0) }
-        return n
+        if PayloadSize(m).exceedsLimits(topicLike: topicLike) { throw .tooBig }
     }
 
     /// `^[a-zA-Z0-9-_.~%]{1,50}$`, without a regular-expression engine on the hot path.

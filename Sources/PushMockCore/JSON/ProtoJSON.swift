@@ -1,0 +1,269 @@
+/// A field's type as Google's front end reads it from JSON, by the proto3 JSON mapping
+/// (docs/reference/google-json.md §J.1). Messages name their fields by proto (snake_case)
+/// name; the front end also takes lowerCamelCase.
+indirect enum ProtoType: Sendable {
+    case string, bool, int32
+    /// `float` and `double`.
+    case float
+    case duration, timestamp
+    /// An enum: its full name and its value names in number order (a number picks one by
+    /// position), with other spellings a service takes (`aliases`: FCM's lower-case priorities).
+    case enumeration(String, [String], aliases: [String] = [])
+    /// A message: its full name and its fields. Found by a scan: a message has at most a few dozen.
+    case message(String, KeyValuePairs<String, ProtoType>)
+    /// `map<string, string>`: its entry type's full name.
+    case stringMap(String)
+    /// `google.protobuf.Struct`: any JSON object.
+    case structValue
+    case repeated(ProtoType)
+
+    /// How an error names the type: `TYPE_STRING` for scalars, a type URL for the rest.
+    var errorName: String {
+        switch self {
+        case .string: "TYPE_STRING"
+        case .bool: "TYPE_BOOL"
+        case .int32: "TYPE_INT32"
+        case .float: "TYPE_FLOAT"
+        case .duration: "type.googleapis.com/google.protobuf.Duration"
+        case .timestamp: "type.googleapis.com/google.protobuf.Timestamp"
+        case .enumeration(let name, _, _), .message(let name, _), .stringMap(let name): "type.googleapis.com/" + name
+        case .structValue: "type.googleapis.com/google.protobuf.Struct"
+        case .repeated(let element): element.errorName
+        }
+    }
+
+    var isRepeated: Bool {
+        switch self {
+        case .repeated, .stringMap: true
+        default: false
+        }
+    }
+
+    /// A field an object cannot start: a string, number, bool or enum.
+    var isPrimitive: Bool {
+        switch self {
+        case .string, .bool, .int32, .float, .enumeration: true
+        default: false
+        }
+    }
+}
+
+/// One problem with a request body, as `google.rpc.BadRequest` lists it: `field` is the path
+/// (empty at the root, where the violation has no `field`).
+struct ProtoViolation: Error, Equatable {
+    let field: String
+    let description: String
+}
+
+/// Reads a JSON body as Google's front end does (docs/reference/google-json.md): every unknown
+/// name and every value its type does not take is a violation, all of them listed in document
+/// order; a value the mapping takes in another form (an enum by number, an int32 as a string,
+/// a lowerCamelCase name) comes out in the canonical one.
+struct ProtoJSON {
+    private(set) var violations: [ProtoViolation] = []
+
+    /// The value with canonical names and values, and the violations found.
+    static func read(_ value: JSONValue, as type: ProtoType) -> (JSONValue, [ProtoViolation]) {
+        var reader = ProtoJSON()
+        let out = reader.rewritten(value, type, at: { "" }) ?? value
+        return (out, reader.violations)
+    }
+
+    /// The value rewritten, or nil when it is already canonical (most requests: the tree is
+    /// then not copied). Paths are only spelled out for a violation.
+    private mutating func rewritten(_ value: JSONValue, _ type: ProtoType, at path: () -> String) -> JSONValue? {
+        // null is every field's default value.
+        if case .null = value { return nil }
+        func invalid() {
+            let p = path()
+            violations.append(
+                ProtoViolation(
+                    field: p, description: "Invalid value at '\(p)' (\(type.errorName)), \(JSONWriter.quotedJSON(value))"))
+        }
+        switch type {
+        case .string: if value.stringValue == nil { invalid() }
+        case .bool: if value.boolValue == nil { invalid() }
+        case .float: if !Self.isFloat(value) { invalid() }
+        case .duration: if value.stringValue.flatMap(Duration.seconds) == nil { invalid() }
+        case .timestamp: if !(value.stringValue.map(ProtoTimestamp.isValid) ?? false) { invalid() }
+        case .structValue: if value.objectValue == nil { invalid() }
+        case .int32:
+            if case .string(let s) = value {
+                guard let n = Int32(s) else {
+                    invalid()
+                    return nil
+                }
+                return .number(JSONNumber(Int(n)))
+            }
+            guard let n = value.numberValue?.int, Int32(exactly: n) != nil else {
+                invalid()
+                return nil
+            }
+        case .enumeration(_, let names, let aliases):
+            if let n = value.numberValue?.int, names.indices.contains(n) { return .string(names[n]) }
+            guard let s = value.stringValue, names.contains(s) || aliases.contains(s) else {
+                invalid()
+                return nil
+            }
+        case .stringMap:
+            guard let object = value.objectValue else {
+                invalid()
+                return nil
+            }
+            for (i, entry) in object.entries.enumerated() where entry.value.stringValue == nil {
+                let p = "\(path())[\(i)].value"
+                violations.append(
+                    ProtoViolation(
+                        field: p, description: "Invalid value at '\(p)' (TYPE_STRING), \(JSONWriter.quotedJSON(entry.value))"))
+            }
+        case .repeated(let element):
+            guard let items = value.arrayValue else {
+                invalid()
+                return nil
+            }
+            var out: [JSONValue]?
+            for (i, item) in items.enumerated() {
+                let new = rewritten(item, element, at: { "\(path())[\(i)]" })
+                if new != nil, out == nil { out = Array(items[..<i]) }
+                out?.append(new ?? item)
+            }
+            return out.map { .array($0) }
+        case .message(_, let fields):
+            guard let object = value.objectValue else {
+                invalid()
+                return nil
+            }
+            return rewritten(object, fields, at: path)
+        }
+        return nil
+    }
+
+    /// A message's members, by name: each known, of a shape its field takes, and canonical.
+    private mutating func rewritten(
+        _ object: JSONObject, _ fields: KeyValuePairs<String, ProtoType>, at path: () -> String
+    ) -> JSONValue? {
+        var out: [(key: String, value: JSONValue)]?
+        for (i, (key, item)) in object.entries.enumerated() {
+            let name = Self.snakeCase(key)
+            guard let fieldType = fields.first(where: { $0.key.utf8.count == name.utf8.count && $0.key == name })?.value
+            else {
+                nameViolation(key, "Cannot find field.", at: path())
+                continue
+            }
+            // A list where one value belongs, or an object where a string, number or enum does,
+            // is refused by the field's name, before its value is read.
+            if case .array = item, !fieldType.isRepeated {
+                nameViolation(key, "Proto field is not repeating, cannot start list.", at: path())
+                continue
+            }
+            if case .object = item, fieldType.isPrimitive {
+                let p = path()
+                violations.append(
+                    ProtoViolation(
+                        field: p, description: "Invalid value at '\(p)' (\(name)), Starting an object on a scalar field"))
+                continue
+            }
+            let new = rewritten(
+                item, fieldType,
+                at: {
+                    let p = path()
+                    return p.isEmpty ? name : "\(p).\(name)"
+                })
+            if new != nil || name != key, out == nil { out = Array(object.entries[..<i]) }
+            out?.append((name, new ?? item))
+        }
+        return out.map { .object(JSONObject($0)) }
+    }
+
+    private mutating func nameViolation(_ key: String, _ why: String, at path: String) {
+        let at = path.isEmpty ? "" : " at '\(path)'"
+        violations.append(
+            ProtoViolation(field: path, description: "Invalid JSON payload received. Unknown name \"\(key)\"\(at): \(why)"))
+    }
+
+    /// A number, or one of the strings the mapping takes for a float: a decimal number,
+    /// `NaN`, `Infinity`, `-Infinity`.
+    private static func isFloat(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number: true
+        case .string(let s): ["NaN", "Infinity", "-Infinity"].contains(s) || Double(s)?.isFinite == true
+        default: false
+        }
+    }
+
+    /// `fcmOptions` → `fcm_options`; snake_case stays as it is.
+    static func snakeCase(_ s: String) -> String {
+        guard s.hasASCIIUppercase else { return s }
+        var out = ""
+        for c in s {
+            if c.isUppercase { out += "_" + c.lowercased() } else { out.append(c) }
+        }
+        return out
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+/// `google.protobuf.Duration` in JSON: `"3.5s"`, an optional `-`, at most nine fractional
+/// digits, within ±315,576,000,000 seconds (§J.1).
+enum Duration {
+    static let maxSeconds = 315_576_000_000.0
+
+    static func seconds(_ s: String) -> Double? {
+        guard s.hasSuffix("s") else { return nil }
+        let number = s.dropLast()
+        let unsigned = number.hasPrefix("-") ? number.dropFirst() : number
+        let parts = unsigned.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCIIDigit),
+            parts.count == 1 || (1...9).contains(parts[1].count) && parts[1].allSatisfy(\.isASCIIDigit),
+            let value = Double(number), abs(value) <= maxSeconds
+        else { return nil }
+        return value
+    }
+}
+
+/// `google.protobuf.Timestamp` in JSON: RFC 3339, `YYYY-MM-DDTHH:MM:SS[.fraction]` then `Z` or
+/// an offset, years 0001 to 9999, at most nine fractional digits (§J.1).
+enum ProtoTimestamp {
+    static func isValid(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        func digits(_ from: Int, _ count: Int) -> Int? {
+            guard from + count <= b.count else { return nil }
+            var n = 0
+            for c in b[from..<from + count] {
+                guard (0x30...0x39).contains(c) else { return nil }
+                n = n * 10 + Int(c - 0x30)
+            }
+            return n
+        }
+        func at(_ i: Int, _ c: Character) -> Bool { i < b.count && b[i] == c.asciiValue! }
+        guard let year = digits(0, 4), at(4, "-"), let month = digits(5, 2), at(7, "-"), let day = digits(8, 2), at(10, "T"),
+            let hour = digits(11, 2), at(13, ":"), let minute = digits(14, 2), at(16, ":"), let second = digits(17, 2),
+            year >= 1, (1...12).contains(month), (1...daysIn(month, year)).contains(day), hour < 24, minute < 60, second < 60
+        else { return false }
+        var i = 19
+        if at(i, ".") {
+            var n = 0
+            while i + 1 < b.count, (0x30...0x39).contains(b[i + 1]) {
+                i += 1
+                n += 1
+            }
+            guard (1...9).contains(n) else { return false }
+            i += 1
+        }
+        if at(i, "Z") { return i == b.count - 1 }
+        guard at(i, "+") || at(i, "-"), i + 6 == b.count, let oh = digits(i + 1, 2), at(i + 3, ":"), let om = digits(i + 4, 2)
+        else { return false }
+        return oh < 24 && om < 60
+    }
+
+    private static func daysIn(_ month: Int, _ year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+}
