@@ -45,15 +45,17 @@ struct ServerTests {
         #expect(events.json["count"] as? Int == 20)
     }
 
-    @Test("a body over 1 MiB gets 413 and is not logged", arguments: Port.allCases)
+    @Test("a body over 1 MiB gets 413 and is logged as refused, once, in the key's project", arguments: Port.allCases)
     func oversize(_ port: Port) throws {
         let server = try ServerProcess()
         let c = try HTTPConnection(server, port)
         let big = String(repeating: "a", count: (1 << 20) + 1)
         let r = try c.request("POST", "/fcm/send", body: #"{"to":"/topics/x","data":{"k":"\#(big)"}}"#, headers: auth)
         #expect(r.status == 413)
-        let after = try HTTPConnection(server, port).request("GET", "/emulator/v1/projects/demo-pushmock/events?count=true")
-        #expect(after.json["count"] as? Int == 0)
+        let after = try HTTPConnection(server, port).request("GET", "/emulator/v1/projects/demo-pushmock/events")
+        let events = after.json["events"] as? [[String: Any]] ?? []
+        #expect(events.count == 1 && events.first?["event"] as? String == "PAYLOAD_TOO_LARGE", "\(events)")
+        #expect(events.first?["reason"] as? String == "request_too_large")
     }
 
     @Test("request headers over 64 KiB get 400 and the connection closes", arguments: Port.allCases)

@@ -113,9 +113,12 @@ struct TLSTests {
             ])
         #expect(s6 != 0 && !chained.hasPrefix("HTTP/2"), "\(s6): \(chained)")
 
-        // All three are in the log, and the messages say how they came.
+        // All three are in the log, and the messages say how they came; the two refused pushes
+        // (BadDeviceToken, BadCertificate) are listed too, accepted by no device.
         let messages = try c.request("GET", base + "/messages").json["messages"] as? [[String: Any]] ?? []
-        #expect(messages.map { $0["api"] as! String }.sorted() == ["apns", "apns", "v1"], "\(messages)")
+        let accepted = messages.filter { ($0["accepted"] as? Int ?? 0) > 0 }
+        #expect(accepted.map { $0["api"] as! String }.sorted() == ["apns", "apns", "v1"], "\(messages)")
+        #expect(messages.filter { $0["failed"] as? Int == 1 }.map { $0["api"] as! String } == ["apns", "apns"], "\(messages)")
         #expect(messages.allSatisfy { $0["http_version"] as? String == "2" && $0["tls"] as? Bool == true })
         let displayed = try c.request("GET", base + "/events?event=MESSAGE_DISPLAYED&device=\(iphone["id"]!)&count=true").json
         #expect(displayed["count"] as? Int == 2)
@@ -166,8 +169,12 @@ struct TLSTests {
         #expect(aioapns?["certificate"]?[0] as? Bool == true)
         // How each arrived: the SDK's sync sends over HTTP/1.1, its async ones and APNs over HTTP/2, all over TLS.
         let messages = (r["messages"] as? [[Any]]) ?? []
-        #expect(messages.filter { $0[0] as? String == "v1" && $0[1] as? String == "2" }.count == 2)
-        #expect(messages.filter { $0[0] as? String == "apns" && $0[1] as? String == "2" }.count == 2)
+        // The refused ones (send_each_async's bad token, aioapns' BadDeviceToken) are listed too, none accepted.
+        func listed(_ api: String, accepted: Bool) -> Int {
+            messages.filter { $0[0] as? String == api && $0[1] as? String == "2" && (($0[3] as? Int ?? 0) > 0) == accepted }.count
+        }
+        #expect(listed("v1", accepted: true) == 2 && listed("apns", accepted: true) == 2)
+        #expect(listed("v1", accepted: false) == 1 && listed("apns", accepted: false) == 1)
         #expect(messages.allSatisfy { $0[2] as? Bool == true })
         // The log shows each push reaching its device.
         let events = (r["events"] as? [[Any]]) ?? []

@@ -78,7 +78,7 @@ async def apns_pushes():
 out["aioapns"] = asyncio.run(apns_pushes())
 
 messages = control("GET", "/messages?limit=100")["messages"]
-out["messages"] = [[m["api"], m["http_version"], m["tls"]] for m in messages]
+out["messages"] = [[m["api"], m["http_version"], m["tls"], m["accepted"]] for m in messages]
 events = control("GET", "/events?limit=1000")["events"]
 out["events"] = [[e["event"], e["message_id"], e["reason"]] for e in events]
 json.dump(out, sys.stdout)

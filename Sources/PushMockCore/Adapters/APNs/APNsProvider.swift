@@ -213,13 +213,13 @@ extension APNsProvider: GatewayModule {
     /// without a client certificate (which authenticates the connection from the start). Other
     /// connections (h2c, `localhost`, an IP address, Google's hosts) start with every stream,
     /// so load tools that open many streams before reading SETTINGS are not refused.
+    func limitsConnectionStart(_ context: ConnectionContext) -> Bool {
+        context.isTLS && context.serverName.map(Self.isAPNsHost) == true && context.clientCertificate == nil
+    }
+
     /// A path no route serves, on a connection to an APNs host, is APNs' `BadPath`.
     func hostStyle(serverName: String) -> (any AnswerStyle)? {
         Self.isAPNsHost(serverName) ? APNsStyle(provider: self) : nil
-    }
-
-    func limitsConnectionStart(_ context: ConnectionContext) -> Bool {
-        context.isTLS && context.serverName.map(Self.isAPNsHost) == true && context.clientCertificate == nil
     }
 }
 
@@ -244,12 +244,13 @@ final class APNsStyle: AnswerStyle {
         error == .tooLarge ? failure(.payloadTooLarge, request) : GoogleFrontEnd.framingError(400)
     }
 
-    func storeUnavailable(_ request: Request) -> Response { failure(.serviceUnavailable, request) }
+    /// A push that was accepted and logged, but could not be made durable: not a refusal to log.
+    func storeUnavailable(_ request: Request) -> Response { failure(.serviceUnavailable, request, logged: false) }
 
     /// The answer; a push (a POST) refused so is logged like any other.
-    private func failure(_ reason: APNsReason, _ request: Request) -> Response {
+    private func failure(_ reason: APNsReason, _ request: Request, logged: Bool = true) -> Response {
         let apnsID = provider.apnsID(for: request)
-        if request.method == "POST" {
+        if logged, request.method == "POST" {
             let token = request.path.hasPrefix("/3/device/") ? String(request.path.dropFirst("/3/device/".count)) : ""
             provider.logRefusal(request, token: token, apnsID: apnsID, kind: reason.event, reason: reason.rawValue)
         }
