@@ -421,6 +421,9 @@ struct APNsTests {
         h.shutdown.raise()
         let down = h.apns(token)
         #expect(down.status == 503 && h.reason(down) == "Shutdown")
+        // Refused before the device is looked up, and still logged for it.
+        #expect(try h.story(id).last == "RECEIVED_INTERNAL_ERROR(Shutdown)")
+        #expect(try h.story(id).suffix(2).first == "QUOTA_EXCEEDED(TooManyRequests)")
     }
 
     @Test("every APNs reason can be scripted and answers with its own status, JSON body and apns-id")

@@ -274,6 +274,9 @@ struct V1Tests {
             ])
         #expect(violations(list).map(\.field) == ["message", "message", "message.data[0].value", "message.notification"])
         #expect(error(list).3 == violations(list).map(\.description).joined(separator: "\n"))
+        // A hostile body's thousands of unknown names: the first hundred are listed.
+        let names = (0..<150).map { #""x\#($0)":1"# }.joined(separator: ",")
+        #expect(violations(v1(h, #"{"message":{"topic":"t","# + names + "}}")).count == 100)
         let array = v1(h, #"[{"message":{}}]"#)
         #expect(error(array).3 == #"Invalid JSON payload received. Unknown name "": Root element must be a message."#)
         #expect(violations(array).first?.field == nil)

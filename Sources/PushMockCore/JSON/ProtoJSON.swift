@@ -60,6 +60,10 @@ struct ProtoViolation: Error, Equatable {
 /// order; a value the mapping takes in another form (an enum by number, an int32 as a string,
 /// a lowerCamelCase name) comes out in the canonical one.
 struct ProtoJSON {
+    /// The most violations one answer lists: a hostile body with 60,000 unknown names gets
+    /// the first hundred, not a 10 MB error (a bound of pushmock's, §H).
+    static let maxViolations = 100
+
     private(set) var violations: [ProtoViolation] = []
 
     /// The value with canonical names and values, and the violations found.
@@ -111,6 +115,7 @@ struct ProtoJSON {
                 return nil
             }
             for (i, entry) in object.entries.enumerated() where entry.value.stringValue == nil {
+                if violations.count >= Self.maxViolations { break }
                 let p = "\(path())[\(i)].value"
                 violations.append(
                     ProtoViolation(
@@ -123,6 +128,7 @@ struct ProtoJSON {
             }
             var out: [JSONValue]?
             for (i, item) in items.enumerated() {
+                if violations.count >= Self.maxViolations { return nil }
                 let new = rewritten(item, element, at: { "\(path())[\(i)]" })
                 if new != nil, out == nil { out = Array(items[..<i]) }
                 out?.append(new ?? item)
@@ -144,6 +150,7 @@ struct ProtoJSON {
     ) -> JSONValue? {
         var out: [(key: String, value: JSONValue)]?
         for (i, (key, item)) in object.entries.enumerated() {
+            if violations.count >= Self.maxViolations { return nil }
             let name = Self.snakeCase(key)
             guard let fieldType = fields.first(where: { $0.key.utf8.count == name.utf8.count && $0.key == name })?.value
             else {

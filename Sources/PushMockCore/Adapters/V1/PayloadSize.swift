@@ -18,19 +18,26 @@ struct PayloadSize {
         let android = m["android"]?.objectValue
         let webpush = m["webpush"]?.objectValue
         let apns = m["apns"]?.objectValue
-        common = Self.pairs(data) + Self.pairs(notification)
+        // Each map is measured once: a message may carry thousands of data pairs.
+        let dataSize = Self.pairs(data)
+        let notificationSize = Self.pairs(notification)
+        common = dataSize + notificationSize
         // `android.data` replaces `data`; `android.notification` overlays `notification`.
-        var merged = notification ?? JSONObject()
-        for (k, v) in android?["notification"]?.objectValue?.entries ?? [] {
-            merged.entries.removeAll { $0.key == k }
-            merged.entries.append((k, v))
+        var androidNotificationSize = notificationSize
+        if let specific = android?["notification"]?.objectValue {
+            var merged = notification ?? JSONObject()
+            for (k, v) in specific.entries {
+                merged.entries.removeAll { $0.key == k }
+                merged.entries.append((k, v))
+            }
+            androidNotificationSize = Self.pairs(merged)
         }
-        self.android = Self.pairs(android?["data"]?.objectValue ?? data) + Self.pairs(merged)
+        self.android = ((android?["data"]?.objectValue).map(Self.pairs) ?? dataSize) + androidNotificationSize
         // `webpush.data` replaces `data`; `webpush.notification` is shown as sent.
         self.webpush =
-            Self.pairs(webpush?["data"]?.objectValue ?? data) + Self.pairs(notification)
+            ((webpush?["data"]?.objectValue).map(Self.pairs) ?? dataSize) + notificationSize
             + (webpush?["notification"].map { JSONWriter.quotedJSON($0).utf8.count } ?? 0)
-        apnsJSON = (apns?["payload"].map { JSONWriter.quotedJSON($0).utf8.count } ?? 2) + Self.pairs(data)
+        apnsJSON = (apns?["payload"].map { JSONWriter.quotedJSON($0).utf8.count } ?? 2) + dataSize
         let voip = apns?["headers"]?.objectValue?.entries.contains {
             Request.equalsLowercased($0.key, "apns-push-type") && $0.value.stringValue == "voip"
         }
