@@ -29,6 +29,8 @@ public final class Gateway {
     /// Requests by route and status, and how long they took, for `/metrics`.
     private(set) var metrics = Metrics()
     private var router = Router<Routes.Endpoint>()
+    /// Send routes' records of pushes the transport could not read, by route index.
+    private var unread: [Int: Routes.Unread] = [:]
     /// Who may use the control API and dashboard.
     private let exposure: Exposure
     /// The router's answer for the last method and path: a client sending to one route (a
@@ -147,6 +149,7 @@ public final class Gateway {
         var routes = Routes()
         for module in modules { module.addRoutes(to: &routes) }
         router = routes.router
+        unread = routes.unread
         if let durable = services.durableLog { try resume(durable) }
     }
 
@@ -262,8 +265,8 @@ public final class Gateway {
 
     /// A push the transport could not read whole is logged by its send route.
     func logUnread(_ request: Request, _ error: FramingError) {
-        if case .found(let endpoint, let params, _) = router.match(method: request.method, path: request.path) {
-            endpoint.unread?(request, PathParameters(params), error)
+        if case .found(_, let params, let route) = router.match(method: request.method, path: request.path) {
+            unread[route]?(request, PathParameters(params), error)
         }
     }
 

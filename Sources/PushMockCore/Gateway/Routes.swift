@@ -6,18 +6,22 @@ struct Routes {
     struct Endpoint {
         let style: any AnswerStyle
         let handle: (Request, PathParameters) -> Reply
-        /// A send route's record of a push the transport could not read whole (too large or
-        /// malformed), which its style answers: every refused push is logged.
-        var unread: ((Request, PathParameters, FramingError) -> Void)?
     }
 
+    /// What a send route records of a push the transport could not read whole (too large or
+    /// malformed), which its style answers: every refused push is logged.
+    typealias Unread = (Request, PathParameters, FramingError) -> Void
+
     private(set) var router = Router<Endpoint>()
+    /// Send routes' `Unread`, by route index (kept apart: an endpoint is copied per request).
+    private(set) var unread: [Int: Unread] = [:]
 
     /// Adds the routes `body` declares under `prefix`, answering in `style`.
     mutating func group(_ prefix: String, _ style: any AnswerStyle, _ body: (inout RouteGroup) -> Void) {
-        var group = RouteGroup(prefix: prefix, style: style, router: router)
+        var group = RouteGroup(prefix: prefix, style: style, router: router, unread: unread)
         body(&group)
         router = group.router
+        unread = group.unread
     }
 
     /// "METHOD pattern" of every route, in the order they were added.
@@ -32,6 +36,7 @@ struct RouteGroup {
     let prefix: String
     let style: any AnswerStyle
     fileprivate(set) var router: Router<Routes.Endpoint>
+    fileprivate(set) var unread: [Int: Routes.Unread]
 
     /// A route whose handler answers every outcome itself.
     mutating func add(_ method: String, _ pattern: String, _ handle: @escaping (Request, PathParameters) -> Reply) {
@@ -40,10 +45,11 @@ struct RouteGroup {
 
     /// A send route: `unread` logs a push the transport refused before `handle` could see it.
     mutating func addSend(
-        _ method: String, _ pattern: String, unread: @escaping (Request, PathParameters, FramingError) -> Void,
+        _ method: String, _ pattern: String, unread: @escaping Routes.Unread,
         _ handle: @escaping (Request, PathParameters) -> Reply
     ) {
-        router.add(method, prefix + pattern, Routes.Endpoint(style: style, handle: handle, unread: unread))
+        self.unread[router.names.count] = unread
+        add(method, pattern, handle)
     }
 
     /// A route for WebSocket opening handshakes (`GET` with `Upgrade: websocket`) on the path;

@@ -6,14 +6,10 @@ extension APNsProvider {
     /// A connection may switch to a new token at most this often.
     static let providerTokenMinInterval: Timestamp = 20 * 60 * 1_000_000
 
-    /// The project the request's credential belongs to and the team it speaks for (a
-    /// token's `iss`, a certificate's team), or why it is refused.
-    func authenticate(_ request: Request, _ headers: APNsHeaders, environment: APNsEnvironment) throws(APNsFailure)
-        -> (project: Project, team: String)
-    {
+    /// The project the request's credential belongs to, or why it is refused.
+    func authenticate(_ request: Request, _ headers: APNsHeaders, environment: APNsEnvironment) throws(APNsFailure) -> Project {
         if let certificate = request.connection?.clientCertificate {
-            let project = try certificateProject(certificate, headers, environment: environment)
-            return (project, project.teamID)
+            return try certificateProject(certificate, headers, environment: environment)
         }
         guard let auth = headers.authorization else { throw APNsFailure(.missingProviderToken) }
         let context = request.connection
@@ -22,14 +18,15 @@ extension APNsProvider {
         if let state, let v = state.verified, v.version == credentials.apnsVersion, v.authorization == auth,
             state.token == v.token
         {
-            return (try checkProviderToken(v, headers, environment: environment, now: parts.clock.now()), v.key.teamID)
+            return try checkProviderToken(v, headers, environment: environment, now: parts.clock.now())
         }
         guard let text = Authorization.bearerToken(auth, trimmed: true) else { throw APNsFailure(.missingProviderToken) }
         let v = try verifiedProviderToken(text, authorization: auth, on: state)
         let now = parts.clock.now()
+        // A connection serves the team of its first token (§E.1).
+        if let team = state?.teamID, team != v.key.teamID { throw APNsFailure(.unrelatedKeyIdInToken) }
         let project = try checkProviderToken(v, headers, environment: environment, now: now)
         if let context, let state {
-            if let team = state.teamID, team != v.key.teamID { throw APNsFailure(.unrelatedKeyIdInToken) }
             if let current = state.token, current != text {
                 guard now - state.tokenSince >= Self.providerTokenMinInterval else {
                     throw APNsFailure(.tooManyProviderTokenUpdates)
@@ -42,7 +39,7 @@ extension APNsProvider {
             state.teamID = v.key.teamID
             context.authenticated = true
         }
-        return (project, v.key.teamID)
+        return project
     }
 
     /// The project a refused push is logged in when its token names no device: the one its
@@ -68,6 +65,9 @@ extension APNsProvider {
         if let topics = v.key.topics, !topics.contains(headers.bundleID) { throw APNsFailure(.invalidProviderToken) }
         if now - Timestamp(v.iat * 1_000_000) > Self.providerTokenLifetime { throw APNsFailure(.expiredProviderToken) }
         guard let project = v.project else { throw APNsFailure(.invalidProviderToken) }
+        // A valid token of another team (a key registered with another `team_id`): its project's
+        // apps are not that team's topics (§E.3).
+        guard v.key.teamID == project.teamID else { throw APNsFailure(.topicDisallowed) }
         return project
     }
 

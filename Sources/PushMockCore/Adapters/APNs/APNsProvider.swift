@@ -72,15 +72,11 @@ struct APNsProvider {
         }
         guard device.app == headers.bundleID else { throw APNsFailure(.deviceTokenNotForTopic, device: device) }
         let project: Project
-        let team: String
-        do throws(APNsFailure) { (project, team) = try authenticate(request, headers, environment: environment) } catch {
+        do throws(APNsFailure) { project = try authenticate(request, headers, environment: environment) } catch {
             throw APNsFailure(error.reason, device: device)
         }
-        // An app belongs to its project's team: a credential of another team (another
-        // project's, or a key registered with another `team_id`) may not push to it (§E.4).
-        guard project.id == device.projectID, team == project.teamID else {
-            throw APNsFailure(.topicDisallowed, device: device)
-        }
+        // An app belongs to its project's team: another team's credential may not push to it (§E.3).
+        guard project.id == device.projectID else { throw APNsFailure(.topicDisallowed, device: device) }
         roll = parts.chaos.roll(.apns, project)
         if roll.drop != nil { return (device, project, headers) }
         guard !request.body.isEmpty else { throw APNsFailure(.payloadEmpty, device: device) }
@@ -109,18 +105,10 @@ struct APNsProvider {
     }
 
     /// Records the push with the options the device model needs, read from the headers
-    /// and the `aps` dictionary.
-    private func accept(_ request: Request, _ headers: APNsHeaders, apnsID: String, project: Project) -> Message {
-        let (options, pushType) = Self.options(request, headers)
-        let message = parts.delivery.accept(
-            api: "apns", format: Self.format, options: options, target: .token, request: request,
-            project: project, id: apnsID, bulkID: nil)
-        message.details = APNsPushDetails(headers: headers, pushType: pushType)
-        return message
-    }
-
-    /// The push's options and push type, from its headers (when they could be read) and `aps`.
-    private static func options(_ request: Request, _ headers: APNsHeaders?) -> (PushOptions, String) {
+    /// (when they could be read: a refused push may have bad ones) and the `aps` dictionary.
+    private func accept(
+        _ request: Request, _ headers: APNsHeaders?, apnsID: String, project: Project, refused: Bool = false
+    ) -> Message {
         // Only the `aps` members' names and numbers are needed: nothing else is built.
         let aps = JSONParser.members(of: "aps", in: request.body) ?? []
         func isOne(_ key: String) -> Bool { aps.last { $0.key == key }?.scalar?.numberValue?.int == 1 }
@@ -132,7 +120,11 @@ struct APNsProvider {
             collapseKey: headers?.collapseID)
         content.options.isNotification = pushType == "alert" && hasAlert
         content.options.apnsExpiration = headers?.expiration
-        return (content.options, pushType)
+        let message = parts.delivery.accept(
+            api: "apns", format: Self.format, options: content.options, target: .token, request: request,
+            project: project, id: apnsID, bulkID: nil, refused: refused)
+        if let headers { message.details = APNsPushDetails(headers: headers, pushType: pushType) }
+        return message
     }
 
     /// Logs a refused push (docs/delivery-log.md), with the push itself so `GET .../messages`
@@ -148,9 +140,7 @@ struct APNsProvider {
         let device =
             device ?? key.flatMap { directory.device(at: .apns($0)) ?? directory.retirement(of: .apns($0))?.device }
         let project = device.flatMap { directory[$0.projectID] } ?? senderProject(request) ?? directory.defaultProject
-        let message = parts.delivery.accept(
-            api: "apns", format: Self.format, options: Self.options(request, nil).0, target: .token, request: request,
-            project: project, id: apnsID, bulkID: nil, refused: true)
+        let message = accept(request, nil, apnsID: apnsID, project: project, refused: true)
         parts.delivery.logRejection(
             kind, reason: reason, project: project, message: message, messageID: apnsID, device: device,
             token: token.isEmpty ? nil : token)

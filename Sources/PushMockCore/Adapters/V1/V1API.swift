@@ -45,23 +45,23 @@ struct V1API {
 
     private func send(_ request: Request, _ project: Project) -> Reply {
         if parts.storeFailing() { return .response(Self.storeUnavailable) }
-        var decoded: V1Request?
+        let send: V1Request
+        do throws(V1Error) { send = try V1Request.decode(request.body) } catch {
+            parts.delivery.logRejection(
+                error.event, reason: error.reason, project: project, token: Self.v1Token(request.body))
+            return .response(error.response)
+        }
         do throws(V1Error) {
-            let send = try V1Request.decode(request.body)
-            decoded = send
             do throws(OverQuota) { try parts.quotas.consumeQuota(project) } catch { throw V1Error(error) }
             return .response(try deliver(send, request, project))
         } catch {
             // A send that could be read is kept with its refusal, so `GET .../messages` lists it.
-            let message = decoded.map { send in
-                parts.delivery.accept(
-                    api: "v1", format: V1Request.format, options: send.content.options, target: send.recordTarget,
-                    request: request, project: project, id: parts.ids.recipient(), bulkID: nil, refused: true)
-            }
+            let message = parts.delivery.accept(
+                api: "v1", format: V1Request.format, options: send.content.options, target: send.recordTarget,
+                request: request, project: project, id: parts.ids.recipient(), bulkID: nil, refused: true)
             parts.delivery.logRejection(
-                error.event, reason: error.reason, project: project, message: message, messageID: message?.id,
-                device: error.device,
-                token: Self.v1Token(request.body), type: message?.options.messageType)
+                error.event, reason: error.reason, project: project, message: message, messageID: message.id,
+                device: error.device, token: send.token, type: message.options.messageType)
             return .response(error.response)
         }
     }

@@ -13,6 +13,11 @@ struct V1Request {
     let validateOnly: Bool
     let content: PushContent
 
+    /// The token the send addressed, if it named one.
+    var token: String? {
+        if case .token(let t) = target { t } else { nil }
+    }
+
     /// How the send is kept in `GET .../messages`.
     var recordTarget: Message.Target {
         switch target {
@@ -97,14 +102,16 @@ struct V1Request {
         let android = m["android"]?.objectValue
         let apns = m["apns"]?.objectValue
         let webpush = m["webpush"]?.objectValue
-        // What an Android app receives is `android.data` when set, so its keys are checked too.
-        for (data, path) in [(m["data"], "message.data"), (android?["data"], "message.android.data")] {
+        func checkKeys(_ data: JSONValue?, _ path: StaticString) throws(V1Error) {
             for (key, _) in data?.objectValue?.entries ?? [] where AndroidRendering.isReservedKey(key) {
                 throw .invalid(
                     "Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.",
-                    field: path, reason: "reserved_data_key")
+                    field: "\(path)", reason: "reserved_data_key")
             }
         }
+        // What an Android app receives is `android.data` when set, so its keys are checked too.
+        try checkKeys(m["data"], "message.data")
+        try checkKeys(android?["data"], "message.android.data")
         func checkLabel(_ options: JSONValue?, _ path: StaticString) throws(V1Error) {
             if let label = options?["analytics_label"]?.stringValue, !isAnalyticsLabel(label) {
                 throw .invalid("Analytics label must match \(labelPattern).", field: "message.\(path).analytics_label")
@@ -132,7 +139,9 @@ struct V1Request {
             case .topic, .condition: true
             default: false
             }
-        if PayloadSize(m).exceedsLimits(topicLike: topicLike) { throw .tooBig }
+        if PayloadSize.exceedsLimits(m, android: android, webpush: webpush, apns: apns, topicLike: topicLike) {
+            throw .tooBig
+        }
     }
 
     /// `^[a-zA-Z0-9-_.~%]{1,50}$`, without a regular-expression engine on the hot path.
