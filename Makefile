@@ -49,7 +49,11 @@ bench-deps: deps
 build: deps
 	swift build
 
+# The first release build compiles everything with optimization: about 2 to 3 minutes on two
+# cores, quiet while the compiler works; later builds take seconds. Say so before it starts.
 release: deps
+	@[ -x "$$(swift build -c release --show-bin-path 2>/dev/null)/pushmock" ] || \
+	  echo "pushmock: building the release binary for the first time (about 2-3 minutes on 2 cores; later builds recompile only what changed)..."
 	swift build -c release --product pushmock
 
 ## run: build (release) and start pushmock on http://127.0.0.1:4010 (pass flags with ARGS="...")

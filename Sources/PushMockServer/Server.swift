@@ -111,7 +111,8 @@ public final class Server {
         streams = try EventStreams(base: base, gateway: gateway)
         polls = LongPolls(base: base, gateway: gateway, streams: streams)
         let dispatcher = RequestDispatcher(
-            gateway: gateway, polls: polls, streams: streams, maxBodyBytes: configuration.maxBodyBytes)
+            gateway: gateway, polls: polls, streams: streams, maxBodyBytes: configuration.maxBodyBytes,
+            accessLog: configuration.accessLog)
         connections = try ConnectionTable(base: base, dispatcher: dispatcher, configuration: configuration, warn: Self.warn)
         if configuration.tlsPort != nil || configuration.mcsPort != nil {
             let identity: TLSContext.Identity
@@ -175,7 +176,10 @@ public final class Server {
             lines.append(
                 "pushmock: every delivery event also POSTed to \(h.url), signed with secret \(h.secret) (docs/bridges.md)")
         }
-        lines += ["pushmock: HTTP/1.1 and h2c (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)"]
+        lines += [
+            "pushmock: HTTP/1.1 and h2c (FCM v1 and legacy, IID, OAuth, control API) on http://\(host):\(port)",
+            "pushmock: dashboard on http://\(host):\(port)/ (open it in a browser)",
+        ]
         if let tlsPort {
             lines.insert("pushmock: local CA certificate \(certificates.authorityPath) (also GET /emulator/v1/ca.pem)", at: 0)
             lines.append("pushmock: TLS (HTTP/2 and HTTP/1.1: FCM, OAuth, APNs /3/device) on https://\(host):\(tlsPort)")

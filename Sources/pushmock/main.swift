@@ -9,6 +9,10 @@ func say(_ line: String, fd: Int32 = 1) {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments == ["--version"] || arguments == ["version"] {
+    say("pushmock \(Configuration.version)")
+    exit(0)
+}
 if arguments.contains("--help") || arguments.contains("-h") {
     say(
         Configuration.usage + """

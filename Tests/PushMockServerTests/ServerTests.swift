@@ -10,9 +10,58 @@ struct ServerTests {
         let server = try ServerProcess()
         #expect(
             server.log.contains("pushmock: HTTP/1.1 and h2c (FCM v1 and legacy, IID, OAuth, control API) on http://127.0.0.1:"))
+        #expect(server.log.contains("pushmock: dashboard on http://127.0.0.1:\(server.port)/"))
         let r = try HTTPConnection(port: server.port).request("GET", "/healthz")
         #expect(r.status == 200)
         #expect(r.json["status"] as? String == "ok")
+    }
+
+    @Test("--access-log prints a line per request, so a wrong server key leaves a trace; off by default")
+    func accessLog() throws {
+        let server = try ServerProcess(["--access-log"])
+        let c = try HTTPConnection(port: server.port)
+        let r = try c.request("POST", "/fcm/send?token=secret", body: "{}", headers: ["Authorization": "key=wrong"])
+        #expect(r.status == 401)
+        usleep(200_000)
+        #expect(server.log.contains("POST /fcm/send 401 "), "\(server.log)")
+        #expect(!server.log.contains("secret"))
+        let quiet = try ServerProcess()
+        _ = try HTTPConnection(port: quiet.port).request("GET", "/healthz")
+        usleep(200_000)
+        #expect(!quiet.log.contains("GET /healthz"))
+    }
+
+    @Test(
+        "run with sudo in another user's folder, the certificates stay that user's and readable; a folder the user cannot write is named with its owner",
+        .enabled(if: getuid() == 0))
+    func certificateOwnership() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-home-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        #expect(chown(home, 65534, 65534) == 0)
+        let certs = home + "/.local/share/pushmock/certs"
+        let server = try ServerProcess(["--cert-dir", certs])
+        #expect(server.stop() == 0)
+        for name in ["", "/ca.pem", "/ca-key.pem", "/server.pem"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: certs + name)
+            #expect(attributes[.ownerAccountID] as? Int == 65534, "\(name)")
+        }
+        let mode = try FileManager.default.attributesOfItem(atPath: certs)[.posixPermissions] as? Int
+        #expect(mode == 0o755)
+        // As that user: the CA is readable, and pushmock starts on the same folder.
+        let (read, pem) = try runCommand(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/cat", certs + "/ca.pem"])
+        #expect(read == 0 && pem.hasPrefix("-----BEGIN CERTIFICATE-----"))
+        // A root-owned private folder, used by that user: the error says whose it is and what to do.
+        let locked = home + "/locked"
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
+        chmod(locked, 0o700)
+        let (status, out) = try runCommand(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", ServerProcess.binary.path, "--port", "0", "--cert-dir", locked])
+        #expect(status != 0)
+        #expect(out.contains("cannot write in the certificate directory \(locked)") && out.contains("belongs to root"), "\(out)")
+        #expect(out.contains("sudo chown -R"))
     }
 
     @Test("--tls-port off needs no certificate directory: with none usable, the CA lives in memory")

@@ -10,6 +10,8 @@ public struct Configuration: Sendable, Equatable {
     public var strictApps = false
     public var acceptAnyKey = false
     public var acceptAnyToken = false
+    /// One line per request on standard output (`--access-log`).
+    public var accessLog = false
     public var clock = Clock.Mode.system
     /// iOS background pushes handed to an app per hour before the system holds them.
     public var backgroundBudget = 3
@@ -30,8 +32,15 @@ public struct Configuration: Sendable, Equatable {
     /// opening or its previous answer (mid-request and idle between keep-alive requests
     /// alike), and how long its client may leave an answer unread.
     public var timeoutSeconds = 30
-    /// The TLS port (HTTP/2 and HTTP/1.1, APNs); nil when off.
-    public var tlsPort: Int? = Configuration.defaultTLSPort
+    /// `--tls-port` as given (nil: not given; `.some(nil)`: off).
+    public var tlsPortGiven: Int??
+    /// The TLS port (HTTP/2 and HTTP/1.1, APNs); nil when off: as given, else a free one when
+    /// the HTTP port is picked so (`--port 0`: a second instance must not collide on 4443),
+    /// else 4443.
+    public var tlsPort: Int? {
+        if let given = tlsPortGiven { return given }
+        return port == 0 ? 0 : Self.defaultTLSPort
+    }
     /// `--mcs-port` as given (nil: not given; `.some(nil)`: off).
     public var mcsPortGiven: Int??
     /// MCS's TLS port, where real GCM clients keep their connection (nil: none): as given, else
@@ -101,6 +110,9 @@ public struct Configuration: Sendable, Equatable {
     /// Seeds the chaos generator, so a run's injected failures repeat.
     public var chaosSeed: UInt64?
 
+    /// `pushmock --version`: the release, raised as the project's issues land.
+    public static let version = "0.35.0"
+
     public static let defaultPort = 4010
     public static let defaultTLSPort = 4443
     /// `mtalk.google.com`'s port (docs/reference/fcm-clients.md §5.1).
@@ -122,6 +134,23 @@ extension Configuration {
         let takesValue: Bool
         let apply: @Sendable (inout Configuration, String) throws(ConfigurationError) -> Void
         var variable: String { "PUSHMOCK_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_") }
+        /// What `--help` writes for the value: what kind of value the flag takes.
+        var valueName: String {
+            if flag == "--port" || flag.hasSuffix("-port") { return "PORT" }
+            if help.hasPrefix("seconds") { return "SECONDS" }
+            if flag.hasSuffix("-dir") || flag.hasSuffix("-cert") || flag.hasSuffix("-key") || flag == "--seed" { return "PATH" }
+            return Self.valueNames[flag] ?? "VALUE"
+        }
+
+        static let valueNames: [String: String] = [
+            "--host": "ADDRESS", "--project": "ID", "--clock": "system|manual", "--background-budget": "N",
+            "--quota-per-minute": "N", "--device-rate-limit": "N", "--max-events": "N", "--max-age": "DURATION",
+            "--max-messages": "N", "--max-message-mb": "MIB", "--max-total-message-mb": "MIB", "--max-devices": "N",
+            "--max-projects": "N", "--max-connections": "N", "--tls-san": "NAME", "--allow-host": "NAME",
+            "--control-token": "TOKEN", "--sync": "MODE", "--disk-reserve-mb": "MIB", "--legacy-api": "MODE",
+            "--webhook": "URL", "--webhook-secret": "SECRET", "--allow-command": "PATH", "--apns-environment": "ENV",
+            "--web-push-hosts": "MODE", "--chaos": "SPEC", "--chaos-seed": "N", "--server-key": "KEY", "--data": "PATH",
+        ]
 
         /// A whole number in `range` (with `megabytes`, a count of MiB, kept in bytes).
         static func int(
@@ -152,7 +181,7 @@ extension Configuration {
     }
 
     static let options: [Option] = [
-        Option(flag: "--host", help: "address to listen on (0.0.0.0 in containers)", takesValue: true) {
+        Option(flag: "--host", help: "address to listen on (default 127.0.0.1; 0.0.0.0 in containers)", takesValue: true) {
             c, v throws(ConfigurationError) in c.host = v
         },
         .int("--port", "HTTP port; 0 picks a free one (default \(defaultPort))", 0...65535, \.port),
@@ -175,6 +204,10 @@ extension Configuration {
         .bool("--strict-apps", "devices may only register for apps declared through the control API", \.strictApps),
         .bool("--accept-any-key", "accept any Authorization key on /fcm/send and /iid", \.acceptAnyKey),
         .bool("--accept-any-token", "skip bearer-token checks on the Google APIs (HTTP v1, topic management)", \.acceptAnyToken),
+        .bool(
+            "--access-log",
+            "print one line per request on standard output: time, method, path (without the query), status, milliseconds; off by default",
+            \.accessLog),
         Option(flag: "--clock", help: "system or manual (advanced by POST /emulator/v1/clock:advance)", takesValue: true) {
             c, v throws(ConfigurationError) in
             guard let mode = Clock.Mode(rawValue: v) else {
@@ -226,10 +259,10 @@ extension Configuration {
         Option(
             flag: "--tls-port",
             help:
-                "TLS port for HTTP/2 and HTTP/1.1 (FCM, OAuth, APNs); 0 picks a free one, off turns TLS off (default \(defaultTLSPort))",
+                "TLS port for HTTP/2 and HTTP/1.1 (FCM, OAuth, APNs); 0 picks a free one, off turns TLS off (default \(defaultTLSPort); a free one with --port 0)",
             takesValue: true
         ) { c, v throws(ConfigurationError) in
-            c.tlsPort = v == "off" ? nil : try int(v, "--tls-port", 0...65535)
+            c.tlsPortGiven = .some(v == "off" ? nil : try int(v, "--tls-port", 0...65535))
         },
         Option(
             flag: "--mcs-port",
@@ -387,8 +420,11 @@ extension Configuration {
         var c = Configuration()
         c.certDirectory = defaultCertDirectory(environment)
         for option in options {
-            if let v = environment[option.variable] {
-                try option.apply(&c, option.takesValue ? v : v.lowercased())
+            guard let v = environment[option.variable] else { continue }
+            // A bad variable is reported by its own name, not the flag's.
+            do { try option.apply(&c, option.takesValue ? v : v.lowercased()) } catch {
+                throw ConfigurationError(
+                    description: error.description.replacingOccurrences(of: option.flag, with: option.variable))
             }
         }
         var i = 0
@@ -402,7 +438,10 @@ extension Configuration {
                 if parts.count == 2 {
                     try option.apply(&c, parts[1])
                 } else {
-                    guard i + 1 < arguments.count else { throw ConfigurationError(description: "\(option.flag) needs a value") }
+                    // `--port --tls-port 0`: the next flag is not this one's value.
+                    guard i + 1 < arguments.count, !arguments[i + 1].hasPrefix("--") else {
+                        throw ConfigurationError(description: "\(option.flag) needs a value")
+                    }
                     i += 1
                     try option.apply(&c, arguments[i])
                 }
@@ -419,8 +458,17 @@ extension Configuration {
 
     /// The `--help` text: every flag with its variable.
     public static var usage: String {
-        var s = "usage: pushmock [flags]\n\nEvery flag has a PUSHMOCK_* variable; flags win.\n\n"
-        let flags = options.map { $0.flag + ($0.takesValue ? " VALUE" : "") }
+        var s = """
+            usage: pushmock [flags]
+                   pushmock --version
+
+            A local FCM and APNs: point app servers at http://127.0.0.1:\(defaultPort) (TLS and APNs on
+            https://127.0.0.1:\(defaultTLSPort)) instead of Google and Apple. The dashboard is the HTTP
+            port's root: http://127.0.0.1:\(defaultPort)/. Every flag has a PUSHMOCK_* variable; flags win.
+
+
+            """
+        let flags = options.map { $0.flag + ($0.takesValue ? " " + $0.valueName : "") }
         // The variables line up after the longest flag; none is cut.
         let width = flags.map(\.count).max() ?? 0
         for (o, flag) in zip(options, flags) {

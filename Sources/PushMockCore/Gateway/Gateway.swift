@@ -41,6 +41,8 @@ public final class Gateway {
     /// How long the last `handle` took (monotonic ns): the transport bounds a connection's
     /// turn by it.
     public private(set) var lastRequestNanos: UInt64 = 0
+    /// The last request's status (0 for a dropped connection), for the access log.
+    public private(set) var lastStatus = 0
     var routeNames: [String] { router.names }
 
     /// Builds every part and module; with a durable log, resumes its saved state and newest
@@ -202,6 +204,7 @@ public final class Gateway {
         case .drop: status = 0
         }
         lastRequestNanos = MonotonicClock.nanos() &- start
+        lastStatus = status
         metrics.record(route: index, status: status, seconds: Double(lastRequestNanos) / 1e9)
         return reply
     }

@@ -30,18 +30,25 @@ final class CertificateStore {
     /// The CA in `directory`, made and written there when missing. A lock file keeps two
     /// pushmocks starting at once from each making a different CA.
     private static func loadOrCreate(in directory: String) throws(ServerError) -> (Certificate, PrivateKey, String) {
+        // Run with sudo on a folder in someone's home, the files stay theirs, so their own
+        // pushmock and `curl --cacert` can read them later.
+        let owner = Owner.of(directory)
         do {
+            // Readable by all: the CA certificate is public; the keys are 0600 files.
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
+                attributes: [.posixPermissions: 0o755])
         } catch {
             throw ServerError(
-                .certificates, "cannot create the certificate directory \(directory): \(error.localizedDescription)")
+                .certificates,
+                "cannot create the certificate directory \(directory): \(Owner.why(directory, error.localizedDescription))")
         }
+        owner?.give(owner?.created ?? [])
         let lock = open(directory + "/.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard lock >= 0 else {
-            throw ServerError(.certificates, "cannot open \(directory)/.lock: \(String(cString: strerror(errno)))")
+            throw ServerError(.certificates, "cannot write in the certificate directory \(directory): \(Owner.why(directory))")
         }
+        owner?.give([directory + "/.lock"])
         defer { close(lock) }
         flock(lock, LOCK_EX)
         defer { flock(lock, LOCK_UN) }
@@ -52,9 +59,15 @@ final class CertificateStore {
         {
             return (try Certificate.read(pem: certText), try PrivateKey.read(pem: keyText), certText)
         }
+        // A CA that is there but cannot be read (made by another user): say so, rather than
+        // failing to write a new one over it.
+        for path in [keyPath, certPath] where access(path, F_OK) == 0 && access(path, R_OK) != 0 {
+            throw ServerError(.certificates, "cannot read \(path): \(Owner.why(path))")
+        }
         let made = try newAuthority()
         try write(try made.1.pem(), to: keyPath, mode: 0o600)
         try write(made.2, to: certPath, mode: 0o644)
+        owner?.give([keyPath, certPath])
         return made
     }
 
@@ -88,6 +101,7 @@ final class CertificateStore {
         let cert = try builder.sign(key, issuer: (authority, authorityKey))
         try Self.write(try cert.pem() + authorityPEM, to: directory + "/server.pem", mode: 0o644)
         try Self.write(try key.pem(), to: directory + "/server-key.pem", mode: 0o600)
+        Owner.of(directory)?.give([directory + "/server.pem", directory + "/server-key.pem"])
         return (cert, key)
     }
 
@@ -132,5 +146,51 @@ final class CertificateStore {
             chmod(temporary, mode_t(mode))
             guard rename(temporary, path) == 0 else { throw ServerError(.certificates, String(cString: strerror(errno))) }
         } catch { throw ServerError(.certificates, "cannot write \(path): \(error)") }
+    }
+}
+
+/// Who should own what pushmock writes in a certificate directory when it runs as root (with
+/// sudo) in a folder another user owns (`~/.local/share/pushmock/certs`): that user, the owner
+/// of the nearest folder that exists. Nil when pushmock is not root, or the folder is root's.
+struct Owner {
+    let uid: uid_t
+    let gid: gid_t
+    /// The folders of the path that do not exist yet (made now, to be given too).
+    let created: [String]
+
+    static func of(_ directory: String) -> Owner? {
+        guard geteuid() == 0 else { return nil }
+        var path = directory
+        var missing: [String] = []
+        var info = stat()
+        while stat(path, &info) != 0 {
+            missing.append(path)
+            let parent = (path as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, parent != path else { return nil }
+            path = parent
+        }
+        guard info.st_uid != 0 else { return nil }
+        return Owner(uid: info.st_uid, gid: info.st_gid, created: missing)
+    }
+
+    func give(_ paths: [String]) {
+        for p in paths { _ = chown(p, uid, gid) }
+    }
+
+    /// Why a path cannot be used: the system's reason, and whose the path (or its nearest
+    /// existing folder) is when that is not the user running pushmock.
+    static func why(_ path: String, _ failure: String? = nil) -> String {
+        let reason = failure ?? String(cString: strerror(errno))
+        var p = path
+        var info = stat()
+        while stat(p, &info) != 0 {
+            let parent = (p as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, parent != p else { return reason }
+            p = parent
+        }
+        guard info.st_uid != geteuid() else { return reason }
+        let name = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
+        return "\(reason) (\(p) belongs to \(name), mode \(String(info.st_mode & 0o777, radix: 8)); "
+            + "make it yours with `sudo chown -R $(id -un) \(p)`, or give --cert-dir another folder)"
     }
 }
