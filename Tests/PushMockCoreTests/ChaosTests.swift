@@ -161,6 +161,15 @@ struct ChaosTests {
                 "MESSAGE_RECEIVED_INTERNAL_ERROR", "QUOTA_EXCEEDED", "MESSAGE_RECEIVED_INTERNAL_ERROR",
             ])
         #expect(logged.allSatisfy { $0["reason"] as? String == "chaos" })
+        // Each refused send is a row of the message list, failed, with its event.
+        let listed = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages"))["messages"] as? [[String: Any]] ?? []
+        #expect(listed.count == 3 && listed.allSatisfy { $0["api"] as? String == "v1" && $0["failed"] as? Int == 1 })
+        #expect(logged.allSatisfy { ($0["message_id"] as? String)?.isEmpty == false })
+        // The same for a legacy send refused whole.
+        #expect(put(h, #"{"legacy":{"error_rate":1,"error":"503"}}"#).status == 200)
+        #expect(h.send(#"{"to":"\#(token)","data":{"k":"v"}}"#).status == 503)
+        let legacy = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages?limit=1"))["messages"] as? [[String: Any]]
+        #expect(legacy?.first?["api"] as? String == "legacy" && legacy?.first?["failed"] as? Int == 1)
     }
 
     @Test("topic management: the Instance ID API's {\"error\"} and HTTP v1's Google errors")

@@ -47,7 +47,7 @@ struct DashboardTests {
             FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
             "make test installs chromium and chromium-driver")
         // The page makes a command bridge that runs `true`.
-        let server = try ServerProcess(["--allow-command", "true"])
+        let server = try ServerProcess(["--allow-command", "true", "--accept-any-token"])
         try? FileManager.default.removeItem(atPath: Self.screenshots)
         let (status, out) = try runCommand(
             RealClientTests.python, [Self.clients + "/dashboard_browser.py", String(server.port), Self.screenshots])
@@ -62,6 +62,7 @@ struct DashboardTests {
             "web_payload", "real_client_shown",
             "page_two", "list_scrolled", "detail_in_view", "keyboard", "narrow", "deleted_one", "went_offline", "unsubscribed",
             "bridge_attempts", "deleted_device", "api_readable", "project_facts", "chaos_on", "chaos_off", "reset", "cleared",
+            "refused_v1_row", "chaos_round_trip", "error_stays", "error_dismissed",
         ]
         for key in checks { #expect(seen(key), "\(key): \(out)") }
         #expect(r["default_route"] as? String == "#/demo-pushmock/messages")
@@ -81,6 +82,18 @@ struct DashboardTests {
         #expect(r["console_errors"] as? [String] == [])
         let shots = (try? FileManager.default.contentsOfDirectory(atPath: Self.screenshots)) ?? []
         #expect(shots.filter { $0.hasSuffix(".png") }.count == 16)
+    }
+
+    @Test("opened with --control-token, the dashboard's downloads (Export CSV) carry the token: no 401")
+    func tokenDownloads() throws {
+        let server = try ServerProcess(["--control-token", "s3cret"])
+        let (status, out) = try runCommand(
+            RealClientTests.python, [Self.clients + "/dashboard_token.py", String(server.port), "s3cret"])
+        #expect(status == 0, "\(out)")
+        let r = lastJSON(out)
+        #expect(r["csv_status"] as? Int == 200 && r["csv_header"] as? Bool == true, "\(out)")
+        #expect(r["without_token"] as? Int == 401, "\(out)")
+        #expect(r["banner_hidden"] as? Bool == true, "\(out)")
     }
 
     @Test("the dashboard's scripts pass their unit tests (node --test), and every file the page loads is served from the binary")

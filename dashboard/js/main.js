@@ -35,9 +35,12 @@ const ctx = {
   /** Runs a change through the API; shows its error, refreshes either way; answers its result. */
   async act(change) {
     try {
-      return await change();
+      const result = await change();
+      hideError(true);
+      return result;
     } catch (e) {
-      showError(e.message);
+      // An action's error stays until it is dismissed or the next action replaces it.
+      showError(e.message, true);
       return null;
     } finally {
       state.dirty = true;
@@ -96,14 +99,21 @@ async function refresh() {
   return running;
 }
 
-function showError(text) {
+function showError(text, sticky = false) {
   const b = $("#banner");
-  b.textContent = text;
+  if (!sticky && b.dataset.sticky === "1" && !b.hidden) return;
+  b.dataset.sticky = sticky ? "1" : "";
+  b.replaceChildren(el("span", {}, text),
+    el("button", { type: "button", class: "dismiss", "aria-label": "Dismiss", title: "Dismiss", onclick: () => hideError(true) }));
   b.hidden = false;
 }
 
-function hideError() {
-  $("#banner").hidden = true;
+/** Hides a view's error once the view loads; an action's error only when `sticky` is asked. */
+function hideError(sticky = false) {
+  const b = $("#banner");
+  if (b.dataset.sticky === "1" && !sticky) return;
+  b.dataset.sticky = "";
+  b.hidden = true;
 }
 
 function connect() {

@@ -29,21 +29,31 @@ export async function render(ctx) {
       for (const { name: s } of surfaces) {
         const f = e.target;
         if (!f[`${s}-on`].checked) continue;
-        body[s] = { error_rate: Number(f[`${s}-error_rate`].value) / 100, error: f[`${s}-error`].value, latency_ms: Number(f[`${s}-latency_ms`].value), drop_rate: Number(f[`${s}-drop_rate`].value) / 100 };
+        // Every setting the API has, as the form shows it: Apply changes only what was edited.
+        body[s] = {
+          error_rate: Number(f[`${s}-error_rate`].value) / 100, error: f[`${s}-error`].value,
+          retry_after: Number(f[`${s}-retry_after`].value), latency_ms: Number(f[`${s}-latency_ms`].value),
+          jitter_ms: Number(f[`${s}-jitter_ms`].value), drop_rate: Number(f[`${s}-drop_rate`].value) / 100, drop: f[`${s}-drop`].value,
+        };
       }
       ctx.act(() => send("PUT", "/chaos", body));
     } },
       el("table", { class: "list" },
-        el("thead", {}, el("tr", {}, ["Surface", "On", "Errors %", "Error", "Latency ms", "Dropped connections %"].map((h) => el("th", {}, h)))),
+        el("thead", {}, el("tr", {}, ["Surface", "On", "Errors %", "Error", "Retry-After s", "Latency ms", "Jitter ms", "Dropped connections %", "Drop by"].map((h) => el("th", {}, h)))),
         el("tbody", {}, surfaces.map(({ name: s, label: what, errors }) => {
           const c = chaos[s] || {};
           return el("tr", {}, el("td", {}, `${s} (${what})`),
             el("td", {}, el("input", { type: "checkbox", name: `${s}-on`, "aria-label": `Chaos on ${s}`, checked: active(c) })),
-            el("td", {}, el("input", { type: "number", name: `${s}-error_rate`, min: 0, max: 100, step: "any", size: 5, value: percent(c.error_rate, 20), "aria-label": `${s} error rate` })),
+            // The values as they are (a surface that is on shows its own rate, not a suggestion).
+            el("td", {}, el("input", { type: "number", name: `${s}-error_rate`, min: 0, max: 100, step: "any", size: 5, value: percent(c.error_rate, active(c) ? 0 : 20), "aria-label": `${s} error rate` })),
             el("td", {}, el("select", { name: `${s}-error`, "aria-label": `${s} error` },
               errors.map((e) => el("option", { value: e, selected: e === String(c.error) }, e)))),
+            el("td", {}, el("input", { type: "number", name: `${s}-retry_after`, min: 0, max: 86400, size: 5, value: c.retry_after ?? 10, "aria-label": `${s} Retry-After seconds` })),
             el("td", {}, el("input", { type: "number", name: `${s}-latency_ms`, min: 0, max: 60000, size: 6, value: c.latency_ms || 0, "aria-label": `${s} latency` })),
-            el("td", {}, el("input", { type: "number", name: `${s}-drop_rate`, min: 0, max: 100, step: "any", size: 5, value: percent(c.drop_rate, 0), "aria-label": `${s} drop rate` })));
+            el("td", {}, el("input", { type: "number", name: `${s}-jitter_ms`, min: 0, max: 60000, size: 6, value: c.jitter_ms || 0, "aria-label": `${s} jitter` })),
+            el("td", {}, el("input", { type: "number", name: `${s}-drop_rate`, min: 0, max: 100, step: "any", size: 5, value: percent(c.drop_rate, 0), "aria-label": `${s} drop rate` })),
+            el("td", {}, el("select", { name: `${s}-drop`, "aria-label": `${s} drop mode` },
+              ["close", "goaway"].map((m) => el("option", { value: m, selected: m === (c.drop || "close") }, m)))));
         }))),
       el("div", { class: "controls" }, el("button", { type: "submit" }, "Apply chaos"),
         el("button", { type: "button", onclick: () => ctx.act(() => send("DELETE", "/chaos")) }, "Switch chaos off"))),

@@ -2,7 +2,7 @@
 // opens) and drops by reason, as tables and as Chart.js charts with axes, values and tooltips.
 // Chart.js comes from Debian's libjs-chart.js, embedded in pushmock (no network).
 
-import { api, base } from "./api.js";
+import { api, base, token } from "./api.js";
 import { $, el, when } from "./dom.js";
 
 const charts = {};
@@ -17,6 +17,8 @@ export async function render() {
   const q = filters();
   const data = await api("/reports?" + q);
   q.set("format", "csv");
+  // A link cannot send a header: with --control-token it carries the token in the query.
+  if (token()) q.set("access_token", token());
   $("#csv").href = base() + "/reports?" + q;
   $("#csv").setAttribute("download", "pushmock-reports.csv");
   const t = data.total;

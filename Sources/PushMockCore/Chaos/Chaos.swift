@@ -53,19 +53,21 @@ final class Chaos {
     /// Runs `body` for a request on `surface` unless chaos drops or fails it first; whatever
     /// the answer, it waits for the rolled latency. `render` answers a failure in the API's
     /// own shape and names the event it is logged as.
+    /// `keep`: a send API's record of the request it refused, so the message list shows it
+    /// (nil for requests that are not sends, or that cannot be read).
     func run(
         _ surface: ChaosSurface, _ project: Project, failure render: (ChaosFailure) -> (Response, EventKind),
-        _ body: () -> Reply
+        keep: () -> Message? = { nil }, _ body: () -> Reply
     ) -> Reply {
         guard let settings = project.chaos[surface] else { return body() }
         let roll = self.roll(surface, settings)
         if let mode = roll.drop {
-            logChaos(.internalError, project)
+            logChaos(.internalError, project, message: keep())
             return .drop(mode)
         }
         guard let failure = roll.failure else { return Self.delay(body(), roll.delaySeconds) }
         let (response, event) = render(failure)
-        logChaos(event, project)
+        logChaos(event, project, message: keep())
         return Self.delay(.response(response), roll.delaySeconds)
     }
 
@@ -110,10 +112,13 @@ final class Chaos {
         scriptsByDevice[ObjectIdentifier(s.device)] = s.refusals.isEmpty && s.codes.isEmpty ? nil : s
     }
 
-    func logChaos(_ kind: EventKind, _ project: Project, device: Device? = nil, messageID: String? = nil) {
+    func logChaos(
+        _ kind: EventKind, _ project: Project, device: Device? = nil, messageID: String? = nil, message: Message? = nil
+    ) {
         log.append(
-            kind: kind, time: clock.now(), projectID: project.id, projectNumber: project.number,
-            messageID: messageID, device: device, reason: Self.reason)
+            kind: kind, time: clock.now(), projectID: project.id, projectNumber: project.number, message: message,
+            messageID: messageID ?? message?.id, device: device, reason: Self.reason)
+        message?.failed += 1
     }
 
     /// True with probability `p`, from the chaos generator.

@@ -26,7 +26,8 @@ struct APNsProvider {
             let (device, project, headers) = try check(
                 request, token: params[.token] ?? "", environment: environment, roll: &roll)
             if let mode = roll.drop {
-                parts.chaos.logChaos(.internalError, project, device: device, messageID: apnsID)
+                let message = accept(request, headers, apnsID: apnsID, project: project, refused: true)
+                parts.chaos.logChaos(.internalError, project, device: device, message: message)
                 return .drop(mode)
             }
             let message = accept(request, headers, apnsID: apnsID, project: project)

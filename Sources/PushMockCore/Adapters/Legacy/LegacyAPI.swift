@@ -10,7 +10,15 @@ struct LegacyAPI {
 
     func send(_ request: Request) -> Reply {
         guard let project = auth.project(request) else { return auth.unauthorized(request) }
-        return parts.chaos.run(.legacy, project, failure: Self.render) { send(request, project) }
+        // A send chaos refuses whole is kept as a failed send of one recipient, the request as sent.
+        let keep = { () -> Message? in
+            guard let send = try? LegacyRequest.decode(request) else { return nil }
+            return parts.delivery.accept(
+                api: "legacy", format: send.isForm ? LegacyRequest.formFormat : LegacyRequest.jsonFormat,
+                options: send.content.options, target: .token, request: request, project: project,
+                id: parts.ids.recipient(), bulkID: nil, dryRun: send.dryRun, refused: true)
+        }
+        return parts.chaos.run(.legacy, project, failure: Self.render, keep: keep) { send(request, project) }
     }
 
     /// A send the transport could not read whole (over `--max-body-bytes`, or malformed):

@@ -25,7 +25,10 @@ struct V1API {
         guard let project = credentials.googleAPIProject(projectID) else {
             return .response(Credentials.permissionDenied(projectID))
         }
-        return parts.chaos.run(.v1, project, failure: Self.render) { send(request, project) }
+        return parts.chaos.run(
+            .v1, project, failure: Self.render,
+            keep: { (try? V1Request.decode(request.body)).map { keep($0, request, project) } }
+        ) { send(request, project) }
     }
 
     /// An injected failure of a send, as HTTP v1 answers it.
@@ -56,14 +59,19 @@ struct V1API {
             return .response(try deliver(send, request, project))
         } catch {
             // A send that could be read is kept with its refusal, so `GET .../messages` lists it.
-            let message = parts.delivery.accept(
-                api: "v1", format: V1Request.format, options: send.content.options, target: send.recordTarget,
-                request: request, project: project, id: parts.ids.recipient(), bulkID: nil, refused: true)
+            let message = keep(send, request, project)
             parts.delivery.logRejection(
                 error.event, reason: error.reason, project: project, message: message, messageID: message.id,
                 device: error.device, token: send.token, type: message.options.messageType)
             return .response(error.response)
         }
+    }
+
+    /// A send refused once it was read, kept for `GET .../messages`.
+    private func keep(_ send: V1Request, _ request: Request, _ project: Project) -> Message {
+        parts.delivery.accept(
+            api: "v1", format: V1Request.format, options: send.content.options, target: send.recordTarget,
+            request: request, project: project, id: parts.ids.recipient(), bulkID: nil, refused: true)
     }
 
     /// A send the transport could not read whole (over `--max-body-bytes`, or malformed):
