@@ -25,10 +25,9 @@ struct V1API {
         guard let project = credentials.googleAPIProject(projectID) else {
             return .response(Credentials.permissionDenied(projectID))
         }
-        return parts.chaos.run(
-            .v1, project, failure: Self.render,
-            keep: { (try? V1Request.decode(request.body)).map { keep($0, request, project) } }
-        ) { send(request, project) }
+        // A send chaos refuses is kept, when it can be read, as a refused one would be.
+        let kept = { () -> Message? in (try? V1Request.decode(request.body)).map { keep($0, request, project) } }
+        return parts.chaos.run(.v1, project, failure: Self.render, keep: kept) { send(request, project) }
     }
 
     /// An injected failure of a send, as HTTP v1 answers it.
