@@ -50,6 +50,22 @@ struct InspectorTests {
         #expect(form.bodyText.hasPrefix("id="), "\(form.bodyText)")
         #expect(ids("q=i%CC%87%00") == [])
         #expect(ids("q=i%CC%87") == ["data: city"])
+        // The Token filter also takes the device's APNs token and installation id.
+        #expect(ids("token=\(i["apns_token"] as! String)") == ["data: sync"])
+        #expect(ids("token=\(i["fid"] as! String)") == ["data: sync"])
+        // A v1 message with only a platform's notification is summed up by that notification.
+        for (block, title) in [
+            (#""android":{"notification":{"title":"Android only"}}"#, "Android only"),
+            (#""apns":{"payload":{"aps":{"alert":{"title":"Apple only","body":"b"}}}}"#, "Apple only — b"),
+            (#""webpush":{"notification":{"title":"Web only"}}"#, "Web only"),
+            (#""android":{"data":{"only":"android"}}"#, "data: only"),
+        ] {
+            let sent = h.call(
+                "POST", "/v1/projects/demo-pushmock/messages:send", body: #"{"message":{"topic":"t","# + block + "}}",
+                headers: [("Authorization", "Bearer any")])
+            #expect(sent.status == 200)
+            #expect(ids("limit=1") == [title])
+        }
     }
 
     @Test("one message shows its request, and per device the rendering, the fate with its reason, and a timeline")

@@ -180,6 +180,9 @@ try:
     out["chart_tooltip"] = js("""const t = Chart.getChart(document.querySelector('#chart-days')).tooltip;
       return t.body.map((b) => b.lines.join(' ')).join(' | ')""")
     shot("reports-chart")
+    # The page says what each measure counts.
+    click(By.CSS_SELECTOR, "#report-help summary")
+    out["reports_explained"] = all(w in text("#report-help") for w in ["Impressions", "Opens", "analytics label", "Delivered"])
 
     # A silent push to a force-quit iPhone: dropped, with its reason.
     click(By.CSS_SELECTOR, ".tab[data-view=messages]")

@@ -89,8 +89,9 @@ public struct Event {
 
 extension Event {
     /// Whether the event names `token`: the address the sender used (an FCM token, or an APNs
-    /// token the device has since lost), or either token the device holds now.
+    /// token the device has since lost), or any address the device holds now (its FCM token,
+    /// APNs token or installation id).
     public func concerns(token: String) -> Bool {
-        self.token == token || device?.token == token || device?.apnsToken == token
+        self.token == token || device?.token == token || device?.apnsToken == token || device?.fid == token
     }
 }

@@ -156,11 +156,22 @@ enum RecordJSON {
             let parts = [aps["alert"]?["title"]?.stringValue, aps["alert"]?["body"]?.stringValue].compactMap { $0 }
             if !parts.isEmpty { return parts.joined(separator: " — ") }
         }
-        if let n = c.notification ?? c.perPlatform?["notification"]?.objectValue {
+        // The common notification, else a platform's own (a v1 message may have only one:
+        // `android.notification`, `apns.payload.aps.alert`, `webpush.notification`).
+        let blocks = c.perPlatform
+        let alert = blocks?["apns"]?["payload"]?["aps"]?["alert"]
+        let notifications = [
+            c.notification, blocks?["notification"]?.objectValue, blocks?["android"]?["notification"]?.objectValue,
+            alert?.objectValue, blocks?["webpush"]?["notification"]?.objectValue,
+        ]
+        for case let n? in notifications {
             let parts = [n["title"]?.stringValue, n["body"]?.stringValue].compactMap { $0 }
             if !parts.isEmpty { return parts.joined(separator: " — ") }
         }
-        if let d = c.data, !d.isEmpty { return "data: " + d.keys.joined(separator: ", ") }
+        if let s = alert?.stringValue { return s }
+        if let d = c.data ?? blocks?["android"]?["data"]?.objectValue ?? blocks?["webpush"]?["data"]?.objectValue, !d.isEmpty {
+            return "data: " + d.keys.joined(separator: ", ")
+        }
         // Web Push data that is not a JSON object: its text; one that did not decrypt: why.
         if let why = c.payloadError { return "undecryptable: " + why }
         if let p = c.payload, !p.isEmpty { return "data: " + String(String(decoding: p, as: UTF8.self).prefix(80)) }
