@@ -224,11 +224,14 @@ struct ControlAPITests {
         for (platform, app) in [
             ("android", huge), ("ios", huge), ("web", "https://" + huge), ("android", "com.-x"), ("android", "com.example-app"),
             ("android", "1com.x"), ("ios", "com.example_app"), ("ios", "com.exa mple"), ("web", "https://exa mple.com"),
-            ("android", String(repeating: "a", count: 151)), ("ios", String(repeating: "a", count: 156)),
+            ("android", String(repeating: "a", count: 151)), ("ios", String(repeating: "a", count: 156)), ("ios", "com..x"),
+            ("ios", ".com.x"),
         ] {
             let r = h.call(
                 "POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"\#(platform)","app":"\#(app)"}"#)
             #expect(r.status == 400 && r.bodyText.contains("Invalid value at 'app'") && r.body.count < 1000, "\(app.prefix(40))")
+            // The answer says the platform's rule, with an example.
+            if platform != "web", app.count < 8192 { #expect(r.bodyText.contains("(com.example.app)"), "\(r.bodyText)") }
             let a = h.call(
                 "POST", "/emulator/v1/projects/demo-pushmock/apps", body: #"{"platform":"\#(platform)","app":"\#(app)"}"#)
             #expect(a.status == 400, "\(app.prefix(40))")

@@ -342,6 +342,12 @@ try:
     click(By.XPATH, "//button[text()='Go offline']")
     wait.until(lambda d: "Go online" in text("#device"))
     out["went_offline"] = call("GET", control + f"/devices/{android['id']}")["online"] is False
+    # The list shows every state at a glance.
+    click(By.XPATH, "//button[text()='Low Power Mode']")
+    wait.until(lambda d: "offline, notifications authorized, Low Power Mode" in text("#devices tbody"))
+    click(By.XPATH, "//button[text()='Low Power Mode']")
+    wait.until(lambda d: call("GET", control + f"/devices/{android['id']}")["low_power_mode"] is False)
+    out["states_listed"] = True
     click(By.XPATH, "//button[text()='Force-quit']")
     wait.until(lambda d: call("GET", control + f"/devices/{android['id']}")["app_state"] == "terminated")
     type_into("#device input[name=topic]", "news", Keys.ENTER)

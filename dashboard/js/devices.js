@@ -7,7 +7,15 @@ import { $, el, pill, when } from "./dom.js";
 import { describe, preview, appName } from "./previews.js";
 import { listRows, changed, empty, redraw, messageLink } from "./views.js";
 
-const state = (d) => `${d.app_state}${d.online ? "" : ", offline"}, notifications ${d.notifications}`;
+// Every state a device can be in, at a glance: the app (on the Web, the page), the network,
+// the permission, Low Power Mode, and whether a real client carries it.
+const state = (d) => [
+  d.platform === "web" ? ({ foreground: "page visible", background: "page hidden" }[d.app_state] || d.app_state) : d.app_state,
+  d.online ? "online" : "offline",
+  `notifications ${d.notifications}`,
+  d.low_power_mode ? "Low Power Mode" : null,
+  d.real_client ? "real client" : null,
+].filter(Boolean).join(", ");
 
 export async function render(ctx) {
   const data = await api("/devices");

@@ -267,16 +267,24 @@ struct DeviceRegistration {
         switch platform {
         case .android:
             let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+            // Android's rule: segments each starting with a letter, of letters, digits and '_'
+            // (developer.android.com, "Set the application ID"). Its two-segment minimum is not
+            // enforced: fixtures in use, pushmock's own among them, name apps with one segment.
             guard name.utf8.count <= 150, bytes({ alphanumeric($0) || $0 == 0x5F || $0 == 0x2E }),
                 parts.allSatisfy({ $0.first?.isLetter == true })
             else {
                 throw .invalid(
-                    "Invalid value at 'app': an Android application id is at most 150 letters, digits, '_' and '.', each part starting with a letter."
+                    "Invalid value at 'app': an Android application id is parts joined by '.' (com.example.app), each starting with a letter, of letters, digits and '_', at most 150 characters; not \"\(name.prefix(200))\"."
                 )
             }
         case .ios:
-            guard name.utf8.count <= 155, bytes({ alphanumeric($0) || $0 == 0x2D || $0 == 0x2E }) else {
-                throw .invalid("Invalid value at 'app': an iOS bundle id is at most 155 letters, digits, '-' and '.'.")
+            // Apple's rule: letters, digits, '-' and '.' (a reverse-DNS string), at most 155.
+            guard !name.isEmpty, name.utf8.count <= 155, bytes({ alphanumeric($0) || $0 == 0x2D || $0 == 0x2E }),
+                !name.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+            else {
+                throw .invalid(
+                    "Invalid value at 'app': an iOS bundle id is letters, digits, '-' and '.' in parts joined by '.' (com.example.app), at most 155 characters; not \"\(name.prefix(200))\"."
+                )
             }
         case .web: try checkWebOrigin(name)
         }
