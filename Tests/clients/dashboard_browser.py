@@ -140,6 +140,19 @@ try:
     out["raw_request"] = head.startswith("POST /fcm/send HTTP/1.1") and "Authorization: key=pushmock-dev-server-key" in head
     out["android_preview"] = "Hello from the browser test" in text("#message .preview.android") and "Notification shade" in text("#message .preview.android")
     shot("message-detail")
+    # Downloads: the message as JSON (request, renderings, events), the list as CSV, the log as NDJSON.
+    js("window.__saved = []; const made = URL.createObjectURL; URL.createObjectURL = (b) => { window.__saved.push(b); return made(b); }")
+    click(By.ID, "message-json")
+    click(By.ID, "message-csv")
+    wait.until(lambda d: js("return window.__saved.length") == 2)
+    saved = driver.execute_async_script("const done = arguments[0]; Promise.all(window.__saved.map((b) => b.text())).then(done)")
+    detail = json.loads(saved[0])
+    out["download_json"] = detail.get("message_id") == hello and "request" in detail and "devices" in detail and "events" in detail
+    out["download_csv"] = saved[1].startswith("received_at,message_id,api,") and hello in saved[1]
+    ndjson = driver.find_element(By.ID, "message-ndjson").get_attribute("href")
+    with urllib.request.urlopen(ndjson, timeout=10) as r:
+        lines = [json.loads(x) for x in r.read().decode().splitlines() if x]
+    out["download_ndjson"] = any(e.get("message_id") == hello for e in lines)
 
     # Its device is a link; the device's inbox shows the title and body, and the tap is made there.
     click(By.CSS_SELECTOR, "#message a.device-link")

@@ -2,7 +2,7 @@
 // device showed (previews), who it never reached and why, each device's timeline, and the
 // request exactly as received.
 
-import { api, send } from "./api.js";
+import { api, base, send, token } from "./api.js";
 import { $, el, fill, pill, pre, when } from "./dom.js";
 import { describe, preview } from "./previews.js";
 import { listRows, changed, empty, hint, deviceLink } from "./views.js";
@@ -44,10 +44,40 @@ export async function render(ctx) {
   const where = data.matched ? `${offset + 1}–${offset + shown} of ${data.matched}` : "0 of 0";
   const more = [data.matched !== data.total ? `${data.total} kept in all` : null, data.evicted ? `${data.evicted} older evicted` : null].filter(Boolean);
   $("#message-count").textContent = where + (more.length ? ` (${more.join(", ")})` : "");
+  exportLinks(q);
   $("#message-prev").disabled = offset === 0;
   $("#message-next").disabled = offset + shown >= data.matched;
   if (ctx.id) await renderMessage(ctx, ctx.id);
   else empty($("#message"), "Select a message.");
+}
+
+/** The list's downloads, with its filters: the log's events of these sends as NDJSON (the
+ * filters the events API has: token, topic, event), and the list itself as CSV. */
+function exportLinks(q) {
+  const e = new URLSearchParams();
+  for (const k of ["token", "topic", "event"]) if (q.get(k)) e.set(k, q.get(k));
+  // A link cannot send a header: with --control-token it carries the token in the query.
+  if (token()) e.set("access_token", token());
+  $("#message-ndjson").href = base() + "/events:export" + (String(e) ? "?" + e : "");
+}
+
+/** The sends the filters match (up to 10,000), one CSV row each. */
+async function downloadCSV() {
+  const q = filters();
+  q.set("limit", "10000");
+  const data = await api("/messages?" + q);
+  const cell = (v) => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+  const rows = [["received_at", "message_id", "api", "target", "summary", "accepted", "failed", "events"]].concat(
+    data.messages.map((m) => [m.received_at, m.message_id, m.api, m.topic ? "/topics/" + m.topic : m.condition || m.notification_key_name || m.target,
+      m.summary || "", m.accepted, m.failed, Object.entries(m.counts || {}).map(([k, n]) => `${k}:${n}`).join(" ")]));
+  save(rows.map((r) => r.map(cell).join(",")).join("\n") + "\n", "text/csv", "pushmock-messages.csv");
+}
+
+/** Hands the browser a file made here (no request: the data is already on the page). */
+function save(text, type, name) {
+  const a = el("a", { href: URL.createObjectURL(new Blob([text], { type })), download: name });
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
 export function clear() {
@@ -58,6 +88,7 @@ export function clear() {
 
 export function bind(ctx) {
   $("#message-prev").addEventListener("click", () => { offset = Math.max(0, offset - PAGE); ctx.refresh(); });
+  $("#message-csv").addEventListener("click", () => ctx.act(downloadCSV));
   $("#message-next").addEventListener("click", () => { offset += PAGE; ctx.refresh(); });
   $("#message-clear").addEventListener("click", async () => {
     if (!confirm("Delete every message of this project, the devices' inboxes and its event log?")) return;
@@ -95,7 +126,9 @@ async function renderMessage(ctx, id) {
     el("h2", {}, m.summary || m.message_id),
     el("p", {}, `${m.api} · ${m.target} · ${m.message_type} · received `, when(m.received_at),
       ` · HTTP/${m.http_version}${m.tls ? " over TLS" : ""}${m.dry_run ? " · dry run" : ""}`),
-    el("p", {}, "Message id: ", el("code", {}, m.message_id), ` · ${m.accepted} accepted, ${m.failed} failed`),
+    el("p", {}, "Message id: ", el("code", {}, m.message_id), ` · ${m.accepted} accepted, ${m.failed} failed · `,
+      // The request, what each device received, and the events: the detail as the API gives it.
+      el("button", { type: "button", class: "link", id: "message-json", onclick: () => save(JSON.stringify(m, null, 2) + "\n", "application/json", `pushmock-message-${m.message_id.replace(/[^A-Za-z0-9_-]/g, "_")}.json`) }, "Download JSON")),
     failed.length ? [
       el("h3", {}, `Not delivered (${failed.length})`),
       el("table", { class: "list failed" }, el("tbody", {}, failed.map((e) => el("tr", {},
