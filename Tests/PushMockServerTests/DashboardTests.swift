@@ -63,7 +63,7 @@ struct DashboardTests {
             "page_two", "list_scrolled", "detail_in_view", "keyboard", "narrow", "deleted_one", "went_offline", "unsubscribed",
             "bridge_attempts", "deleted_device", "api_readable", "project_facts", "chaos_on", "chaos_off", "reset", "cleared",
             "refused_v1_row", "chaos_round_trip", "error_stays", "error_dismissed", "reports_explained", "states_listed",
-            "download_json", "download_csv", "download_ndjson",
+            "download_json", "download_csv", "download_ndjson", "delay_shown",
         ]
         for key in checks { #expect(seen(key), "\(key): \(out)") }
         #expect(r["default_route"] as? String == "#/demo-pushmock/messages")

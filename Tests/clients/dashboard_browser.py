@@ -401,6 +401,17 @@ try:
     row = [r for r in js(rows) if "Refused v1" in r]
     out["refused_v1_row"] = bool(row) and "v1" in row[0] and "invalid_registration 1" in row[0]
 
+    # A timeline says how long after its acceptance each event came.
+    slow = call("POST", control + "/devices", {"platform": "android", "app": "com.example.news"})
+    call("PATCH", control + f"/devices/{slow['id']}", {"online": False})
+    waited = send({"to": slow["token"], "data": {"late": "1"}})["results"][0]["message_id"]
+    time.sleep(1.2)
+    call("PATCH", control + f"/devices/{slow['id']}", {"online": True})
+    driver.get(root + "/#/demo-pushmock/messages/" + urllib.request.quote(waited, safe=""))
+    wait.until(lambda d: "delivered" in text("#message .timeline"))
+    delays = js("return [...document.querySelectorAll('#message .timeline td.delay')].map((c) => c.textContent)")
+    out["delay_shown"] = any(d.startswith("+1.") and d.endswith(" s") for d in delays)
+
     # An action's error stays until dismissed (a bad topic name once looked like nothing happened:
     # the error vanished with the refresh that followed).
     probe = call("POST", control + "/devices", {"platform": "android", "app": "com.example.news"})

@@ -140,11 +140,25 @@ async function renderMessage(ctx, id) {
     m.devices.map((d) => el("section", { class: "delivery" },
       el("p", {}, deviceLink(ctx, d.device_id), ` ${d.platform} ${d.app} — `, pill(d.fate), d.reason ? ` ${d.reason}` : ""),
       preview(describe(d), (d.timeline.find((t) => SHOWN.includes(t.event)) || {}).time),
-      el("table", { class: "list timeline" }, el("tbody", {}, d.timeline.map((t) => el("tr", {}, el("td", {}, when(t.time)), el("td", {}, pill(t.event)), el("td", {}, t.reason || ""))))),
+      el("table", { class: "list timeline" }, el("tbody", {}, d.timeline.map((t) => el("tr", {}, el("td", {}, when(t.time)),
+        el("td", { class: "delay" }, sinceAccepted(d.timeline, t)), el("td", {}, pill(t.event)), el("td", {}, t.reason || ""))))),
       el("details", {}, el("summary", {}, { ios: "APNs request", android: "Android message", web: "Web push payload" }[d.platform]), pre(d.apns || d.android || d.web)))),
     el("h3", {}, "Request as received"),
     rawRequest(m),
   );
+}
+
+/** How long after its acceptance an event came (`+2.5 s`): the wait for a device that was
+ * offline, dozing or held back shows here; nothing for the acceptance itself. */
+function sinceAccepted(timeline, t) {
+  const accepted = timeline.find((e) => e.event === "MESSAGE_ACCEPTED");
+  if (!accepted || t === accepted) return "";
+  const ms = Date.parse(t.time) - Date.parse(accepted.time);
+  if (!(ms >= 0)) return "";
+  if (ms < 1000) return `+${ms} ms`;
+  if (ms < 60_000) return `+${(ms / 1000).toFixed(1)} s`;
+  if (ms < 3_600_000) return `+${Math.round(ms / 60_000)} min`;
+  return `+${(ms / 3_600_000).toFixed(1)} h`;
 }
 
 /** The request as an HTTP message: request line, headers, then the body (JSON pretty-printed on request). */
