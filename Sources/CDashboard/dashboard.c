@@ -41,6 +41,9 @@ static const unsigned char reports_js[] = {
 static const unsigned char topics_js[] = {
 #embed "../../dashboard/js/topics.js"
 };
+static const unsigned char log_js[] = {
+#embed "../../dashboard/js/log.js"
+};
 static const unsigned char views_js[] = {
 #embed "../../dashboard/js/views.js"
 };
@@ -70,6 +73,7 @@ static const pushmock_asset assets[] = {
     FILE("/ui/devices.js", JS, devices_js),
     FILE("/ui/reports.js", JS, reports_js),
     FILE("/ui/topics.js", JS, topics_js),
+    FILE("/ui/log.js", JS, log_js),
     FILE("/ui/views.js", JS, views_js),
     FILE("/ui/project.js", JS, project_js),
     FILE("/ui/reference.js", JS, reference_js),

@@ -138,6 +138,29 @@ struct InspectorTests {
         #expect(stream.format == .jsonList)
     }
 
+    @Test("events filter by reason and by the send's API, and read newest first for a log view")
+    func eventFilters() throws {
+        let h = try Harness { $0.acceptAnyToken = true }
+        let a = try h.device("android")
+        _ = h.send(#"{"to":"\#(a["token"] as! String)","data":{"k":"v"}}"#)
+        _ = h.send(#"{"to":"not-a-token","data":{"k":"v"}}"#)
+        let v1 = h.call(
+            "POST", "/v1/projects/demo-pushmock/messages:send", body: #"{"message":{"topic":"t","data":{"k":"v"}}}"#,
+            headers: [("Authorization", "Bearer any")])
+        #expect(v1.status == 200)
+        func events(_ query: String) -> [[String: Any]] {
+            json(h.call("GET", "/emulator/v1/projects/demo-pushmock/events?" + query))["events"] as? [[String: Any]] ?? []
+        }
+        #expect(events("reason=malformed_token").map { $0["event"] as? String } == ["INVALID_REGISTRATION"])
+        #expect(!events("api=v1").isEmpty && events("api=v1").allSatisfy { $0["topic"] as? String == "t" })
+        let all = events("").map { $0["seq"] as! Int }
+        let newest = events("order=newest&limit=2").map { $0["seq"] as! Int }
+        #expect(newest == Array(all.suffix(2).reversed()))
+        #expect(events("order=newest&since=\(all[all.count - 2])").map { $0["seq"] as! Int } == [all.last!])
+        #expect(h.call("GET", "/emulator/v1/projects/demo-pushmock/events?order=sideways").status == 400)
+        #expect(h.call("GET", "/emulator/v1/projects/demo-pushmock/events?order=newest&limit=5000").status == 400)
+    }
+
     @Test("topics list their subscribers")
     func topics() throws {
         let h = try Harness()

@@ -63,7 +63,8 @@ struct DashboardTests {
             "page_two", "list_scrolled", "detail_in_view", "keyboard", "narrow", "deleted_one", "went_offline", "unsubscribed",
             "bridge_attempts", "deleted_device", "api_readable", "project_facts", "chaos_on", "chaos_off", "reset", "cleared",
             "refused_v1_row", "chaos_round_trip", "error_stays", "error_dismissed", "reports_explained", "states_listed",
-            "download_json", "download_csv", "download_ndjson", "delay_shown",
+            "download_json", "download_csv", "download_ndjson", "delay_shown", "log_lists_refusals", "log_count_project",
+            "log_links_message",
         ]
         for key in checks { #expect(seen(key), "\(key): \(out)") }
         #expect(r["default_route"] as? String == "#/demo-pushmock/messages")
@@ -82,7 +83,7 @@ struct DashboardTests {
         #expect(r["dark_background"] as? String == "rgb(20, 24, 29)")
         #expect(r["console_errors"] as? [String] == [])
         let shots = (try? FileManager.default.contentsOfDirectory(atPath: Self.screenshots)) ?? []
-        #expect(shots.filter { $0.hasSuffix(".png") }.count == 16)
+        #expect(shots.filter { $0.hasSuffix(".png") }.count == 17)
     }
 
     @Test("opened with --control-token, the dashboard's downloads (Export CSV) carry the token: no 401")

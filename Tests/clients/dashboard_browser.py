@@ -21,7 +21,7 @@ from selenium.common.exceptions import (
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 port, shots = int(sys.argv[1]), sys.argv[2]
 os.makedirs(shots, exist_ok=True)
@@ -400,6 +400,23 @@ try:
     wait.until(lambda d: any("Refused v1" in r for r in js(rows)))
     row = [r for r in js(rows) if "Refused v1" in r]
     out["refused_v1_row"] = bool(row) and "v1" in row[0] and "invalid_registration 1" in row[0]
+
+    # The Log view: every event of the project, refusals included, filtered, linked.
+    click(By.CSS_SELECTOR, ".tab[data-view=log]")
+    wait.until(lambda d: "in this project" in text("#log-count"))
+    log_rows = "return [...document.querySelectorAll('#log tbody tr')].map((r) => r.innerText)"
+    wait.until(lambda d: any("invalid_registration" in r for r in js(log_rows)))
+    out["log_lists_refusals"] = any("unknown-token:APA91bNope" in r for r in js(log_rows))
+    Select(driver.find_element(By.CSS_SELECTOR, "#log-filters select[name=event]")).select_by_value("INVALID_REGISTRATION")
+    wait.until(lambda d: all("invalid_registration" in r for r in js(log_rows)))
+    shot("log")
+    total = int(text("#log-count").split()[0]) if text("#log-count")[0].isdigit() else -1
+    out["log_count_project"] = total == call("GET", control + "/events?count=true&event=INVALID_REGISTRATION")["count"]
+    click(By.CSS_SELECTOR, "#log tbody tr td:last-child a")
+    wait.until(lambda d: "/messages/" in route() and "Request as received" in text("#message"))
+    out["log_links_message"] = "unknown-token:APA91bNope" in text("#message") or "not-a-token" in text("#message")
+    click(By.CSS_SELECTOR, ".tab[data-view=log]")
+    Select(driver.find_element(By.CSS_SELECTOR, "#log-filters select[name=event]")).select_by_value("")
 
     # A timeline says how long after its acceptance each event came.
     slow = call("POST", control + "/devices", {"platform": "android", "app": "com.example.news"})

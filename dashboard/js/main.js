@@ -10,17 +10,19 @@ import { $, $$, el, refreshTimes, setServerNow } from "./dom.js";
 import * as messages from "./messages.js";
 import * as devices from "./devices.js";
 import * as topics from "./topics.js";
+import * as log from "./log.js";
 import * as reports from "./reports.js";
 import * as projectView from "./project.js";
 import * as reference from "./reference.js";
 
 const REFRESH_MS = 400;
 const REPORT_REFRESH_MS = 2000;
-const VIEWS = { messages, devices, topics, reports, project: projectView, api: reference };
+const VIEWS = { messages, devices, topics, log, reports, project: projectView, api: reference };
 const EVENTS = ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "MESSAGE_PRESENTED", "MESSAGE_STORED",
   "MESSAGE_COLLAPSED", "MESSAGE_EXPIRED", "MESSAGE_DROPPED", "MESSAGE_OPEN", "MESSAGE_IMPRESSION", "INVALID_REGISTRATION",
   "MISMATCH_SENDER_ID", "QUOTA_EXCEEDED", "AUTHENTICATION_ERROR", "PAYLOAD_TOO_LARGE", "INVALID_PARAMETERS",
-  "MESSAGE_RECEIVED_INTERNAL_ERROR", "INVALID_APNS_CREDENTIAL", "INVALID_PACKAGE_NAME", "INVALID_TTL", "MISSING_REGISTRATIONS"];
+  "MESSAGE_RECEIVED_INTERNAL_ERROR", "INVALID_APNS_CREDENTIAL", "INVALID_PACKAGE_NAME", "INVALID_TTL", "MISSING_REGISTRATIONS",
+  "LEGACY_API_CALL"];
 
 const state = { view: "messages", id: null, dirty: true, refreshed: 0, source: null, streamProject: null };
 
@@ -155,10 +157,12 @@ function keyboard(e) {
 
 function start() {
   if (takeTokenFromHash()) history.replaceState(null, "", "#/");
-  const eventSelect = $("#message-filters select[name=event]");
-  for (const e of EVENTS) eventSelect.append(el("option", { value: e }, e));
+  for (const select of $$("#message-filters select[name=event], #log-filters select[name=event]")) {
+    for (const e of EVENTS) select.append(el("option", { value: e }, e));
+  }
   for (const form of $$(".filters")) {
-    form.addEventListener("input", () => { messages.firstPage(); state.dirty = true; });
+    // A select may say only "change" (as a chosen option does here, in Chromium): both count.
+    for (const kind of ["input", "change"]) form.addEventListener(kind, () => { messages.firstPage(); state.dirty = true; });
     form.addEventListener("submit", (e) => { e.preventDefault(); refresh(); });
   }
   $("#project-form").addEventListener("submit", (e) => {

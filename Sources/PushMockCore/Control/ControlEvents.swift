@@ -18,6 +18,8 @@ struct ControlEvents {
             guard let kind = EventKind(rawValue: name) else { throw Control.invalid("Unknown event '\(name)'.") }
             q.kind = kind
         }
+        q.reason = request.queryValue("reason")
+        q.api = request.queryValue("api")
         return q
     }
 
@@ -35,6 +37,16 @@ struct ControlEvents {
                 throw Control.invalid("'limit' must be 1...\(EventQuery.maxLimit).")
             }
             q.limit = n
+        }
+        switch request.queryValue("order") {
+        case nil, "oldest": break
+        case "newest":
+            // A page read newest first, answered whole (a log view's page, not an export).
+            guard q.limit <= EventReaders.renderedLimit else {
+                throw Control.invalid("'order=newest' takes a limit of at most \(EventReaders.renderedLimit).")
+            }
+            q.newestFirst = true
+        case let other?: throw Control.invalid("'order' must be oldest or newest, not '\(other)'.")
         }
         let countOnly = request.queryValue("count") == "true"
         var minimum = 1

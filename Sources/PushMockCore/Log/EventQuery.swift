@@ -1,4 +1,5 @@
-/// A filter over the log, from `GET .../events?message_id=&device=&token=&topic=&event=&since=&limit=`.
+/// A filter over the log, from
+/// `GET .../events?message_id=&device=&token=&topic=&event=&reason=&api=&since=&limit=&order=`.
 public struct EventQuery: Hashable {
     public var projectID: String
     public var messageID: String?
@@ -6,6 +7,11 @@ public struct EventQuery: Hashable {
     public var token: String?
     public var topic: String?
     public var kind: EventKind?
+    public var reason: String?
+    /// The API of the send the event is about (`legacy`, `v1`, `apns`, `webpush`).
+    public var api: String?
+    /// The newest `limit` events, newest first (`order=newest`), as a log view reads them.
+    public var newestFirst = false
     /// Only events with a larger `seq`.
     public var since: Int64 = 0
     public var limit: Int = 1000
@@ -24,12 +30,23 @@ public struct EventQuery: Hashable {
         if let deviceID, e.device?.id != deviceID { return false }
         if let token, !e.concerns(token: token) { return false }
         if let topic, e.message?.topic != topic { return false }
+        if let reason, e.reason != reason { return false }
+        if let api, e.message?.api != api { return false }
         return true
     }
 
-    /// Matching events oldest first, at most `limit`.
+    /// Matching events oldest first, at most `limit`; with `newestFirst`, the newest `limit`
+    /// of them, newest first.
     public func run(on log: EventLog) -> [Event] {
         var out: [Event] = []
+        if newestFirst {
+            log.visitNewestFirst { e in
+                guard e.seq > since else { return false }
+                if matches(e) { out.append(e) }
+                return out.count < limit
+            }
+            return out
+        }
         log.visit(after: since) { e in
             if matches(e) { out.append(e) }
             return out.count < limit
