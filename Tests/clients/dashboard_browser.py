@@ -458,7 +458,8 @@ try:
     click(By.XPATH, "//button[text()='Switch chaos off']")
     wait.until(lambda d: text("#chaos-status").startswith("Off"))
     facts = text("#project-info table.facts")
-    out["project_facts"] = "android com.example.news" in facts and "object Object" not in facts
+    out["project_facts"] = ("android com.example.news" in facts and "object Object" not in facts
+                            and f"Events of this project {call('GET', control + '/events?count=true')['count']}" in facts)
     click(By.CSS_SELECTOR, "input[name=legacy-on]")
     type_into("input[name=legacy-error_rate]", Keys.CONTROL, "a")
     type_into("input[name=legacy-error_rate]", "100")

@@ -11,15 +11,15 @@ let surfaces;
 
 export async function render(ctx) {
   surfaces = surfaces || (await call("/emulator/v1/chaos/surfaces")).surfaces;
-  const [info, chaos] = await Promise.all([api(""), api("/chaos")]);
+  const [info, chaos, events] = await Promise.all([api(""), api("/chaos"), api("/events?count=true")]);
   const box = $("#project-info");
-  if (!changed(box, [info, chaos])) return;
+  if (!changed(box, [info, chaos, events])) return;
   const on = surfaces.filter(({ name }) => active(chaos[name]));
   redraw(box,
     el("h2", {}, `Project ${info.id}`),
     el("table", { class: "list facts" }, el("tbody", {},
       [["Project number", info.number], ["Apple team id", info.apple_team_id], ["Server keys", (info.server_keys || []).join(", ")],
-        ["Apps", (info.apps || []).map((a) => `${a.platform} ${a.app}`).join(", ") || "none"], ["Devices", info.devices], ["Topics", info.topics], ["Messages", info.messages], ["Events in the log", info.events_in_log]]
+        ["Apps", (info.apps || []).map((a) => `${a.platform} ${a.app}`).join(", ") || "none"], ["Devices", info.devices], ["Topics", info.topics], ["Messages", info.messages], ["Events of this project", events.count], ["Events in the server's log (all projects)", info.events_in_log]]
         .map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, el("code", {}, String(v))))))),
     el("h3", {}, "Chaos"),
     el("p", { id: "chaos-status" }, on.length ? `On for ${on.map(({ name }) => name).join(", ")}.` : "Off: every request is answered normally."),
