@@ -170,7 +170,7 @@ pids+=($!)
 for _ in $(seq 100); do [ -s "$work/blackhole.out" ] && break; sleep 0.05; done
 start hooked 'http://' taskset -c 0 "$bin" --port 0 --tls-port off --device-rate-limit 0 --quota-per-minute 100000000 \
   --webhook "http://127.0.0.1:$(cat "$work/blackhole.out")/push"
-hooked=$(grep -o 'on http://[0-9.:]*' "$work/hooked.out" | sed 's/^on //') # not the webhook's URL in the banner
+hooked=$(grep -o 'on http://[0-9.:]*' "$work/hooked.out" | head -n1 | sed 's/^on //') # not the webhook's URL in the banner
 htoken=$(curl -sf -H 'Content-Type: application/json' -X POST "$hooked/emulator/v1/projects/demo-pushmock/devices" \
   -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 sed "s/$token/$htoken/" "$work/send.lua" >"$work/hooked.lua"

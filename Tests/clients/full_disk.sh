@@ -27,7 +27,7 @@ log=$(mktemp)
     $flags >"$log" 2>&1 &
 server=$!
 for _ in $(seq 100); do grep -q 'http://' "$log" && break; sleep 0.05; done
-port=$(grep -o 'http://127.0.0.1:[0-9]*' "$log" | cut -d: -f3)
+port=$(grep -o 'http://127.0.0.1:[0-9]*' "$log" | head -n1 | cut -d: -f3)
 "$python" - "$port" "$dir" "$server" "$mode" <<'PY'
 import json, os, signal, sqlite3, sys, time, http.client
 port, dir, pid, mode = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
