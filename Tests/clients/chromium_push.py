@@ -143,7 +143,8 @@ try:
 
     r = webpush(sub, "hello Chromium", vapid_private_key=key, vapid_claims={"sub": "mailto:ops@example.com"}, ttl=60)
     assert r.status_code == 201, r.text
-    out["web_push"] = wait_for(lambda: [n for n in shown("/") if n == "pushmock: hello Chromium"], "the Web Push")
+    # Under a loaded CI machine Chromium's GCM can take its time to show it: a minute.
+    out["web_push"] = wait_for(lambda: [n for n in shown("/") if n == "pushmock: hello Chromium"], "the Web Push", 60)
 
     # The Firebase JS SDK's getToken, by hand, then an FCM v1 send to the token.
     vapid = requests.get(control + "/webPushKey").json()["public_key"]
