@@ -209,6 +209,15 @@ final class Delivery {
         message?.failed += 1
     }
 
+    /// A send the transport could not read whole (over `--max-body-bytes`, or malformed), as
+    /// a send route logs it: nothing while the log cannot be written.
+    func logUnread(_ error: FramingError, project: Project, storeFailing: Bool) {
+        guard !storeFailing else { return }
+        logRejection(
+            error == .tooLarge ? .payloadTooLarge : .invalidParameters,
+            reason: error == .tooLarge ? "request_too_large" : "malformed_request", project: project)
+    }
+
     /// The devices a condition reaches: subscribers of its topics, or every device of the
     /// project when the condition holds for a device with no topics (e.g. `!('a' in topics)`).
     func devices(matching condition: Condition, in project: Project) -> [Device] {

@@ -12,11 +12,9 @@ struct LegacyAPI {
         guard let project = auth.project(request) else { return auth.unauthorized(request) }
         // A send chaos refuses whole is kept as a failed send of one recipient, the request as sent.
         let keep = { () -> Message? in
-            guard let send = try? LegacyRequest.decode(request) else { return nil }
-            return parts.delivery.accept(
-                api: "legacy", format: send.isForm ? LegacyRequest.formFormat : LegacyRequest.jsonFormat,
-                options: send.content.options, target: .token, request: request, project: project,
-                id: parts.ids.recipient(), bulkID: nil, dryRun: send.dryRun, refused: true)
+            (try? LegacyRequest.decode(request)).map {
+                record($0, .token, request, project, id: parts.ids.recipient(), bulkID: nil, refused: true)
+            }
         }
         return parts.chaos.run(.legacy, project, failure: Self.render, keep: keep) { send(request, project) }
     }
@@ -24,11 +22,8 @@ struct LegacyAPI {
     /// A send the transport could not read whole (over `--max-body-bytes`, or malformed):
     /// logged in the project its key names, as Google's front end refused it.
     func unread(_ request: Request, _ params: PathParameters, _ error: FramingError) {
-        guard !parts.storeFailing() else { return }
         let project = auth.project(request) ?? parts.delivery.directory.defaultProject
-        parts.delivery.logRejection(
-            error == .tooLarge ? .payloadTooLarge : .invalidParameters,
-            reason: error == .tooLarge ? "request_too_large" : "malformed_request", project: project)
+        parts.delivery.logUnread(error, project: project, storeFailing: parts.storeFailing())
     }
 
     /// An injected failure of the whole request: the status FCM answered, with `Retry-After`
@@ -82,12 +77,13 @@ struct LegacyAPI {
 
     private func record(
         _ send: LegacyRequest, _ target: Message.Target, _ request: Request, _ project: Project,
-        id: String, bulkID: Int64?
+        id: String, bulkID: Int64?, refused: Bool = false
     ) -> Message {
         parts.delivery.accept(
             api: "legacy", format: send.isForm ? LegacyRequest.formFormat : LegacyRequest.jsonFormat,
             options: send.content.options,
-            target: target, request: request, project: project, id: id, bulkID: bulkID, dryRun: send.dryRun)
+            target: target, request: request, project: project, id: id, bulkID: bulkID, dryRun: send.dryRun,
+            refused: refused)
     }
 
     /// What a send does for one token: the device, or the error its result shows, with the

@@ -59,16 +59,11 @@ struct TopicSubscriptionsAPI {
             // A query parameter is a request field too, read by the same mapping (§J.1).
             let allowMissing = request.queryValue("allow_missing")
             if let allowMissing, allowMissing != "true", allowMissing != "false" {
+                let why = "Invalid value at 'allow_missing' (TYPE_BOOL), \"\(allowMissing)\""
                 throw ControlError(
                     response: .googleError(
-                        400, "INVALID_ARGUMENT", "Invalid value at 'allow_missing' (TYPE_BOOL), \"\(allowMissing)\"",
-                        details: [
-                            V1Error.badRequest([
-                                ProtoViolation(
-                                    field: "allow_missing",
-                                    description: "Invalid value at 'allow_missing' (TYPE_BOOL), \"\(allowMissing)\"")
-                            ])
-                        ]))
+                        400, "INVALID_ARGUMENT", why,
+                        details: [V1Error.badRequest([ProtoViolation(field: "allow_missing", description: why)])]))
             }
             if device.topics[topic] == nil, allowMissing != "true" {
                 throw Control.notFound("Requested entity was not found.")

@@ -76,11 +76,8 @@ struct V1API {
     /// A send the transport could not read whole (over `--max-body-bytes`, or malformed):
     /// logged in the project it named, as Google's front end refused it.
     func unread(_ request: Request, _ params: PathParameters, _ error: FramingError) {
-        guard !parts.storeFailing() else { return }
         let project = directory[params[.project] ?? ""] ?? directory.defaultProject
-        parts.delivery.logRejection(
-            error == .tooLarge ? .payloadTooLarge : .invalidParameters,
-            reason: error == .tooLarge ? "request_too_large" : "malformed_request", project: project)
+        parts.delivery.logUnread(error, project: project, storeFailing: parts.storeFailing())
     }
 
     private static func v1Token(_ body: [UInt8]) -> String? {
