@@ -4,7 +4,8 @@ register3 and the MCS connection, by Chromium's own switches, all on 127.0.0.1.
 Usage: chromium_push.py HTTP_PORT TLS_PORT MCS_PORT CA_FILE
 A page served here registers a service worker and subscribes with a VAPID key; pywebpush
 sends to the endpoint Chromium returned (its host, fcm.googleapis.com or jmt17.google.com, is
-pushmock's TLS port for this process only); the worker's `push` event shows the data. Then a
+pushmock's TLS port for this process only); the worker's `push` event shows the data
+(and reports it to the page's server, push_pages.SHOWN). Then a
 second worker subscribes with the project's Web Push certificate, the page registers that
 subscription as the Firebase JS SDK does (Installations, FCM registrations), and an FCM v1
 send from firebase-admin reaches the worker as the SDK's payload. Chromium runs in this
@@ -113,10 +114,9 @@ def gcm_state():
         return str(e)
 
 
-def shown(scope):
-    return run_async("""
-        const reg = await navigator.serviceWorker.getRegistration(arguments[0]);
-        return reg ? (await reg.getNotifications()).map(n => n.title + ': ' + n.body) : [];""", scope)
+def shown(prefix):
+    """What the page's workers showed and reported (push_pages.SHOWN), starting with prefix."""
+    return [n for n in push_pages.SHOWN if n.startswith(prefix)]
 
 
 out = {}
@@ -144,7 +144,7 @@ try:
     r = webpush(sub, "hello Chromium", vapid_private_key=key, vapid_claims={"sub": "mailto:ops@example.com"}, ttl=60)
     assert r.status_code == 201, r.text
     # Under a loaded CI machine Chromium's GCM can take its time to show it: a minute.
-    out["web_push"] = wait_for(lambda: [n for n in shown("/") if n == "pushmock: hello Chromium"], "the Web Push", 60)
+    out["web_push"] = wait_for(lambda: [n for n in shown("pushmock: ") if n == "pushmock: hello Chromium"], "the Web Push", 60)
 
     # The Firebase JS SDK's getToken, by hand, then an FCM v1 send to the token.
     vapid = requests.get(control + "/webPushKey").json()["public_key"]
@@ -157,7 +157,7 @@ try:
     firebase_admin.initialize_app(credentials.Certificate(account.name))
     messaging.send(messaging.Message(token=token, notification=messaging.Notification(title="FCM", body="to Chromium"),
                                      data={"k": "v"}))
-    out["fcm"] = wait_for(lambda: shown("/fcm/"), "the FCM push")
+    out["fcm"] = wait_for(lambda: shown("FCM: "), "the FCM push")
     assert out["fcm"] == [f'FCM: to Chromium from {number} {{"k":"v"}}'], out["fcm"]
 finally:
     driver.quit()

@@ -1,22 +1,35 @@
 """What the real-browser tests (firefox_push.py, chromium_push.py) serve and run in a page: a
 page, a service worker that shows each push's data, one that does what the Firebase SDK's
 worker does with FCM's payload, and the Firebase JS SDK's getToken done by hand.
+
+Each worker also reports every notification it showed (once `showNotification` resolved) to
+this server, which keeps them in SHOWN as "title: body". Headless Chromium showed a push's
+notification and yet its `getNotifications()` listed nothing for the next minute, twice in
+ten runs on 2026-12-02, so the Chromium test reads SHOWN; Firefox's lists were always right.
 """
 import http.server
+import json
 import threading
 
+SHOWN = []
+
 PAGE = b"<!doctype html><title>push test</title><p>push test</p>"
-WORKER = b"""
+# Shows a notification, then reports it to the page's server.
+SHOW = b"""
+const show = (title, options) => self.registration.showNotification(title, options).then(() =>
+  fetch('/shown', {method: 'POST', body: JSON.stringify(title + ': ' + options.body)}));
+"""
+WORKER = SHOW + b"""
 self.addEventListener('push', event => {
   const text = event.data ? event.data.text() : '(no data)';
-  event.waitUntil(self.registration.showNotification('pushmock', {body: text, tag: String(Date.now())}));
+  event.waitUntil(show('pushmock', {body: text, tag: String(Date.now())}));
 });
 """
 # What the Firebase SDK's worker does with FCM's payload: shows its notification.
-FCM_WORKER = b"""
+FCM_WORKER = SHOW + b"""
 self.addEventListener('push', event => {
   const p = event.data.json();
-  event.waitUntil(self.registration.showNotification(p.notification.title,
+  event.waitUntil(show(p.notification.title,
     {body: p.notification.body + ' from ' + p.from + ' ' + JSON.stringify(p.data), tag: p.fcmMessageId}));
 });
 """
@@ -26,6 +39,14 @@ class Site(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         scripts = {"/sw.js": WORKER, "/fcm/sw.js": FCM_WORKER}
         body, kind = (scripts[self.path], "text/javascript") if self.path in scripts else (PAGE, "text/html")
+        self.reply(body, kind)
+
+    def do_POST(self):
+        if self.path == "/shown":
+            SHOWN.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        self.reply(b"", "text/plain")
+
+    def reply(self, body, kind):
         self.send_response(200)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
