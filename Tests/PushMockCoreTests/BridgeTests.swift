@@ -68,6 +68,12 @@ struct BridgeTests {
                 "b1 webhook MESSAGE_DELIVERED attempt 2: HTTP 204 (1 ms)",
             ])
         #expect(try h.events("&event=BRIDGE_ATTEMPT&device=d1").count == 2)
+        // The device's fate is its last event but a bridge's; its timeline keeps the attempts.
+        let detail = json(h.call("GET", base + "/messages/" + id.replacingOccurrences(of: "%", with: "%25")))
+        let device = try #require((detail["devices"] as? [[String: Any]])?.first)
+        #expect(device["fate"] as? String == "MESSAGE_IMPRESSION" && device["reason"] == nil, "\(device["fate"] ?? "")")
+        #expect((device["timeline"] as? [[String: Any]])?.last?["event"] as? String == "BRIDGE_ATTEMPT")
+        #expect((detail["outcomes"] as? [[String: Any]])?.first?["event"] as? String == "MESSAGE_IMPRESSION")
         let stats = json(h.call("GET", base + "/bridges/b1"))["stats"] as? [String: Int]
         #expect(stats == ["forwarded": 2, "attempts": 2, "succeeded": 1, "failed": 0, "overflowed": 0])
     }

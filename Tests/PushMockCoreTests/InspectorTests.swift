@@ -43,6 +43,10 @@ struct InspectorTests {
         let list = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages"))["messages"] as! [[String: Any]]
         let counts = try #require(list[1]["counts"] as? [String: Int])
         #expect(counts == ["MESSAGE_ACCEPTED": 1, "MESSAGE_DROPPED": 1])
+        // Who each send reached: a send to one token names it and its device; a topic send neither.
+        #expect(list[1]["token"] as? String == i["token"] as? String && list[1]["device_id"] as? String == i["id"] as? String)
+        #expect(list[2]["token"] as? String == a["token"] as? String && list[2]["device_id"] as? String == a["id"] as? String)
+        #expect(list[0]["token"] == nil && list[0]["device_id"] as? String == a["id"] as? String)
         #expect(ids("label=promo") == ["Sale — 50% off"])
         // Found by the fuzzer: Foundation's String.contains traps on these two.
         let form = h.send(
@@ -111,6 +115,17 @@ struct InspectorTests {
         let events = h.call("GET", "/emulator/v1/projects/demo-pushmock/events?count=true&message_id=" + id)
         #expect((m["events"] as? [Any])?.count == 1000 && m["events_total"] as? Int == json(events)["count"] as? Int)
         #expect((m["counts"] as? [String: Int])?["MESSAGE_ACCEPTED"] == 1501)
+        // Every device's outcome, counted by platform, event and reason; and its devices a page at a time.
+        let outcomes = try #require(m["outcomes"] as? [[String: Any]])
+        #expect(outcomes.count == 1 && outcomes[0]["devices"] as? Int == 1500, "\(outcomes)")
+        #expect(outcomes[0]["platform"] as? String == "android" && outcomes[0]["event"] as? String == "MESSAGE_DELIVERED")
+        let page = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages/\(id)?device_offset=1490&device_limit=25"))
+        let paged = try #require(page["devices"] as? [[String: Any]])
+        let first = (m["devices"] as? [[String: Any]] ?? []).compactMap { $0["device_id"] as? String }
+        let start = json(h.call("GET", "/emulator/v1/projects/demo-pushmock/messages/\(id)?device_limit=25"))
+        #expect((start["devices"] as? [[String: Any]])?.compactMap { $0["device_id"] as? String } == Array(first.prefix(25)))
+        #expect(paged.count == 10 && page["devices_total"] as? Int == 1500, "\(paged.count)")
+        #expect(paged.allSatisfy { !first.contains($0["device_id"] as! String) && ($0["timeline"] as? [Any])?.count == 2 })
 
         let one = try h.device("android")["token"] as! String
         for _ in 0..<1100 { _ = h.send(#"{"to":"\#(one)","data":{"k":"v"}}"#) }

@@ -194,7 +194,9 @@ final class Bridges {
             }
             log.append(
                 kind: .bridgeAttempt, time: clock.now(), projectID: project.id, projectNumber: project.number,
-                messageID: d.messageID, device: d.deviceID.flatMap { project.devices[$0] },
+                // Of the message, when it is still kept: its timeline shows the attempts.
+                message: d.messageID.flatMap { project.messages.message(id: $0) }, messageID: d.messageID,
+                device: d.deviceID.flatMap { project.devices[$0] },
                 reason: "\(d.bridge.id) \(d.bridge.target.name) \(d.eventName) attempt \(attempt.number): \(attempt.detail)")
         }
     }

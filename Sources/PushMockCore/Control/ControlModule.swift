@@ -82,7 +82,7 @@ struct ControlDevicesModule: GatewayModule {
             r.control("GET", device + "/notifications") { _, p throws(ControlError) in try devices.notifications(p) }
 
             r.control("GET", "/messages", inspector.listMessages)
-            r.control("GET", "/messages/{id}") { _, p throws(ControlError) in try inspector.message(p) }
+            r.control("GET", "/messages/{id}") { request, p throws(ControlError) in try inspector.message(request, p) }
             r.control("GET", "/topics") { _, p throws(ControlError) in try inspector.listTopics(p) }
             r.control("GET", "/reports", events.reports)
             r.control("GET", "/events:stream") { req, p throws(ControlError) in try events.stream(req, p, format: .sse) }

@@ -59,10 +59,13 @@ struct Inspector {
             var w = JSONWriter(capacity: 64 * 1024)
             if written == 0 { w.raw("{\"messages\":[") }
             let part = Array(messages[written..<min(written + 500, messages.count)])
-            let counts = eventCounts(of: part)
+            let outlines = outlines(of: part)
             for m in part {
                 if written > 0 { w.raw(",") }
-                RecordJSON.writeMessage(m, detail: false, counts: counts[ObjectIdentifier(m)], to: &w)
+                let outline = outlines[ObjectIdentifier(m)]
+                RecordJSON.writeMessage(m, detail: false, counts: outline?.counts, to: &w) { w in
+                    outline?.writeRecipient(of: m, to: &w)
+                }
                 written += 1
             }
             guard written == messages.count else { return (w.bytes, false) }
@@ -74,14 +77,18 @@ struct Inspector {
     /// The most events and devices one send's detail lists (a legacy multicast reaches 1,000).
     static let detailLimit = 1000
 
-    /// `GET .../messages/{id}`: the send, its request as received, its events, and per device
-    /// what it received (the rendered APNs request or Android message) with its timeline;
-    /// up to `detailLimit` events and devices, with the totals.
-    func message(_ params: PathParameters) throws(ControlError) -> Reply {
+    /// `GET .../messages/{id}?device_offset=&device_limit=`: the send, its request as
+    /// received, its events (up to `detailLimit`), every device's outcome counted by platform,
+    /// event and reason, and a page of its devices (from `device_offset`, `device_limit`,
+    /// at most and by default `detailLimit`) with what each received (the rendered APNs
+    /// request or Android message) and its timeline.
+    func message(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let p = try directory.named(params)
         let id = try Control.path(params, .id)
         guard let m = p.messages.message(id: id) else { throw Control.notFound("Message \(id) not found.") }
-        let record = DeliveryRecord(of: m, in: log, limit: Self.detailLimit)
+        let offset = max(0, request.queryValue("device_offset").flatMap(Int.init) ?? 0)
+        let limit = min(max(1, request.queryValue("device_limit").flatMap(Int.init) ?? Self.detailLimit), Self.detailLimit)
+        let record = DeliveryRecord(of: m, in: log, limit: Self.detailLimit, deviceOffset: offset, deviceLimit: limit)
         var w = JSONWriter()
         RecordJSON.writeMessage(m, detail: true, counts: record.counts, to: &w) { w in
             Self.writeDeliveries(m, record, to: &w)
@@ -105,8 +112,8 @@ struct Inspector {
             w.member("platform", d.platform.rawValue)
             w.member("app", d.app)
             w.member("message_id", r.messageID)
-            w.member("fate", r.timeline.last.map { $0.kind.rawValue } ?? "")
-            w.member("reason", ifPresent: r.timeline.last(where: { $0.reason != nil })?.reason)
+            w.member("fate", r.fate?.kind.rawValue ?? "")
+            w.member("reason", ifPresent: r.fate?.reason)
             RecordJSON.writeRendering(m, r.messageID, d, to: &w)
             w.key("timeline")
             w.beginArray()
@@ -123,25 +130,58 @@ struct Inspector {
         }
         w.endArray()
         w.member("devices_total", record.devicesTotal)
+        // Most devices first; then by platform, event and reason, so the order is stable.
+        let outcomes = record.outcomes.sorted {
+            ($1.value, $0.key.platform.rawValue, $0.key.kind.rawValue, $0.key.reason ?? "")
+                < ($0.value, $1.key.platform.rawValue, $1.key.kind.rawValue, $1.key.reason ?? "")
+        }
+        w.array("outcomes") { w in
+            for (o, n) in outcomes {
+                w.object { w in
+                    w.member("platform", o.platform.rawValue)
+                    w.member("event", o.kind.rawValue)
+                    w.member("reason", o.reason.map { .string($0) } ?? .null)
+                    w.member("devices", n)
+                }
+            }
+        }
     }
 
-    /// Event kinds per send, a send to a browser counting the events of the push that carried
+    /// What a list row says of a send's outcome: its event kinds, and who it reached.
+    struct Outline {
+        var counts: [EventKind: Int] = [:]
+        /// The token of its first event naming one (the token as sent, for a send to one).
+        var token: String?
+        /// The first device it reached, and whether it reached another.
+        var device: Device?
+        var severalDevices = false
+
+        /// `token` for a send to one token, and `device_id` when it reached one device.
+        func writeRecipient(of m: Message, to w: inout JSONWriter) {
+            if case .token = m.target { w.member("token", ifPresent: token) }
+            w.member("device_id", ifPresent: severalDevices ? nil : device?.id)
+        }
+    }
+
+    /// Each send's outline, a send to a browser counting the events of the push that carried
     /// it (`Message.forwarding`). Reads the log newest first and stops at events older than the
     /// oldest of the sends (none of theirs can come before it), so a page of recent sends
     /// costs the events since then, not the whole log.
-    func eventCounts(of messages: [Message]) -> [ObjectIdentifier: [EventKind: Int]] {
-        var counts: [ObjectIdentifier: [EventKind: Int]] = [:]
-        for m in messages { counts[ObjectIdentifier(m)] = [:] }
-        guard let oldest = messages.map(\.receivedAt).min() else { return counts }
+    func outlines(of messages: [Message]) -> [ObjectIdentifier: Outline] {
+        var outlines: [ObjectIdentifier: Outline] = [:]
+        for m in messages { outlines[ObjectIdentifier(m)] = Outline() }
+        guard let oldest = messages.map(\.receivedAt).min() else { return outlines }
         log.visitNewestFirst { e in
-            if let m = e.message, counts[ObjectIdentifier(m)] != nil { counts[ObjectIdentifier(m)]![e.kind, default: 0] += 1 }
+            if let m = e.message, outlines[ObjectIdentifier(m)] != nil {
+                outlines[ObjectIdentifier(m)]!.add(e)
+            }
             // What became of a send to a browser is told by the push that carried it, but for its own acceptance.
-            if let carried = e.message?.forwarding, e.kind != .messageAccepted, counts[ObjectIdentifier(carried)] != nil {
-                counts[ObjectIdentifier(carried)]![e.kind, default: 0] += 1
+            if let carried = e.message?.forwarding, e.kind != .messageAccepted, outlines[ObjectIdentifier(carried)] != nil {
+                outlines[ObjectIdentifier(carried)]!.counts[e.kind, default: 0] += 1
             }
             return e.time >= oldest
         }
-        return counts
+        return outlines
     }
 
     /// `GET .../topics`: every topic with its subscriber count and up to 100 device ids.
@@ -166,5 +206,17 @@ struct Inspector {
     /// d2 before d10.
     static func deviceOrder(_ a: String, _ b: String) -> Bool {
         a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a < b
+    }
+}
+
+extension Inspector.Outline {
+    /// Takes one of the send's events (read newest first, so the first token seen is kept
+    /// last: the oldest wins).
+    mutating func add(_ e: Event) {
+        counts[e.kind, default: 0] += 1
+        if let t = e.token { token = t }
+        guard let d = e.device else { return }
+        if let known = device, known !== d { severalDevices = true }
+        device = d
     }
 }
