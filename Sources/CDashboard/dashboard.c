@@ -44,6 +44,12 @@ static const unsigned char topics_js[] = {
 static const unsigned char log_js[] = {
 #embed "../../dashboard/js/log.js"
 };
+static const unsigned char timeline_js[] = {
+#embed "../../dashboard/js/timeline.js"
+};
+static const unsigned char fanout_js[] = {
+#embed "../../dashboard/js/fanout.js"
+};
 static const unsigned char views_js[] = {
 #embed "../../dashboard/js/views.js"
 };
@@ -74,6 +80,8 @@ static const pushmock_asset assets[] = {
     FILE("/ui/reports.js", JS, reports_js),
     FILE("/ui/topics.js", JS, topics_js),
     FILE("/ui/log.js", JS, log_js),
+    FILE("/ui/timeline.js", JS, timeline_js),
+    FILE("/ui/fanout.js", JS, fanout_js),
     FILE("/ui/views.js", JS, views_js),
     FILE("/ui/project.js", JS, project_js),
     FILE("/ui/reference.js", JS, reference_js),

@@ -129,6 +129,9 @@ try:
     wait.until(lambda d: "Hello from the browser test" in text("#messages tbody"))
     out["appeared_live"] = True
     out["relative_time"] = text("#messages tbody tr time")
+    # The row says who: the device it reached and its token, shortened (the whole one on hover).
+    who = js("const c = document.querySelector('#messages tbody tr td:nth-child(3)'); return [c.textContent, c.querySelector('code').title]")
+    out["recipient_shown"] = who[0].startswith(android["id"] + " ") and "…" in who[0] and who[1] == android["token"]
 
     # Open it with the keyboard: focus the row, press Enter. The URL names the message.
     js("document.querySelector('#messages tbody tr').focus()")
@@ -272,6 +275,40 @@ try:
     out["real_client_shown"] = "away" in text("#device .real-client") and "HeadlessChrome/156" in text("#device .real-client")
     shot("real-client")
 
+    # A send to 1,000 devices (another project, so the rest of this test is unchanged) opens
+    # with what became of it per outcome and platform, then its devices 25 a line at a time.
+    fan = root + "/emulator/v1/projects/fanout-demo"
+    call("POST", fan + "/devices:batchCreate", {"platform": "android", "app": "com.example.fan", "count": 600, "topics": ["many"]})
+    call("POST", fan + "/devices:batchCreate", {"platform": "ios", "app": "com.example.fan", "count": 400, "topics": ["many"]})
+    fan_id = call("POST", root + "/v1/projects/fanout-demo/messages:send", {"message": {"topic": "many", "notification": {"title": "To a thousand"}}},
+                  {"Authorization": "Bearer pushmock-test"})["name"].rsplit("/", 1)[1]
+    driver.get(root + f"/#/fanout-demo/messages/{urllib.request.quote(fan_id, safe='')}")
+    wait.until(lambda d: "Outcomes" in text("#message") and text("#message .fanout-pager").startswith("1–25 of 1000"))
+    cells = js("return [...document.querySelectorAll('#message table.outcomes tfoot th')].map((c) => c.textContent)")
+    out["fanout_summary"] = cells[2:] == ["600", "400", "1000"]
+    out["fanout_page"] = js("return document.querySelectorAll('#message .fanout-device').length") == 25
+    out["fanout_height"] = js("return document.querySelector('#message').scrollHeight")
+    click(By.CSS_SELECTOR, "#message .fanout-device summary")
+    wait.until(lambda d: visible("#message .fanout-device[open] .preview"))
+    out["fanout_expands"] = "To a thousand" in text("#message .fanout-device[open] .preview")
+    shot("fanout")
+    click(By.XPATH, "//div[contains(@class,'fanout-pager')]/button[text()='Next ›']")
+    wait.until(lambda d: text("#message .fanout-pager").startswith("26–50 of 1000"))
+    out["fanout_next"] = js("return document.querySelectorAll('#message .fanout-device').length") == 25
+
+    # A bridge that cannot reach its webhook retries; the timeline folds its attempts to one line.
+    hook = call("POST", fan + "/devices", {"platform": "android", "app": "com.example.fan"})
+    call("POST", fan + "/bridges", {"device": hook["id"], "webhook": {"url": "http://127.0.0.1:9/hook", "max_attempts": 3}})
+    hooked = call("POST", root + "/v1/projects/fanout-demo/messages:send", {"message": {"token": hook["token"], "notification": {"title": "Hooked"}}},
+                  {"Authorization": "Bearer pushmock-test"})["name"].rsplit("/", 1)[1]
+    wait.until(lambda d: len(call("GET", fan + f"/events?device={hook['id']}&event=BRIDGE_ATTEMPT")["events"]) >= 6)
+    driver.get(root + f"/#/fanout-demo/messages/{urllib.request.quote(hooked, safe='')}")
+    wait.until(lambda d: "attempts" in text("#message details.attempts summary"))
+    out["bridge_folded"] = [text("#message details.attempts summary"), js("return document.querySelectorAll('#message .timeline tr').length")]
+    click(By.CSS_SELECTOR, "#message details.attempts summary")
+    out["bridge_unfolded"] = js("return document.querySelectorAll('#message details.attempts li').length")
+    shot("bridge-folded")
+
     # A page of 50 at a time, with totals.
     for i in range(55):
         send({"to": "/topics/bulk", "data": {"n": str(i)}})
@@ -279,6 +316,8 @@ try:
     wait.until(lambda d: text("#message-count").startswith("1–50 of "))
     total = int(text("#message-count").split(" of ")[1].split()[0])
     out["page_one"] = text("#message-count")
+    # One line a row, however long its content (a condition, a long title, many outcomes).
+    out["one_line_rows"] = js("return Math.max(...[...document.querySelectorAll('#messages tbody tr')].map((r) => r.getBoundingClientRect().height))") < 40
     click(By.ID, "message-next")
     wait.until(lambda d: text("#message-count").startswith("51–"))
     out["page_two"] = text("#message-count") == f"51–{total} of {total}" and len(driver.find_elements(By.CSS_SELECTOR, "#messages tbody tr")) == total - 50

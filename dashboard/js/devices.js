@@ -5,6 +5,7 @@
 import { api, send } from "./api.js";
 import { $, el, pill, when } from "./dom.js";
 import { describe, preview, appName } from "./previews.js";
+import { timelineRows } from "./timeline.js";
 import { listRows, changed, empty, redraw, messageLink } from "./views.js";
 
 // Every state a device can be in, at a glance: the app (on the Web, the page), the network,
@@ -118,9 +119,8 @@ async function renderDevice(ctx, id) {
     attempts.length ? el("table", { class: "list attempts" }, el("tbody", {}, attempts.map((e) => el("tr", {},
       el("td", {}, when(e.event_timestamp)), el("td", {}, pill(e.event)), el("td", {}, e.reason || ""))))) : null,
     el("h3", {}, "Timeline"),
-    el("table", { class: "list timeline" }, el("tbody", {}, events.events.slice(-200).reverse().map((e) => el("tr", {},
-      el("td", {}, when(e.event_timestamp)), el("td", {}, pill(e.event)), el("td", {}, e.reason || ""),
-      el("td", {}, e.message_id ? messageLink(ctx, e.message_id, "message") : ""))))),
+    el("table", { class: "list timeline" }, el("tbody", {}, timelineRows(events.events.slice(-200).map((e) => ({ ...e, time: e.event_timestamp })),
+      { extra: (e) => (e.message_id ? messageLink(ctx, e.message_id, "message") : "") }).reverse())),
   );
 }
 

@@ -6,6 +6,8 @@ import { api, base, send, token } from "./api.js";
 import { $, el, fill, pill, pre, when } from "./dom.js";
 import { describe, preview } from "./previews.js";
 import { listRows, changed, empty, hint, deviceLink } from "./views.js";
+import { DEVICE_PAGE, FEW, devicePage, outcomeTable } from "./fanout.js";
+import { timelineRows } from "./timeline.js";
 
 export const PAGE = 50;
 let offset = 0;
@@ -35,9 +37,11 @@ export async function render(ctx) {
     cells: [
       when(m.received_at),
       m.api + (m.http_version === "2" ? " h2" : ""),
-      m.topic ? "/topics/" + m.topic : m.condition || m.notification_key_name || m.target,
-      m.summary || hint("(empty)"),
-      Object.entries(m.counts || {}).map(([k, n]) => pill(k, n)),
+      recipient(m),
+      m.summary ? el("span", { title: m.summary }, m.summary) : hint("(empty)"),
+      // Cut to one line; the tooltip has every count.
+      el("span", { title: Object.entries(m.counts || {}).map(([k, n]) => `${k} ${n}`).join("\n") },
+        Object.entries(m.counts || {}).map(([k, n]) => pill(k, n))),
     ],
   })), ctx.id, (id) => ctx.go("messages", id), 5, "No messages yet.");
   const shown = data.messages.length;
@@ -49,6 +53,21 @@ export async function render(ctx) {
   $("#message-next").disabled = offset + shown >= data.matched;
   if (ctx.id) await renderMessage(ctx, ctx.id);
   else empty($("#message"), "Select a message.");
+}
+
+/** A token in a few characters (`dQ8PWd8g…tBxkQz`); the whole one is its tooltip. */
+export function shortToken(t) {
+  return el("code", { class: "short-token", title: t }, t.length > 18 ? t.slice(0, 8) + "…" + t.slice(-6) : t);
+}
+
+/** Who a send was for: the topic, condition or group; else the device it reached, when one,
+ * and the token it named (shortened) or how many a multicast named. */
+function recipient(m) {
+  if (m.topic) return el("span", { title: "/topics/" + m.topic }, "/topics/" + m.topic);
+  if (m.condition) return el("span", { title: m.condition }, m.condition);
+  if (m.notification_key_name) return el("span", { title: "device group" }, "group " + m.notification_key_name);
+  const named = m.target === "multicast" ? `${m.accepted + m.failed} tokens` : m.token ? shortToken(m.token) : hint("no token");
+  return m.device_id ? [el("span", { class: "device-name" }, m.device_id), " ", named] : named;
 }
 
 /** The list's downloads, with its filters: the log's events of these sends as NDJSON (the
@@ -101,11 +120,16 @@ export function bind(ctx) {
 const SHOWN = ["MESSAGE_DISPLAYED", "MESSAGE_PRESENTED"];
 const FAILURE = /INVALID|MISMATCH|QUOTA|AUTH|TOO_LARGE|INTERNAL|MISSING/;
 
+// The page of devices the open message shows, and which of their lines are open.
+const fanout = { id: null, offset: 0, opened: new Set() };
+
 async function renderMessage(ctx, id) {
   const box = $("#message");
+  if (fanout.id !== id) Object.assign(fanout, { id, offset: 0, opened: new Set() });
+  const path = "/messages/" + encodeURIComponent(id);
   let m;
   try {
-    m = await api("/messages/" + encodeURIComponent(id));
+    m = await api(`${path}?device_offset=${fanout.offset}&device_limit=${DEVICE_PAGE}`);
   } catch (e) {
     if (e.status !== 404) throw e;
     empty(box, `Message ${id} is not here: it was deleted, cleared or evicted.`);
@@ -114,6 +138,11 @@ async function renderMessage(ctx, id) {
   if (!changed(box, m, id)) return;
   // Recipients FCM refused (a bad or unregistered token in a multicast): no device, one event.
   const failed = m.events.filter((e) => !e.device_id && FAILURE.test(e.event));
+  // The request, what each device received (up to 1,000) and the events, as the API gives them.
+  const download = async () => {
+    const all = await api(path);
+    save(JSON.stringify(all, null, 2) + "\n", "application/json", `pushmock-message-${m.message_id.replace(/[^A-Za-z0-9_-]/g, "_")}.json`);
+  };
   fill(box,
     el("div", { class: "detail-head" },
       el("a", { class: "back", href: ctx.href("messages") }, "← Messages"),
@@ -127,25 +156,37 @@ async function renderMessage(ctx, id) {
     el("p", {}, `${m.api} · ${m.target} · ${m.message_type} · received `, when(m.received_at),
       ` · HTTP/${m.http_version}${m.tls ? " over TLS" : ""}${m.dry_run ? " · dry run" : ""}`),
     el("p", {}, "Message id: ", el("code", {}, m.message_id), ` · ${m.accepted} accepted, ${m.failed} failed · `,
-      // The request, what each device received, and the events: the detail as the API gives it.
-      el("button", { type: "button", class: "link", id: "message-json", onclick: () => save(JSON.stringify(m, null, 2) + "\n", "application/json", `pushmock-message-${m.message_id.replace(/[^A-Za-z0-9_-]/g, "_")}.json`) }, "Download JSON")),
+      el("button", { type: "button", class: "link", id: "message-json", onclick: () => ctx.act(download) }, "Download JSON")),
     failed.length ? [
       el("h3", {}, `Not delivered (${failed.length})`),
       el("table", { class: "list failed" }, el("tbody", {}, failed.map((e) => el("tr", {},
         el("td", {}, el("code", { class: "token" }, e.token || "(no token)")), el("td", {}, pill(e.event)), el("td", {}, e.reason || ""))))),
     ] : null,
-    el("h3", {}, `Devices (${m.devices_total})`),
-    m.devices.length < m.devices_total ? el("p", { class: "hint" }, `The first ${m.devices.length} are shown; the events API has them all.`) : null,
-    m.devices.length ? null : el("p", { class: "hint" }, "No device received it."),
-    m.devices.map((d) => el("section", { class: "delivery" },
-      el("p", {}, deviceLink(ctx, d.device_id), ` ${d.platform} ${d.app} — `, pill(d.fate), d.reason ? ` ${d.reason}` : ""),
-      preview(describe(d), (d.timeline.find((t) => SHOWN.includes(t.event)) || {}).time),
-      el("table", { class: "list timeline" }, el("tbody", {}, d.timeline.map((t) => el("tr", {}, el("td", {}, when(t.time)),
-        el("td", { class: "delay" }, sinceAccepted(d.timeline, t)), el("td", {}, pill(t.event)), el("td", {}, t.reason || ""))))),
-      el("details", {}, el("summary", {}, { ios: "APNs request", android: "Android message", web: "Web push payload" }[d.platform]), pre(d.apns || d.android || d.web)))),
+    m.devices_total > FEW ? [
+      el("h3", {}, "Outcomes"),
+      outcomeTable(m.outcomes),
+      el("h3", {}, `Devices (${m.devices_total})`),
+      devicePage(m, fanout.offset, fanout.opened, (d) => [el("p", {}, deviceLink(ctx, d.device_id), ` ${d.platform} ${d.app}`), received(d)],
+        (offset) => { fanout.offset = offset; ctx.refresh(); }),
+    ] : [
+      el("h3", {}, `Devices (${m.devices_total})`),
+      m.devices.length ? null : el("p", { class: "hint" }, "No device received it."),
+      m.devices.map((d) => el("section", { class: "delivery" },
+        el("p", {}, deviceLink(ctx, d.device_id), ` ${d.platform} ${d.app} — `, pill(d.fate), d.reason ? ` ${d.reason}` : ""),
+        received(d))),
+    ],
     el("h3", {}, "Request as received"),
     rawRequest(m),
   );
+}
+
+/** What one device showed, its timeline, and the payload exactly as it got it. */
+function received(d) {
+  return [
+    preview(describe(d), (d.timeline.find((t) => SHOWN.includes(t.event)) || {}).time),
+    el("table", { class: "list timeline" }, el("tbody", {}, timelineRows(d.timeline, { delay: (t) => sinceAccepted(d.timeline, t) }))),
+    el("details", {}, el("summary", {}, { ios: "APNs request", android: "Android message", web: "Web push payload" }[d.platform]), pre(d.apns || d.android || d.web)),
+  ];
 }
 
 /** How long after its acceptance an event came (`+2.5 s`): the wait for a device that was
