@@ -65,7 +65,7 @@ struct DashboardTests {
             "refused_v1_row", "chaos_round_trip", "error_stays", "error_dismissed", "reports_explained", "states_listed",
             "download_json", "download_csv", "download_ndjson", "delay_shown", "log_lists_refusals", "log_count_project",
             "log_links_message", "recipient_shown", "one_line_rows", "fanout_summary", "fanout_page", "fanout_expands",
-            "fanout_next",
+            "fanout_next", "try_curl", "try_send",
         ]
         for key in checks { #expect(seen(key), "\(key): \(out)") }
         #expect(r["default_route"] as? String == "#/demo-pushmock/messages")
@@ -86,11 +86,13 @@ struct DashboardTests {
         // A 1,000-device send is a summary and a page of 25 lines, not a 5,000-pixel scroll.
         #expect((r["fanout_height"] as? Int ?? .max) < 2500, "\(r["fanout_height"] ?? "")")
         let folded = r["bridge_folded"] as? [Any]
-        #expect((folded?.first as? String)?.hasPrefix("b1 webhook: 6 attempts, last connection failed") == true, "\(folded ?? [])")
-        #expect(folded?.last as? Int == 5, "accepted, delivered, displayed, impression and one line for the bridge: \(folded ?? [])")
+        let line = folded?.first as? String ?? ""
+        #expect(line.hasPrefix("b1 webhook: 6 attempts, last connection failed"), "\(line)")
+        // Accepted, delivered, displayed, impression, and one line for the bridge.
+        #expect(folded?.last as? Int == 5, "\(folded ?? [])")
         #expect(r["bridge_unfolded"] as? Int == 6)
         let shots = (try? FileManager.default.contentsOfDirectory(atPath: Self.screenshots)) ?? []
-        #expect(shots.filter { $0.hasSuffix(".png") }.count == 19)
+        #expect(shots.filter { $0.hasSuffix(".png") }.count == 20)
     }
 
     @Test("opened with --control-token, the dashboard's downloads (Export CSV) carry the token: no 401")

@@ -430,6 +430,16 @@ try:
     click(By.XPATH, "//details[contains(@class,'operation')]/summary[contains(., 'Delete a send')]")
     out["api_readable"] = "the log keeps what happened to it" in text("#reference details[open]")
     shot("api-reference")
+    # Try it: the form has the project filled in, the curl command follows it, Send answers.
+    click(By.XPATH, "//details[contains(@class,'operation')]/summary[contains(., 'Delete a send')]")
+    click(By.XPATH, "//details[contains(@class,'operation')]/summary[contains(., 'Register a device')]")
+    op = "//details[contains(@class,'operation')][@open][summary[contains(., 'Register a device')]]"
+    curl = text("#reference details[open] pre.curl")
+    out["try_curl"] = curl.startswith(f"curl -X POST '{root}/emulator/v1/projects/demo-pushmock/devices'") and """--data '{"platform":"ios","app":"com.example.app"}'""" in curl
+    click(By.XPATH, op + "//button[text()='Send']")
+    wait.until(lambda d: "HTTP 201" in text("#reference details[open] .answer"))
+    out["try_send"] = '"platform": "ios"' in text("#reference details[open] .answer pre")
+    shot("api-try-it")
 
     # A refused HTTP v1 send is a row of the list, as a refused legacy send is.
     call("POST", root + "/v1/projects/demo-pushmock/messages:send",
