@@ -83,6 +83,7 @@ struct DashboardTests {
         #expect(r["chaos_error"] as? String == "503")
         #expect(r["dark_background"] as? String == "rgb(20, 24, 29)")
         #expect(r["console_errors"] as? [String] == [])
+        #expect(r["gallery"] as? Int == 32, "8 pages, 2 widths, light and dark")
         // A 1,000-device send is a summary and a page of 25 lines, not a 5,000-pixel scroll.
         #expect((r["fanout_height"] as? Int ?? .max) < 2500, "\(r["fanout_height"] ?? "")")
         let folded = r["bridge_folded"] as? [Any]

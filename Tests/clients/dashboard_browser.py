@@ -441,6 +441,26 @@ try:
     out["try_send"] = '"platform": "ios"' in text("#reference details[open] .answer pre")
     shot("api-try-it")
 
+    # Every view at 1440 and 800 pixels wide, light and dark (Tests/screenshots/gallery/).
+    gallery = os.path.join(shots, "gallery")
+    os.makedirs(gallery, exist_ok=True)
+    quote = lambda s: urllib.request.quote(s, safe="")
+    pages = [("messages", f"demo-pushmock/messages/{quote(sale)}"), ("fanout", f"fanout-demo/messages/{quote(fan_id)}"),
+             ("devices", f"demo-pushmock/devices/{iphone['id']}"), ("topics", "demo-pushmock/topics"), ("log", "demo-pushmock/log"),
+             ("reports", "demo-pushmock/reports"), ("project", "demo-pushmock/project"), ("api", "demo-pushmock/api")]
+    for scheme in ("light", "dark"):
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        for width in (1440, 800):
+            driver.set_window_size(width, 900)
+            for name, page in pages:
+                js("location.hash = arguments[0]", "#/" + page)
+                wait.until(lambda d: js("return !document.querySelector('#view-' + arguments[0]).hidden", page.split("/")[1]))
+                time.sleep(0.5)
+                driver.save_screenshot(os.path.join(gallery, f"{name}-{width}-{scheme}.png"))
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+    driver.set_window_size(1400, 1000)
+    out["gallery"] = len([f for f in os.listdir(gallery) if f.endswith(".png")])
+
     # A refused HTTP v1 send is a row of the list, as a refused legacy send is.
     call("POST", root + "/v1/projects/demo-pushmock/messages:send",
          {"message": {"token": "unknown-token:APA91bNope", "notification": {"title": "Refused v1"}}})
@@ -453,7 +473,8 @@ try:
     # The Log view: every event of the project, refusals included, filtered, linked.
     click(By.CSS_SELECTOR, ".tab[data-view=log]")
     wait.until(lambda d: "in this project" in text("#log-count"))
-    log_rows = "return [...document.querySelectorAll('#log tbody tr')].map((r) => r.innerText)"
+    # A row's text and the whole tokens and ids its shortened ones stand for.
+    log_rows = "return [...document.querySelectorAll('#log tbody tr')].map((r) => r.innerText + ' ' + [...r.querySelectorAll('[title]')].map((e) => e.title).join(' '))"
     wait.until(lambda d: any("invalid_registration" in r for r in js(log_rows)))
     out["log_lists_refusals"] = any("unknown-token:APA91bNope" in r for r in js(log_rows))
     Select(driver.find_element(By.CSS_SELECTOR, "#log-filters select[name=event]")).select_by_value("INVALID_REGISTRATION")

@@ -5,7 +5,7 @@
 import { api, base, send, token } from "./api.js";
 import { $, el, fill, pill, pre, when } from "./dom.js";
 import { describe, preview } from "./previews.js";
-import { listRows, changed, empty, hint, deviceLink } from "./views.js";
+import { listRows, changed, empty, hint, deviceLink, shortToken } from "./views.js";
 import { DEVICE_PAGE, FEW, devicePage, outcomeTable } from "./fanout.js";
 import { timelineRows } from "./timeline.js";
 
@@ -53,11 +53,6 @@ export async function render(ctx) {
   $("#message-next").disabled = offset + shown >= data.matched;
   if (ctx.id) await renderMessage(ctx, ctx.id);
   else empty($("#message"), "Select a message.");
-}
-
-/** A token in a few characters (`dQ8PWd8g…tBxkQz`); the whole one is its tooltip. */
-export function shortToken(t) {
-  return el("code", { class: "short-token", title: t }, t.length > 18 ? t.slice(0, 8) + "…" + t.slice(-6) : t);
 }
 
 /** Who a send was for: the topic, condition or group; else the device it reached, when one,
