@@ -210,8 +210,8 @@ struct Inspector {
 }
 
 extension Inspector.Outline {
-    /// Takes one of the send's events (read newest first, so the first token seen is kept
-    /// last: the oldest wins).
+    /// Takes one of the send's events. They come newest first, so the token kept is the
+    /// oldest event's: the one the send named.
     mutating func add(_ e: Event) {
         counts[e.kind, default: 0] += 1
         if let t = e.token { token = t }
