@@ -26,8 +26,8 @@ struct ControlDevices {
 
     /// `POST .../devices:batchCreate` with `{"platform", "app", "count", "topics"}`: many
     /// identical devices at once, for load tests. Answers the count and the id range. The
-    /// first is registered at once (a refusal is the answer); the rest in slices of
-    /// `batchStep`, other connections served between them.
+    /// first is registered at once with every check (a refusal is the answer); the rest, like
+    /// it, in slices of `batchStep`, other connections served between them.
     func batchCreate(_ request: Request, _ params: PathParameters) throws(ControlError) -> Reply {
         let project = try directory.named(params)
         let obj = try Control.body(request, allowed: ["platform", "app", "apns_environment", "count", "topics"])
@@ -42,15 +42,16 @@ struct ControlDevices {
         let fields = JSONObject(obj.entries.filter { ["platform", "app", "apns_environment"].contains($0.key) })
         let spec = try Control.mapped { () throws(RegistrationError) in try DeviceFields.spec(fields) }
         let registration = registration
-        func make() throws(RegistrationError) -> Device {
-            let d = try registration.register(spec, in: project)
+        // The first is registered with every check; the rest are like it (`registerAnother`).
+        func make(first: Bool = false) throws(RegistrationError) -> Device {
+            let d = try first ? registration.register(spec, in: project) : registration.registerAnother(like: spec, in: project)
             for t in topics { _ = project.topics.subscribe(d, to: t, at: d.createdAt) }
             return d
         }
         // Tables sized once: grown a device at a time, a million rehash on the loop.
         project.devices.reserveCapacity(project.devices.count + count)
         for t in topics { project.topics.reserve(count, for: t) }
-        let first = try Control.mapped { () throws(RegistrationError) in try make() }
+        let first = try Control.mapped { () throws(RegistrationError) in try make(first: true) }
         var last = first
         var made = 1
         return .sliced(

@@ -2,11 +2,12 @@
 /// addresses of kinds that retire with when they stopped being valid. A lookup in one
 /// project checks the device's project; a lookup across projects (which project owns a
 /// token, which device an APNs token names) is the same lookup. Text addresses are kept in
-/// one table a kind, keyed by their text alone, and APNs tokens in one keyed by their bytes:
-/// with a million devices an entry costs what the text costs, not a whole `DeviceAddress`.
+/// one `ObjectTable` a kind, which holds each text's hash and asks the device whether it has
+/// the address, and APNs tokens in one keyed by their bytes: with a million devices an entry
+/// costs 16 bytes of table, not a copy of the address.
 /// Loop thread only.
 final class AddressBook {
-    private var texts: [DeviceAddress.Kind: [String: Device]] = [:]
+    private var texts: [DeviceAddress.Kind: ObjectTable<Device>] = [:]
     private var apnsTokens: [APNsToken: Device] = [:]
     /// Retired addresses: when each stopped being valid, and the device it named (deleted or
     /// not), so a push to it is logged for that device.
@@ -19,7 +20,10 @@ final class AddressBook {
 
     func device(at address: DeviceAddress) -> Device? {
         switch address.key {
-        case .text(let text): texts[address.kind]?[text]
+        case .text(let text):
+            // A send names a device by its token: that check first, without the general one.
+            address.kind == .registrationToken
+                ? texts[.registrationToken]?.find(text) { $0.token == text } : texts[address.kind]?.find(text) { $0.has(address) }
         case .apns(let token): apnsTokens[token]
         }
     }
@@ -29,32 +33,42 @@ final class AddressBook {
 
     /// Room for `n` devices' FCM tokens and installations.
     func reserveCapacity(_ n: Int) {
-        for kind in [DeviceAddress.Kind.registrationToken, .installation] { texts[kind, default: [:]].reserveCapacity(n) }
+        for kind in [DeviceAddress.Kind.registrationToken, .installation] {
+            let held = texts[kind]?.count ?? 0
+            texts[kind, default: ObjectTable()].reserveCapacity(held + n)
+        }
     }
 
     func add(_ address: DeviceAddress, of device: Device) {
-        set(address, device)
+        switch address.key {
+        case .text(let text): texts[address.kind, default: ObjectTable()].insert(text, device) { $0.has(address) }
+        case .apns(let token): apnsTokens[token] = device
+        }
         if address.kind.retires, !retired.isEmpty { retired[address] = nil }
     }
 
-    /// The address no longer names its device; one of a kind that retires is remembered.
+    /// The address no longer names its device (which may already have another); one of a
+    /// kind that retires is remembered.
     func remove(_ address: DeviceAddress, of device: Device, at time: Timestamp) {
-        guard self.device(at: address) === device else { return }
-        set(address, nil)
+        guard take(address, of: device) else { return }
         if address.kind.retires { retired[address] = Retirement(time: time, device: device) }
     }
 
-    private func set(_ address: DeviceAddress, _ device: Device?) {
+    /// Takes the address out if it names the device; whether it did.
+    private func take(_ address: DeviceAddress, of device: Device) -> Bool {
         switch address.key {
-        case .text(let text): texts[address.kind, default: [:]][text] = device
-        case .apns(let token): apnsTokens[token] = device
+        case .text(let text): return texts[address.kind]?.remove(text, device) ?? false
+        case .apns(let token):
+            guard apnsTokens[token] === device else { return false }
+            apnsTokens[token] = nil
+            return true
         }
     }
 
     /// A project started over: its devices' addresses and its retired ones are forgotten.
     func forget(_ project: Project) {
         for d in project.devices.inOrder {
-            d.forEachAddress { a in if device(at: a) === d { set(a, nil) } }
+            d.forEachAddress { a in _ = take(a, of: d) }
         }
         retired = retired.filter { $0.value.device.projectID != project.id }
     }

@@ -32,7 +32,7 @@ public final class Device {
     /// tokens idle for 270 days are expired.
     public private(set) var lastSeen: Timestamp
     /// Topic name → when it was subscribed.
-    public internal(set) var topics: [String: Timestamp] = [:]
+    public internal(set) var topics = TopicMemberships()
     /// What the service holds for the device and its allowances (`Delivery`'s).
     var delivery = DeviceDelivery()
     /// Its send counters for the per-device rate limits (`Quotas`').
@@ -78,6 +78,17 @@ public final class Device {
         if let token { body(.registrationToken(token)) }
         if let a = apnsToken.flatMap(DeviceAddress.apns) { body(a) }
         for a in moduleAddresses { body(a) }
+    }
+
+    /// Whether the device has this address now (what the address book asks of the device a
+    /// hash names).
+    func has(_ address: DeviceAddress) -> Bool {
+        switch address.key {
+        case .text(let text) where address.kind == .registrationToken: token == text
+        case .text(let text) where address.kind == .installation: fid == text
+        case .apns(let key): apnsToken.flatMap(APNsToken.init) == key
+        case .text: moduleAddresses.contains(address)
+        }
     }
 
     /// Its project's registry changes the addresses, keeping the index in step.

@@ -49,6 +49,20 @@ struct DeviceRegistration {
         if directory.owner(ofToken: token) != nil || directory.device(at: .installation(fid)) != nil {
             throw .conflict("A device with this token or fid already exists.")
         }
+        return try add(spec, fid: fid, token: token, in: project)
+    }
+
+    /// Another device like one `register` accepted (`devices:batchCreate`): the spec's rules
+    /// are not checked again, and the FID and token, made here, are not looked up: 126 and
+    /// more random bits do not collide. The id is claimed as ever.
+    func registerAnother(like spec: DeviceSpec, in project: Project) throws(RegistrationError) -> Device {
+        let fid = Identifiers.fid(random)
+        return try add(spec, fid: fid, token: Identifiers.registrationToken(fid: fid, random), in: project)
+    }
+
+    /// Makes the device a checked spec describes, with its FID and token, and adds it.
+    private func add(_ spec: DeviceSpec, fid: String, token: String, in project: Project) throws(RegistrationError) -> Device {
+        let platform = spec.platform
         let subscription = try platform == .web && spec.state.hasPushSubscription(on: .web) ? webPush(spec) : nil
         let id = try deviceID(spec.id, in: project)
         let device = Device(
@@ -266,13 +280,16 @@ struct DeviceRegistration {
         }
         switch platform {
         case .android:
-            let parts = name.split(separator: ".", omittingEmptySubsequences: false)
             // Android's rule: segments each starting with a letter, of letters, digits and '_'
             // (developer.android.com, "Set the application ID"). Its two-segment minimum is not
             // enforced: fixtures in use, pushmock's own among them, name apps with one segment.
-            guard name.utf8.count <= 150, bytes({ alphanumeric($0) || $0 == 0x5F || $0 == 0x2E }),
-                parts.allSatisfy({ $0.first?.isLetter == true })
-            else {
+            func letter(_ c: UInt8) -> Bool { (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) }
+            var segmentStart = true
+            let valid = name.utf8.allSatisfy { c in
+                defer { segmentStart = c == 0x2E }
+                return segmentStart ? letter(c) : alphanumeric(c) || c == 0x5F || c == 0x2E
+            }
+            guard name.utf8.count <= 150, valid, !segmentStart else {
                 throw .invalid(
                     "Invalid value at 'app': an Android application id is parts joined by '.' (com.example.app), each starting with a letter, of letters, digits and '_', at most 150 characters; not \"\(name.prefix(200))\"."
                 )

@@ -3,7 +3,8 @@
 /// change of a device's addresses. Every change is recorded for the saved state. Loop thread
 /// only.
 public final class DeviceRegistry {
-    private var byID: [String: Device] = [:]
+    /// By id (`ObjectTable`: 16 bytes a device).
+    private var byID = ObjectTable<Device>()
     /// Devices in registration order.
     public private(set) var inOrder: [Device] = []
     private let projectID: String
@@ -19,7 +20,7 @@ public final class DeviceRegistry {
     }
 
     public var count: Int { byID.count }
-    public subscript(id: String) -> Device? { byID[id] }
+    public subscript(id: String) -> Device? { byID.find(id) { $0.id == id } }
 
     /// The project's device an address names.
     func device(at address: DeviceAddress) -> Device? {
@@ -34,11 +35,11 @@ public final class DeviceRegistry {
     /// none given, the next free `dN`.
     func claimID(_ given: String?) -> String? {
         if let given {
-            guard byID[given] == nil else { return nil }
+            guard self[given] == nil else { return nil }
             if given.hasPrefix("d"), let n = Int(given.dropFirst()), n >= nextNumber { nextNumber = n + 1 }
             return given
         }
-        while byID["d\(nextNumber)"] != nil { nextNumber += 1 }
+        while self["d\(nextNumber)"] != nil { nextNumber += 1 }
         defer { nextNumber += 1 }
         return "d\(nextNumber)"
     }
@@ -53,7 +54,7 @@ public final class DeviceRegistry {
     }
 
     func insert(_ device: Device) {
-        byID[device.id] = device
+        byID.insert(device.id, device) { $0.id == device.id }
         inOrder.append(device)
         device.forEachAddress { book.add($0, of: device) }
         changes.device(device)
@@ -119,7 +120,7 @@ public final class DeviceRegistry {
     /// Removes a device; its addresses of kinds that retire are retired at `time`.
     func remove(_ device: Device, at time: Timestamp) {
         device.forEachAddress { book.remove($0, of: device, at: time) }
-        byID[device.id] = nil
+        byID.remove(device.id, device)
         if let i = inOrder.firstIndex(where: { $0 === device }) { inOrder.remove(at: i) }
         changes.device(device)
     }

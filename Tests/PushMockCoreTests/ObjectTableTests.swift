@@ -1,0 +1,45 @@
+import Testing
+
+@testable import PushMockCore
+
+/// The devices' index table: lookups ask the object, removals go by identity, tombstones are
+/// reused, growth keeps every object findable.
+@Suite("ObjectTable")
+struct ObjectTableTests {
+    final class Named {
+        var name: String
+        init(_ name: String) { self.name = name }
+    }
+
+    @Test("finds by the object's own key, replaces, removes by identity, and grows from 8 slots to 100,000 objects")
+    func table() {
+        var t = ObjectTable<Named>()
+        let objects = (0..<100_000).map { Named("key-\($0)") }
+        for o in objects { t.insert(o.name, o) { $0.name == o.name } }
+        #expect(t.count == 100_000)
+        #expect(objects.allSatisfy { o in t.find(o.name) { $0.name == o.name } === o })
+        #expect(t.find("key-100000") { $0.name == "key-100000" } == nil)
+        // Another object with the same key takes its place; the same object again changes nothing.
+        let other = Named("key-7")
+        t.insert("key-7", other) { $0.name == "key-7" }
+        t.insert("key-7", other) { $0.name == "key-7" }
+        #expect(t.count == 100_000 && t.find("key-7") { $0.name == "key-7" } === other)
+        // An object renamed is still removed under its old key (by identity), and only it.
+        objects[8].name = "renamed"
+        let wrong = t.remove("key-8", objects[9])
+        let right = t.remove("key-8", objects[8])
+        #expect(!wrong && right)
+        #expect(t.count == 99_999 && t.find("key-8") { _ in true } == nil)
+        // Removing and adding again many times reuses the slots.
+        for round in 0..<5 {
+            let removed = objects[1000..<2000].filter { t.remove($0.name, $0) }.count
+            #expect(removed == 1000, "round \(round)")
+            for o in objects[1000..<2000] { t.insert(o.name, o) { $0.name == o.name } }
+        }
+        #expect(t.count == 99_999 && objects[1000..<2000].allSatisfy { o in t.find(o.name) { $0.name == o.name } === o })
+        var reserved = ObjectTable<Named>()
+        reserved.reserveCapacity(1000)
+        reserved.insert("a", objects[0]) { _ in false }
+        #expect(reserved.count == 1 && reserved.find("a") { _ in true } === objects[0])
+    }
+}
