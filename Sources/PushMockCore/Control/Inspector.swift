@@ -195,7 +195,7 @@ struct Inspector {
                     w.object { w in
                         w.member("name", name)
                         w.member("subscribers", devices.count)
-                        w.array("devices", strings: devices.keys.sorted(by: Self.deviceOrder).prefix(100))
+                        w.array("devices", strings: devices.map(\.id).sorted(by: Self.deviceOrder).prefix(100))
                     }
                 }
             }

@@ -57,8 +57,8 @@ final class Delivery {
 
     /// The devices subscribed to a topic, as the topic holds them (not copied: a topic may
     /// have a million).
-    func subscribers(_ topic: String, in project: Project) -> [String: Device].Values {
-        (project.topics[topic] ?? [:]).values
+    func subscribers(_ topic: String, in project: Project) -> [Device] {
+        project.topics[topic]?.devices ?? []
     }
 
     /// Shares the storage of the content types nearly every request carries.
@@ -224,13 +224,14 @@ final class Delivery {
         if condition.matches({ _ in false }) {
             return project.devices.inOrder.filter { d in condition.matches { d.topics[$0] != nil } }
         }
-        var seen: [String: Device] = [:]
+        var seen: Set<ObjectIdentifier> = []
+        var reached: [Device] = []
         for topic in Set(condition.topics) {
-            for (id, d) in project.topics[topic] ?? [:] where seen[id] == nil && condition.matches({ d.topics[$0] != nil }) {
-                seen[id] = d
+            for d in project.topics[topic]?.devices ?? [] where condition.matches({ d.topics[$0] != nil }) {
+                if seen.insert(ObjectIdentifier(d)).inserted { reached.append(d) }
             }
         }
-        return Array(seen.values)
+        return reached
     }
     /// The live device a token names in this project, or why there is none.
     func lookup(token: String, project: Project) -> Result<Device, Refusal> {

@@ -1,7 +1,7 @@
-/// A project's topics: topic → subscribed devices by id, kept in step with each device's own
-/// list. Every change is recorded for the saved state. Loop thread only.
+/// A project's topics: topic → its subscribed devices (`TopicMembers`), kept in step with
+/// each device's own list. Every change is recorded for the saved state. Loop thread only.
 public final class TopicIndex {
-    private var subscribers: [String: [String: Device]] = [:]
+    private var subscribers: [String: TopicMembers] = [:]
     private let changes: StateChanges
 
     init(changes: StateChanges) {
@@ -9,17 +9,18 @@ public final class TopicIndex {
     }
 
     public var count: Int { subscribers.count }
-    public var names: Dictionary<String, [String: Device]>.Keys { subscribers.keys }
+    public var names: Dictionary<String, TopicMembers>.Keys { subscribers.keys }
     /// Device-topic pairs.
     public var subscriptionCount: Int { subscribers.values.reduce(0) { $0 + $1.count } }
 
-    /// The topic's devices by id, as the index holds them (not copied: a topic may have a million).
-    public subscript(topic: String) -> [String: Device]? { subscribers[topic] }
+    /// The topic's devices, as the index holds them (not copied: a topic may have a million).
+    public subscript(topic: String) -> TopicMembers? { subscribers[topic] }
 
     /// Room for `n` more subscribers of `topic`, made at once (a batch of devices), so the
     /// table is not rebuilt as it grows a device at a time.
     func reserve(_ n: Int, for topic: String) {
-        subscribers[topic, default: [:]].reserveCapacity((subscribers[topic]?.count ?? 0) + n)
+        let held = subscribers[topic]?.count ?? 0
+        subscribers[topic, default: TopicMembers()].reserveCapacity(held + n)
     }
 
     /// Returns false when the device already has the maximum number of topics.
@@ -27,14 +28,14 @@ public final class TopicIndex {
         if device.topics[topic] != nil { return true }
         guard device.topics.count < Topic.maxPerInstance else { return false }
         device.topics[topic] = time
-        subscribers[topic, default: [:]][device.id] = device
+        subscribers[topic, default: TopicMembers()].insert(device)
         changes.device(device)
         return true
     }
 
     func unsubscribe(_ device: Device, from topic: String) {
         guard device.topics.removeValue(forKey: topic) != nil else { return }
-        subscribers[topic]?[device.id] = nil
+        subscribers[topic]?.remove(device)
         if subscribers[topic]?.isEmpty == true { subscribers[topic] = nil }
         changes.device(device)
     }
