@@ -3,7 +3,7 @@ import Testing
 @testable import PushMockCore
 
 /// A topic's subscribers: in the order they subscribed, a removal filling its gap with the
-/// last, each device once.
+/// last (which learns its new place), each device once.
 @Suite("TopicMembers")
 struct TopicMembersTests {
     @Test("subscribers keep their order, a removal moves the last into its place, a device is listed once")
@@ -19,6 +19,27 @@ struct TopicMembersTests {
         #expect(project.topics["news"]?.devices.map(\.id) == [ids[3], ids[1], ids[2]])
         project.topics.unsubscribe(try #require(project.devices[ids[2]]), from: "news")
         #expect(project.topics["news"]?.devices.map(\.id) == [ids[3], ids[1]])
-        #expect(project.topics["news"]?.contains(first) == false && project.topics.subscriptionCount == 2)
+        #expect(first.topics["news"] == nil && project.topics.subscriptionCount == 2)
+        // Each device knows its place: the one moved into the gap leaves from there.
+        project.topics.unsubscribe(try #require(project.devices[ids[3]]), from: "news")
+        #expect(project.topics["news"]?.devices.map(\.id) == [ids[1]])
+        project.topics.unsubscribe(try #require(project.devices[ids[1]]), from: "news")
+        #expect(project.topics["news"] == nil && project.topics.count == 0)
+    }
+
+    @Test(
+        "ids: a given dN moves the numbering past it, the largest N too (it overflowed and trapped), and generated ids never collide"
+    )
+    func numbering() throws {
+        let h = try Harness { _ in }
+        #expect(try h.device("android", extra: #","id":"d5""#)["id"] as? String == "d5")
+        #expect(try h.device("android")["id"] as? String == "d6")
+        #expect(try h.device("android", extra: #","id":"d9223372036854775807""#)["id"] as? String == "d9223372036854775807")
+        #expect(try h.device("android", extra: #","id":"d007""#)["id"] as? String == "d007")
+        #expect(try h.device("android")["id"] as? String == "d8")
+        let created = h.call(
+            "POST", "/emulator/v1/projects/demo-pushmock/devices:batchCreate",
+            body: #"{"platform":"ios","app":"com.example.a","count":3}"#)
+        #expect(created.bodyText == #"{"created":3,"first":"d9","last":"d11"}"#, "\(created.bodyText)")
     }
 }

@@ -32,15 +32,18 @@ public final class DeviceRegistry {
     public func withFID(_ fid: String) -> Device? { device(at: .installation(fid)) }
 
     /// The given id when it is free (a `dN` one moves the numbering past it), else nil; with
-    /// none given, the next free `dN`.
+    /// none given, the next `dN`, free since every `dN` claimed is below the numbering.
     func claimID(_ given: String?) -> String? {
         if let given {
             guard self[given] == nil else { return nil }
-            if given.hasPrefix("d"), let n = Int(given.dropFirst()), n >= nextNumber { nextNumber = n + 1 }
+            // (`d` and Int.max: no `dN` can be claimed after it, and N + 1 would overflow.)
+            if given.hasPrefix("d"), let n = Int(given.dropFirst()), n >= nextNumber, n < .max { nextNumber = n + 1 }
             return given
         }
-        while self["d\(nextNumber)"] != nil { nextNumber += 1 }
+        // No id `dN` with N ≥ nextNumber exists (a given one moved the numbering past it), so
+        // the next is free without a look-up (a miss in a table of a million).
         defer { nextNumber += 1 }
+        assert(self["d\(nextNumber)"] == nil)
         return "d\(nextNumber)"
     }
 

@@ -27,15 +27,15 @@ public final class TopicIndex {
     func subscribe(_ device: Device, to topic: String, at time: Timestamp) -> Bool {
         if device.topics[topic] != nil { return true }
         guard device.topics.count < Topic.maxPerInstance else { return false }
-        device.topics[topic] = time
-        subscribers[topic, default: TopicMembers()].insert(device)
+        let place = subscribers[topic, default: TopicMembers()].append(device)
+        device.topics.add(topic, since: time, place: place)
         changes.device(device)
         return true
     }
 
     func unsubscribe(_ device: Device, from topic: String) {
-        guard device.topics.removeValue(forKey: topic) != nil else { return }
-        subscribers[topic]?.remove(device)
+        guard let place = device.topics.remove(topic) else { return }
+        if let moved = subscribers[topic]?.remove(at: place) { moved.topics.move(topic, to: place) }
         if subscribers[topic]?.isEmpty == true { subscribers[topic] = nil }
         changes.device(device)
     }

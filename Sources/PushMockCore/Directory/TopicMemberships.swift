@@ -1,31 +1,37 @@
-/// A device's topics and when it subscribed to each: a short list (a device has a few topics,
-/// at most `Topic.maxPerInstance`), which costs a million devices on one topic 64 bytes each
-/// where a dictionary cost twice that. Reads as a dictionary does.
+/// A device's topics: when it subscribed to each, and its place in that topic's list of
+/// subscribers (`TopicMembers`), which the project's `TopicIndex` keeps in step. A short list (a
+/// device has a few topics, at most `Topic.maxPerInstance`): a million devices on one topic
+/// pay 64 bytes each where a dictionary cost twice that. Reads as a dictionary of topic →
+/// subscription time.
 public struct TopicMemberships: Sequence {
     public typealias Element = (key: String, value: Timestamp)
-    private var entries: [Element] = []
+    private struct Entry {
+        let topic: String
+        let since: Timestamp
+        var place: Int
+    }
+    private var entries: [Entry] = []
 
     public var count: Int { entries.count }
-    public var keys: [String] { entries.map(\.key) }
+    public var keys: [String] { entries.map(\.topic) }
 
-    /// When the device subscribed to `topic`; nil when it is not subscribed. Setting nil
-    /// unsubscribes.
-    public subscript(topic: String) -> Timestamp? {
-        get { entries.first { $0.key == topic }?.value }
-        set {
-            if let i = entries.firstIndex(where: { $0.key == topic }) {
-                if let newValue { entries[i].value = newValue } else { entries.remove(at: i) }
-            } else if let newValue {
-                entries.append((topic, newValue))
-            }
-        }
+    /// When the device subscribed to `topic`; nil when it is not subscribed.
+    public subscript(topic: String) -> Timestamp? { entries.first { $0.topic == topic }?.since }
+
+    public func makeIterator() -> IndexingIterator<[Element]> { entries.map { ($0.topic, $0.since) }.makeIterator() }
+
+    mutating func add(_ topic: String, since: Timestamp, place: Int) {
+        entries.append(Entry(topic: topic, since: since, place: place))
     }
 
-    @discardableResult
-    public mutating func removeValue(forKey topic: String) -> Timestamp? {
-        guard let i = entries.firstIndex(where: { $0.key == topic }) else { return nil }
-        return entries.remove(at: i).value
+    /// Takes the topic out; its place in the topic's list, nil when it was not there.
+    mutating func remove(_ topic: String) -> Int? {
+        guard let i = entries.firstIndex(where: { $0.topic == topic }) else { return nil }
+        return entries.remove(at: i).place
     }
 
-    public func makeIterator() -> IndexingIterator<[Element]> { entries.makeIterator() }
+    /// The device was moved in the topic's list (another left it).
+    mutating func move(_ topic: String, to place: Int) {
+        if let i = entries.firstIndex(where: { $0.topic == topic }) { entries[i].place = place }
+    }
 }
