@@ -151,7 +151,7 @@ try:
     saved = driver.execute_async_script("const done = arguments[0]; Promise.all(window.__saved.map((b) => b.text())).then(done)")
     detail = json.loads(saved[0])
     out["download_json"] = detail.get("message_id") == hello and "request" in detail and "devices" in detail and "events" in detail
-    out["download_csv"] = saved[1].startswith("received_at,message_id,api,") and hello in saved[1]
+    out["download_csv"] = saved[1].startswith("received_at,message_id,api,target,token,device_id,") and hello in saved[1] and android["id"] in saved[1]
     ndjson = driver.find_element(By.ID, "message-ndjson").get_attribute("href")
     with urllib.request.urlopen(ndjson, timeout=10) as r:
         lines = [json.loads(x) for x in r.read().decode().splitlines() if x]

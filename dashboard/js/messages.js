@@ -1,6 +1,7 @@
-// The Messages view: every accepted send, a page at a time, and one send in detail: what each
-// device showed (previews), who it never reached and why, each device's timeline, and the
-// request exactly as received.
+// The Messages view: every send, a page at a time, one line each (who it was for, what it
+// said, what became of it), and one send in detail: who it never reached and why; for a few
+// devices what each showed (previews) and its timeline; for many, the outcomes per platform
+// and the devices a page at a time (fanout.js); and the request exactly as received.
 
 import { api, base, send, token } from "./api.js";
 import { $, el, fill, pill, pre, when } from "./dom.js";
@@ -81,9 +82,9 @@ async function downloadCSV() {
   q.set("limit", "10000");
   const data = await api("/messages?" + q);
   const cell = (v) => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
-  const rows = [["received_at", "message_id", "api", "target", "summary", "accepted", "failed", "events"]].concat(
+  const rows = [["received_at", "message_id", "api", "target", "token", "device_id", "summary", "accepted", "failed", "events"]].concat(
     data.messages.map((m) => [m.received_at, m.message_id, m.api, m.topic ? "/topics/" + m.topic : m.condition || m.notification_key_name || m.target,
-      m.summary || "", m.accepted, m.failed, Object.entries(m.counts || {}).map(([k, n]) => `${k}:${n}`).join(" ")]));
+      m.token || "", m.device_id || "", m.summary || "", m.accepted, m.failed, Object.entries(m.counts || {}).map(([k, n]) => `${k}:${n}`).join(" ")]));
   save(rows.map((r) => r.map(cell).join(",")).join("\n") + "\n", "text/csv", "pushmock-messages.csv");
 }
 
