@@ -323,6 +323,13 @@ latency "v1 messages:send" --h1 -c 10 --rps 1000 -d "$work/v1.json" -H "Authoriz
 latency "APNs over HTTP/2" -c 10 -m 1 --rps 1000 -d "$work/apns.json" -H "authorization: bearer $jwt" -H 'apns-topic: com.example.bench' \
   -H 'apns-push-type: alert' "$pmtls/3/device/$apns"
 
+# The rate benches are done: their servers are stopped, so that what follows has core 0 to
+# itself (an idle-looking server may still be working there: the hooked one's webhook queue
+# retrying, a --data-dir store checkpointing).
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+wait "${pids[@]}" 2>/dev/null || true
+pids=()
+
 # Topic fan-out on a fresh pushmock (a log with room for every event): SUBSCRIBERS idle
 # devices on one topic (their memory is measured), then one send. The send is answered once
 # every device's events are in the log (the fan-out runs before the answer); the count of
