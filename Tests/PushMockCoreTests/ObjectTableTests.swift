@@ -42,4 +42,15 @@ struct ObjectTableTests {
         reserved.insert("a", objects[0]) { _ in false }
         #expect(reserved.count == 1 && reserved.find("a") { _ in true } === objects[0])
     }
+
+    @Test("identifiers made in one allocation draw what the plain ones draw: a FID, its token")
+    func identifiers() {
+        let a = RandomSource(seed: 7)
+        let b = RandomSource(seed: 7)
+        #expect(a.base64URL(150) == String(b.base64URL(150, after: "x", "y:").dropFirst(3)))
+        let fid = Identifiers.fid(a)
+        let token = Identifiers.registrationToken(fid: fid, a)
+        #expect(fid.utf8.count == 22 && "cdef".contains(fid.first!))
+        #expect(token.hasPrefix(fid + ":APA91b") && token.utf8.count == 163 && Identifiers.looksLikeRegistrationToken(token))
+    }
 }

@@ -4,13 +4,14 @@ public enum Identifiers {
     /// A Firebase installation ID: 22 URL-safe base64 characters whose first four bits are
     /// `0111`, so it starts with c, d, e or f.
     public static func fid(_ random: RandomSource) -> String {
-        let first = Array("cdef".utf8)[Int(random.next() % 4)]
-        return String(decoding: [first], as: UTF8.self) + random.base64URL(21)
+        random.base64URL(21, after: fidFirst[Int(random.next() % 4)])
     }
+
+    private static let fidFirst = ["c", "d", "e", "f"]
 
     /// A registration token as the current SDKs get it: `<fid>:APA91b` then 134 characters.
     public static func registrationToken(fid: String, _ random: RandomSource) -> String {
-        fid + ":APA91b" + random.base64URL(134)
+        random.base64URL(134, after: fid, ":APA91b")
     }
 
     /// An APNs device token: 32 bytes as 64 hex digits.
