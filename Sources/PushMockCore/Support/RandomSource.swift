@@ -46,42 +46,46 @@ public final class RandomSource: RandomNumberGenerator {
         return String(decoding: (0..<count).map { _ in alphabet[Int(next() % 36)] }, as: UTF8.self)
     }
 
-    /// `prefix`, `middle`, then `count` characters of the URL-safe base64 alphabet, made in
-    /// one allocation (a batch makes a million tokens at once). Draws as `base64URL(count)`.
+    /// `prefix`, `middle`, then `count` characters of the URL-safe base64 alphabet, written
+    /// in a buffer on the stack and made a string once (a batch makes a million tokens at
+    /// once; `+` made two strings more). Draws as `base64URL(count)`. (`String(decoding:)`
+    /// marks the string ASCII; one made by `String(unsafeUninitializedCapacity:)` was compared
+    /// with a send's token on the slow path, 300 instructions a send more.)
     public func base64URL(_ count: Int, after prefix: String, _ middle: String = "") -> String {
-        var prefix = prefix
-        var middle = middle
-        return prefix.withUTF8 { head in
-            middle.withUTF8 { mid in
-                String(unsafeUninitializedCapacity: head.count + mid.count + count) { out in
-                    _ = UnsafeMutableBufferPointer(rebasing: out[..<head.count]).initialize(from: head)
-                    _ = UnsafeMutableBufferPointer(rebasing: out[head.count..<head.count + mid.count]).initialize(from: mid)
-                    fill(UnsafeMutableBufferPointer(rebasing: out[(head.count + mid.count)...]), from: Self.base64URL, bits: 6)
-                    return out.count
-                }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.utf8.count + middle.utf8.count + count) { out in
+            var i = 0
+            let take = { (c: UInt8) in
+                out[i] = c
+                i += 1
             }
+            prefix.utf8.forEach(take)
+            middle.utf8.forEach(take)
+            draw(count, from: Self.base64URL, bits: 6, take)
+            return String(decoding: UnsafeBufferPointer(out), as: UTF8.self)
         }
     }
 
     /// `count` characters drawn from an alphabet of 2^`bits` symbols, `bits` random bits each.
     private func characters(_ count: Int, from alphabet: [UInt8], bits: Int) -> String {
-        String(unsafeUninitializedCapacity: count) { out in
-            fill(out, from: alphabet, bits: bits)
-            return count
-        }
+        var out = [UInt8]()
+        out.reserveCapacity(count)
+        draw(count, from: alphabet, bits: bits) { out.append($0) }
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Fills `out` with symbols of an alphabet of 2^`bits`, `bits` random bits each.
-    private func fill(_ out: UnsafeMutableBufferPointer<UInt8>, from alphabet: [UInt8], bits: Int) {
+    /// Hands `take` `count` symbols of an alphabet of 2^`bits`, `bits` random bits each.
+    /// (Inlined: message ids are drawn on every send.)
+    @inline(__always)
+    private func draw(_ count: Int, from alphabet: [UInt8], bits: Int, _ take: (UInt8) -> Void) {
         var pool: UInt64 = 0
         var left = 0
         let mask = UInt64(1 << bits - 1)
-        for i in out.indices {
+        for _ in 0..<count {
             if left < bits {
                 pool = next()
                 left = 64
             }
-            out[i] = alphabet[Int(pool & mask)]
+            take(alphabet[Int(pool & mask)])
             pool >>= UInt64(bits)
             left -= bits
         }
