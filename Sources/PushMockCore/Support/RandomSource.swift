@@ -47,10 +47,9 @@ public final class RandomSource: RandomNumberGenerator {
     }
 
     /// `prefix`, `middle`, then `count` characters of the URL-safe base64 alphabet, written
-    /// in a buffer on the stack and made a string once (a batch makes a million tokens at
-    /// once; `+` made two strings more). Draws as `base64URL(count)`. (`String(decoding:)`
-    /// marks the string ASCII; one made by `String(unsafeUninitializedCapacity:)` was compared
-    /// with a send's token on the slow path, 300 instructions a send more.)
+    /// in a buffer on the stack and made a string once: a batch makes a million tokens at
+    /// once. Draws as `base64URL(count)`. Made by `String(decoding:)`, which marks the string
+    /// ASCII, so comparing a send's token with it takes the fast path (docs/PERFORMANCE.md).
     public func base64URL(_ count: Int, after prefix: String, _ middle: String = "") -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.utf8.count + middle.utf8.count + count) { out in
             var i = 0
