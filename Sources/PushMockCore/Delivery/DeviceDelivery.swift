@@ -6,7 +6,12 @@ struct DeviceDelivery {
     /// Messages the service holds while the device is offline, oldest first.
     var pending: [Pending] = []
     /// iOS: the newest background push the system is holding back (budget exhausted).
-    var held: Pending?
+    var held: Pending? {
+        get { heldBox?.pending }
+        set { heldBox = newValue.map(HeldPush.init) }
+    }
+    /// Boxed: a push is rarely held, and a million idle devices would each carry its 40 bytes.
+    private var heldBox: HeldPush?
     /// iOS: when recent background pushes were handed to the app, for the hourly budget.
     var backgroundDeliveries: [Timestamp] = []
     /// Android: collapsible messages the app may receive now (FCM's burst of 20, refilled one
@@ -16,4 +21,10 @@ struct DeviceDelivery {
 
     /// Nothing is stored or held.
     var isEmpty: Bool { pending.isEmpty && held == nil }
+}
+
+/// A held push, boxed (`DeviceDelivery.held`).
+private final class HeldPush {
+    let pending: Pending
+    init(_ pending: Pending) { self.pending = pending }
 }
