@@ -159,18 +159,23 @@ struct Owner {
     let created: [String]
 
     static func of(_ directory: String) -> Owner? {
-        guard geteuid() == 0 else { return nil }
-        var path = directory
+        guard geteuid() == 0, let (_, info, missing) = nearestExisting(directory), info.st_uid != 0 else { return nil }
+        return Owner(uid: info.st_uid, gid: info.st_gid, created: missing)
+    }
+
+    /// The nearest folder of `path` that exists (the path itself, when it does), its status,
+    /// and the folders below it that do not; nil when none of it exists.
+    private static func nearestExisting(_ path: String) -> (String, stat, [String])? {
+        var p = path
         var missing: [String] = []
         var info = stat()
-        while stat(path, &info) != 0 {
-            missing.append(path)
-            let parent = (path as NSString).deletingLastPathComponent
-            guard !parent.isEmpty, parent != path else { return nil }
-            path = parent
+        while stat(p, &info) != 0 {
+            missing.append(p)
+            let parent = (p as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, parent != p else { return nil }
+            p = parent
         }
-        guard info.st_uid != 0 else { return nil }
-        return Owner(uid: info.st_uid, gid: info.st_gid, created: missing)
+        return (p, info, missing)
     }
 
     func give(_ paths: [String]) {
@@ -181,14 +186,7 @@ struct Owner {
     /// existing folder) is when that is not the user running pushmock.
     static func why(_ path: String, _ failure: String? = nil) -> String {
         let reason = failure ?? String(cString: strerror(errno))
-        var p = path
-        var info = stat()
-        while stat(p, &info) != 0 {
-            let parent = (p as NSString).deletingLastPathComponent
-            guard !parent.isEmpty, parent != p else { return reason }
-            p = parent
-        }
-        guard info.st_uid != geteuid() else { return reason }
+        guard let (p, info, _) = nearestExisting(path), info.st_uid != geteuid() else { return reason }
         let name = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
         return "\(reason) (\(p) belongs to \(name), mode \(String(info.st_mode & 0o777, radix: 8)); "
             + "make it yours with `sudo chown -R $(id -un) \(p)`, or give --cert-dir another folder)"
