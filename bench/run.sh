@@ -16,7 +16,8 @@ SUBSCRIBERS=${BENCH_SUBSCRIBERS:-1000000}
 KEY=pushmock-dev-server-key
 work=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+stop_servers() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait "${pids[@]}" 2>/dev/null || true; pids=(); }
+cleanup() { stop_servers; rm -rf "$work"; }
 trap cleanup EXIT
 
 cc -O2 -Wall -o bench/floor bench/floor.c -levent
@@ -326,9 +327,7 @@ latency "APNs over HTTP/2" -c 10 -m 1 --rps 1000 -d "$work/apns.json" -H "author
 # The rate benches are done: their servers are stopped, so that what follows has core 0 to
 # itself (an idle-looking server may still be working there: the hooked one's webhook queue
 # retrying, a --data-dir store checkpointing).
-for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-wait "${pids[@]}" 2>/dev/null || true
-pids=()
+stop_servers
 
 # Topic fan-out on a fresh pushmock (a log with room for every event): SUBSCRIBERS idle
 # devices on one topic (their memory is measured), then one send. The send is answered once
