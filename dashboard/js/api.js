@@ -23,6 +23,14 @@ export function takeTokenFromHash() {
 
 export const token = () => sessionStorage.getItem("pushmock-token");
 
+/** A URL under the current project for what cannot send a header (a link, an EventSource):
+ * with --control-token it carries the token in the query. */
+export function link(path, query) {
+  const q = new URLSearchParams(query);
+  if (token()) q.set("access_token", token());
+  return base() + path + (String(q) ? "?" + q : "");
+}
+
 /** An error the control API answered, with its HTTP status. */
 export class APIError extends Error {
   constructor(status, message) {

@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { $, el, pill, when } from "./dom.js";
-import { deviceLink, short, shortToken } from "./views.js";
+import { deviceLink, messageLink, short, shortToken } from "./views.js";
 
 export const PAGE = 200;
 
@@ -24,13 +24,11 @@ export async function render(ctx) {
   const after = $("#log-filters").after.value;
   const since = after ? Date.parse(after) : NaN;
   const events = Number.isNaN(since) ? page.events : page.events.filter((e) => Date.parse(e.event_timestamp) >= since);
-  const messageLink = (e) => e.message_id && e.message_id !== "fake_message_id"
-    ? el("a", { href: ctx.href("messages", e.message_id), title: e.message_id }, short(e.message_id)) : e.message_id || "";
   const body = $("#log tbody");
   body.replaceChildren(...events.map((e) => el("tr", { "data-seq": e.seq },
     el("td", {}, when(e.event_timestamp)), el("td", {}, pill(e.event)), el("td", {}, e.reason || ""),
     el("td", {}, e.device_id ? deviceLink(ctx, e.device_id) : e.token ? shortToken(e.token) : ""),
-    el("td", {}, messageLink(e)))));
+    el("td", {}, e.message_id && e.message_id !== "fake_message_id" ? messageLink(ctx, e.message_id, short(e.message_id)) : e.message_id || ""))));
   if (!events.length) body.append(el("tr", {}, el("td", { colspan: 5, class: "hint" }, "No events match.")));
   $("#log-count").textContent = `${events.length < total.count ? `newest ${events.length} of ` : ""}${total.count} event${total.count === 1 ? "" : "s"} in this project`;
 }

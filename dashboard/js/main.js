@@ -5,7 +5,7 @@
 // refreshed at most every REFRESH_MS (reports, which read the whole log, every
 // REPORT_REFRESH_MS), however fast events arrive.
 
-import { project, setProject, takeTokenFromHash, token, base, call } from "./api.js";
+import { project, setProject, takeTokenFromHash, link, call } from "./api.js";
 import { $, $$, el, refreshTimes, setServerNow } from "./dom.js";
 import * as messages from "./messages.js";
 import * as devices from "./devices.js";
@@ -121,7 +121,7 @@ function hideError(sticky = false) {
 function connect() {
   if (state.source && state.streamProject === project()) return;
   if (state.source) state.source.close();
-  const source = new EventSource(base() + "/events:stream" + (token() ? "?access_token=" + encodeURIComponent(token()) : ""));
+  const source = new EventSource(link("/events:stream"));
   state.source = source;
   state.streamProject = project();
   source.onopen = () => { $("#live").textContent = "live"; $("#live").className = "live on"; };

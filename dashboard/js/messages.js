@@ -3,7 +3,7 @@
 // devices what each showed (previews) and its timeline; for many, the outcomes per platform
 // and the devices a page at a time (fanout.js); and the request exactly as received.
 
-import { api, base, send, token } from "./api.js";
+import { api, link, send } from "./api.js";
 import { $, el, fill, pill, pre, when } from "./dom.js";
 import { describe, preview } from "./previews.js";
 import { listRows, changed, empty, hint, deviceLink, shortToken } from "./views.js";
@@ -71,9 +71,7 @@ function recipient(m) {
 function exportLinks(q) {
   const e = new URLSearchParams();
   for (const k of ["token", "topic", "event"]) if (q.get(k)) e.set(k, q.get(k));
-  // A link cannot send a header: with --control-token it carries the token in the query.
-  if (token()) e.set("access_token", token());
-  $("#message-ndjson").href = base() + "/events:export" + (String(e) ? "?" + e : "");
+  $("#message-ndjson").href = link("/events:export", e);
 }
 
 /** The sends the filters match (up to 10,000), one CSV row each. */

@@ -2,7 +2,7 @@
 // opens) and drops by reason, as tables and as Chart.js charts with axes, values and tooltips.
 // Chart.js comes from Debian's libjs-chart.js, embedded in pushmock (no network).
 
-import { api, base, token } from "./api.js";
+import { api, link } from "./api.js";
 import { $, el, when } from "./dom.js";
 
 const charts = {};
@@ -17,9 +17,7 @@ export async function render() {
   const q = filters();
   const data = await api("/reports?" + q);
   q.set("format", "csv");
-  // A link cannot send a header: with --control-token it carries the token in the query.
-  if (token()) q.set("access_token", token());
-  $("#csv").href = base() + "/reports?" + q;
+  $("#csv").href = link("/reports", q);
   $("#csv").setAttribute("download", "pushmock-reports.csv");
   const t = data.total;
   const dropped = Object.values(t.dropped_by_reason).reduce((a, b) => a + b, 0);

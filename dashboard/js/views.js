@@ -64,7 +64,7 @@ export function empty(box, text) {
 }
 
 export const deviceLink = (ctx, id) => el("a", { class: "device-link", href: ctx.href("devices", id) }, id);
-export const messageLink = (ctx, id, text) => el("a", { class: "message-link", href: ctx.href("messages", id) }, text || id);
+export const messageLink = (ctx, id, text) => el("a", { class: "message-link", href: ctx.href("messages", id), title: text ? id : null }, text || id);
 
 /** A long id in a few characters (`dQ8PWd8g…tBxkQz`); the whole one is its tooltip. */
 export const short = (t) => (t.length > 18 ? t.slice(0, 8) + "…" + t.slice(-6) : t);
