@@ -156,6 +156,16 @@ struct Inspector {
         var device: Device?
         var severalDevices = false
 
+        /// Takes one of the send's events. They come newest first, so the token kept is the
+        /// oldest event's: the one the send named.
+        mutating func add(_ e: Event) {
+            counts[e.kind, default: 0] += 1
+            if let t = e.token { token = t }
+            guard let d = e.device else { return }
+            if let known = device, known !== d { severalDevices = true }
+            device = d
+        }
+
         /// `token` for a send to one token, and `device_id` when it reached one device.
         func writeRecipient(of m: Message, to w: inout JSONWriter) {
             if case .token = m.target { w.member("token", ifPresent: token) }
@@ -206,17 +216,5 @@ struct Inspector {
     /// d2 before d10.
     static func deviceOrder(_ a: String, _ b: String) -> Bool {
         a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a < b
-    }
-}
-
-extension Inspector.Outline {
-    /// Takes one of the send's events. They come newest first, so the token kept is the
-    /// oldest event's: the one the send named.
-    mutating func add(_ e: Event) {
-        counts[e.kind, default: 0] += 1
-        if let t = e.token { token = t }
-        guard let d = e.device else { return }
-        if let known = device, known !== d { severalDevices = true }
-        device = d
     }
 }

@@ -37,8 +37,6 @@ struct DeliveryRecord {
         // Each device's position in the order reached, and its outcome so far.
         var order: [ObjectIdentifier: Int] = [:]
         var fates: [Outcome?] = []
-        // Positions of the devices listed → their place in `recipients`.
-        var listed: [Int: Int] = [:]
         log.visit { e in
             // A push that carried the send to a browser is part of its story, but for its own acceptance.
             guard e.message === message || (e.message?.forwarding === message && e.kind != .messageAccepted) else {
@@ -55,13 +53,13 @@ struct DeliveryRecord {
                 n = fates.count
                 order[ObjectIdentifier(device)] = n
                 fates.append(nil)
-                if n >= deviceOffset, recipients.count < deviceLimit, let id = e.messageID {
-                    listed[n] = recipients.count
-                    recipients.append(Recipient(device: device, messageID: id, timeline: []))
+                if n >= deviceOffset, recipients.count < deviceLimit {
+                    recipients.append(Recipient(device: device, messageID: e.messageID ?? message.id, timeline: []))
                 }
             }
             if !e.kind.isBridge { fates[n] = Outcome(platform: device.platform, kind: e.kind, reason: e.reason) }
-            if let i = listed[n] { recipients[i].timeline.append(e) }
+            // Devices from `deviceOffset` are listed in order, one each.
+            if n >= deviceOffset, n - deviceOffset < recipients.count { recipients[n - deviceOffset].timeline.append(e) }
             return true
         }
         devicesTotal = fates.count
