@@ -1,8 +1,7 @@
 /// A device's topics: when it subscribed to each, and its place in that topic's list of
-/// subscribers (`TopicMembers`), which the project's `TopicIndex` keeps in step. A short list (a
-/// device has a few topics, at most `Topic.maxPerInstance`): a million devices on one topic
-/// pay 64 bytes each where a dictionary cost twice that. Reads as a dictionary of topic →
-/// subscription time.
+/// subscribers (`TopicMembers`), which the project's `TopicIndex` keeps in step. A short list,
+/// since a device has a few topics (at most `Topic.maxPerInstance`) and a million idle devices
+/// each carry one (docs/PERFORMANCE.md). Reads as a dictionary of topic → subscription time.
 public struct TopicMemberships: Sequence {
     public typealias Element = (key: String, value: Timestamp)
     private struct Entry {
