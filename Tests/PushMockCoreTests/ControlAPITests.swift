@@ -225,7 +225,7 @@ struct ControlAPITests {
             ("android", huge), ("ios", huge), ("web", "https://" + huge), ("android", "com.-x"), ("android", "com.example-app"),
             ("android", "1com.x"), ("ios", "com.example_app"), ("ios", "com.exa mple"), ("web", "https://exa mple.com"),
             ("android", String(repeating: "a", count: 151)), ("ios", String(repeating: "a", count: 156)), ("ios", "com..x"),
-            ("ios", ".com.x"),
+            ("ios", ".com.x"), ("android", "com."), ("android", "com..x"), ("android", ".com"),
         ] {
             let r = h.call(
                 "POST", "/emulator/v1/projects/demo-pushmock/devices", body: #"{"platform":"\#(platform)","app":"\#(app)"}"#)
