@@ -61,26 +61,34 @@ public final class Server {
             shutdown: shutdownFlag, bridgeCarrier: bridgeWorkers)
         let bodyLimit = configuration.maxBodyBytes
         services.inflate = { GzipInflater.inflate($0, limit: bodyLimit) }
-        var saved: (fixture: [UInt8], fromSnapshot: Bool)?
+        var saved: (fixture: [UInt8], devices: [String: SavedDeviceRows], fromSnapshot: Bool)?
         if let directory = configuration.dataDirectory {
             // Resume from the saved control-plane state and the newest events.
             let store = try EventStore(directory: directory, reserveBytes: configuration.diskReserveBytes, warn: Self.warn)
             saved = try store.loadState()
-            let events = try store.loadEvents(limit: configuration.maxEvents)
             let cutShort = store.loadUnanswered()
+            let limit = configuration.maxEvents
             services.durableLog = DurableLog(
-                path: store.path, savedState: saved?.fixture, events: events,
+                path: store.path, savedState: saved?.fixture,
+                readEvents: { (body) throws(SeedError) in
+                    do throws(ServerError) { try store.readEvents(limit: limit, body) } catch {
+                        store.readFailure = error
+                        throw SeedError(description: error.description)
+                    }
+                },
                 lastStoredSeq: store.lastStoredSeq, sink: store,
                 isFailing: { store.isFailing },
                 waitUntilStored: configuration.syncAlways ? { store.waitUntilStored($0) } : nil,
                 isStored: configuration.syncAlways ? { store.isStored($0) } : nil)
+            services.durableLog?.savedDevices = saved?.devices ?? [:]
             services.durableLog?.cutShort = Set(cutShort.map { $0.projectID + "\u{0}" + $0.messageID })
             self.store = store
         } else {
             store = nil
         }
         do { gateway = try Gateway(configuration: configuration, services: services) } catch {
-            throw ServerError(.configuration, error.description)
+            // The store's own failure to read, as it said it; otherwise the saved state's problem.
+            throw store?.readFailure ?? ServerError(.configuration, error.description)
         }
         if let store {
             // An old store's snapshot becomes rows at the first commit; otherwise what was
@@ -90,7 +98,7 @@ public final class Server {
         if let durable = services.durableLog, gateway.unrestored.count > 0 {
             let u = gateway.unrestored
             Self.warn(
-                "pushmock: WARNING: \(u.count) of the \(durable.events.count) newest events in \(durable.path) could not be put back into the log: \(u.unknownKind) name no event pushmock logs (damaged rows), \(u.unknownProject) belong to a project the saved state lacks; the rows stay in the file"
+                "pushmock: WARNING: \(u.count) of the \(u.read) newest events in \(durable.path) could not be put back into the log: \(u.unknownKind) name no event pushmock logs (damaged rows), \(u.unknownProject) belong to a project the saved state lacks; the rows stay in the file"
             )
         }
         if let durable = services.durableLog, gateway.unrestored.cutShort > 0 {

@@ -247,11 +247,8 @@ struct BridgeTests {
         #expect(bridge(h, #"{"id":"hook","command":{"argv":["true"]}}"#).status == 409)
         #expect(bridge(h, #"{"device":"d1","simulator":{}}"#).status == 201)
         let rows = h.gateway.allState()
-        let fixture = StateRows.fixture(projects: rows.projects) { id in
-            rows.devices.filter { $0.projectID == id }.compactMap(\.json)
-        }
         let copy = try Harness { $0.allowedCommands = ["*"] }
-        try copy.gateway.seed(fixture, file: "saved state")
+        try copy.gateway.seed(saved: rows)
         let restored = json(copy.call("GET", base + "/bridges"))["bridges"] as? [[String: Any]]
         #expect(restored?.map { $0["id"] as? String } == ["hook", "b1"])
         #expect((restored?.first?["webhook"] as? [String: Any])?["secret"] as? String == "s")

@@ -308,7 +308,7 @@ struct ServiceAccountTests {
 
         let rows = h.gateway.allState()
         let copy = try Harness(keys: CountingKeys())
-        try copy.gateway.seed(StateRows.fixture(projects: rows.projects) { _ in [] }, file: "saved state")
+        try copy.gateway.seed(StateRows.fixture(projects: rows.projects), file: "saved state")
         let again = json(copy.call("GET", Self.base + "/serviceAccount"))
         #expect(
             again["client_email"] as? String == first["client_email"] as? String && again["private_key"] as? String == "PRIVATE 1"

@@ -56,11 +56,8 @@ struct SavedStateTests {
         let app = #"{"platform":"ios","app":"com.example.app","apns_environments":["production"]}"#
         #expect(h.call("POST", base + "/apps", body: app).status == 200)
         let rows = h.gateway.allState()
-        let fixture = StateRows.fixture(projects: rows.projects) { id in
-            rows.devices.filter { $0.projectID == id }.compactMap(\.json)
-        }
         let copy = try Harness(keepingChanges)
-        try copy.gateway.seed(fixture, file: "saved state")
+        try copy.gateway.seed(saved: rows)
         func devices(_ h: Harness) -> [String] {
             let list = json(h.call("GET", base + "/devices"))["devices"] as? [[String: Any]] ?? []
             return list.map { d in

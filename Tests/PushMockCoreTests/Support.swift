@@ -153,3 +153,14 @@ func json(_ r: Response) -> [String: Any] {
 func json(_ text: String) -> Any? {
     try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
 }
+
+extension Gateway {
+    /// Resumes saved rows as a restart does: the projects' fixture, each device from its row.
+    func seed(saved rows: StateRows) throws {
+        var devices: [String: SavedDeviceRows] = [:]
+        for row in rows.devices {
+            row.json?.withUnsafeBufferPointer { devices[row.projectID, default: SavedDeviceRows()].append($0) }
+        }
+        try seed(StateRows.fixture(projects: rows.projects), file: "saved state", savedDevices: devices)
+    }
+}

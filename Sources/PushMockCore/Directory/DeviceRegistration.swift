@@ -60,6 +60,27 @@ struct DeviceRegistration {
         return try add(spec, fid: fid, token: Identifiers.registrationToken(fid: fid, random), in: project)
     }
 
+    /// A device of the saved state, as pushmock saved it when it was registered: its rules
+    /// (app, state, the tokens' shapes) are not checked again. What keeps the indexes sound
+    /// is: its id, FID and tokens must be free (a damaged store could repeat them).
+    func restore(_ spec: DeviceSpec, in project: Project) throws(RegistrationError) -> Device {
+        guard let fid = spec.fid else { throw .invalid("Missing required field 'fid'.") }
+        let token = spec.token ?? Identifiers.registrationToken(fid: fid, random)
+        if directory.owner(ofToken: token) != nil || directory.device(at: .installation(fid)) != nil {
+            throw .conflict("A device with this token or fid already exists.")
+        }
+        if project.app(spec.platform, spec.app) == nil {
+            project.addApp(spec.platform, spec.app, credentials: [.sandbox, .production])
+        }
+        return try add(spec, fid: fid, token: token, in: project)
+    }
+
+    /// A saved device's topic: its name was checked when it subscribed; false when it cannot
+    /// be subscribed (a damaged store).
+    func restoreTopic(_ name: String, of d: Device, in project: Project) -> Bool {
+        project.topics.subscribe(d, to: name, at: delivery.clock.now())
+    }
+
     /// Makes the device a checked spec describes, with its FID and token, and adds it.
     private func add(_ spec: DeviceSpec, fid: String, token: String, in project: Project) throws(RegistrationError) -> Device {
         let platform = spec.platform

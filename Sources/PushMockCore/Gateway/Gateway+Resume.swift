@@ -1,72 +1,133 @@
 /// Resuming from the durable log at construction: the saved control-plane state, then the
-/// newest events, then new events go to the store.
+/// newest events, then new events go to the store. What the store saved, pushmock wrote: a
+/// saved device is read back without the control API's checks (they passed when it was
+/// registered), and events are put back a group at a time as the store decodes them
+/// (docs/durable-store.md, "A restart resumes").
 extension Gateway {
     func resume(_ durable: DurableLog) throws(SeedError) {
         if let state = durable.savedState {
             let recording = changes.recording
             changes.recording = false
             defer { changes.recording = recording }
-            try seed(state, file: durable.path + " (saved state)")
+            try seed(state, file: durable.path + " (saved state)", savedDevices: durable.savedDevices)
         }
-        restore(durable.events, cutShort: durable.cutShort)
+        var restoring = Restoring(cutShort: durable.cutShort)
+        try durable.readEvents { restore($0, &restoring) }
+        unrestored.cutShortSends = restoring.left.count
         log.continueAfter(durable.lastStoredSeq)
         log.sink = durable.sink
     }
 
-    /// Puts stored events back into the log, oldest first, after the state was restored.
-    /// Each send becomes a message again, without its request body (which is not stored):
-    /// its options and target come from the columns, so the log's rows read as before.
-    /// Rows that cannot be put back (a damaged row, a project the saved state lacks), and the
-    /// events of sends cut short before their answer, are counted in `unrestored` for the
-    /// server to report.
-    private func restore(_ events: [StoredEvent], cutShort: Set<String>) {
-        var messages: [String: Message] = [:]
-        var left: Set<String> = []
-        defer { unrestored.cutShortSends = left.count }
-        for s in events {
-            if !cutShort.isEmpty, let id = s.messageID, case let key = s.projectID + "\u{0}" + id, cutShort.contains(key) {
-                unrestored.cutShort += 1
-                left.insert(key)
-                continue
+    /// A project's saved devices, each from its row (a fixture's device, as `deviceRow`
+    /// wrote it): its members are read as a registration's (`DeviceFields.spec`), its rules
+    /// are not checked again (`DeviceRegistration.restore`). `fail` says what is wrong with a
+    /// row, which means the store is damaged.
+    func restoreSavedDevices(
+        _ rows: SavedDeviceRows, in project: Project, fail: (String) -> SeedError
+    ) throws(SeedError) {
+        project.devices.reserveCapacity(project.devices.count + rows.count)
+        var n = 0
+        try rows.eachRow { (row) throws(SeedError) in
+            n += 1
+            func damaged(_ problem: String) -> SeedError { fail("saved device \(n) of \(rows.count): \(problem)") }
+            guard let parsed = try? JSONParser.reading(row, { (p) throws(JSONParseError) in try p.readValue() }),
+                var fields = parsed.objectValue
+            else { throw damaged("not a JSON object") }
+            let topics = fields["topics"]?.arrayValue ?? []
+            fields.entries.removeAll { $0.key == "topics" }
+            let device: Device
+            do throws(RegistrationError) {
+                device = try registration.restore(DeviceFields.spec(fields), in: project)
+            } catch {
+                throw damaged(error.message)
             }
-            guard let kind = EventKind(rawValue: s.kind) else {
-                unrestored.unknownKind += 1
-                continue
-            }
-            guard let project = directory.project(s.projectID) else {
-                unrestored.unknownProject += 1
-                continue
-            }
-            var message: Message?
-            if let id = s.messageID {
-                let key = project.id + "\u{0}" + id
-                if let m = messages[key] {
-                    message = m
-                } else if let options = Self.options(s) {
-                    let m = Message(
-                        id: id, projectID: project.id, projectNumber: project.number, api: s.api ?? "unknown",
-                        target: s.topic.map { .topic($0) } ?? .token, options: options, format: .stored, requestBytes: [],
-                        requestHead: RequestHead(), receivedAt: s.time, bulkID: s.bulkID, dryRun: false)
-                    project.messages.add(m) // once per id: `messages` remembers it
-                    messages[key] = m
-                    message = m
+            for topic in topics {
+                guard let name = topic.stringValue, registration.restoreTopic(name, of: device, in: project) else {
+                    throw damaged("topics: \(JSONWriter.quotedJSON(topic)) is not a topic it can be subscribed to")
                 }
             }
-            let device = s.deviceID.flatMap { project.devices[$0] }
-            log.restore(
-                Event(
-                    seq: s.seq, time: s.time, kind: kind, projectID: project.id, projectNumber: project.number,
-                    message: message, messageID: s.messageID, messageType: s.messageType.flatMap(MessageType.init),
-                    device: device, token: s.token, reason: s.reason, delay: nil))
         }
     }
 
-    /// A message's options from an event's columns; nil for events of no particular send.
-    private static func options(_ s: StoredEvent) -> PushOptions? {
-        guard let type = s.messageType.flatMap(MessageType.init), let ttl = s.ttl, let priority = s.priority else { return nil }
+    /// What putting events back keeps between groups: the messages made so far, and the
+    /// sends cut short.
+    struct Restoring {
+        let cutShort: Set<String>
+        /// The messages made so far, by `project id NUL message id`; the last one apart (a
+        /// fan-out's groups follow one another).
+        var messages: [String: Message] = [:]
+        var last: Message?
+        /// The cut-short sends met, by the same key.
+        var left: Set<String> = []
+    }
+
+    /// Puts one stored group of events back into the log, after the state was restored. Each
+    /// send becomes a message again, without its request body (which is not stored): its
+    /// options and target come from the columns, so the log's rows read as before. Events
+    /// that cannot be put back (a damaged row, a project the saved state lacks), and those of
+    /// sends cut short before their answer, are counted in `unrestored` for the server to
+    /// report.
+    private func restore(_ g: StoredGroup, _ r: inout Restoring) {
+        unrestored.read += max(g.events.count, 1)
+        if g.isDamaged {
+            unrestored.unknownKind += 1
+            return
+        }
+        if !r.cutShort.isEmpty, let id = g.messageID, case let key = g.projectID + "\u{0}" + id, r.cutShort.contains(key) {
+            unrestored.cutShort += g.events.count
+            r.left.insert(key)
+            return
+        }
+        guard let project = directory.project(g.projectID) else {
+            unrestored.unknownProject += g.events.count
+            return
+        }
+        var message: Message?
+        if let id = g.messageID { message = storedMessage(id, of: g, in: project, &r) }
+        let device = g.deviceID.flatMap { project.devices[$0] }
+        // The device's own token when it is the one stored: a restart holds each once, as
+        // the log did before it.
+        let token = g.token == device?.token ? device?.token : g.token
+        let type = g.messageType.flatMap(MessageType.init)
+        for own in g.events {
+            guard let kind = EventKind.named(own.kind) else {
+                unrestored.unknownKind += 1
+                continue
+            }
+            log.restore(
+                Event(
+                    seq: own.seq, time: g.time, kind: kind, projectID: project.id, projectNumber: project.number,
+                    message: message, messageID: message?.id ?? g.messageID, messageType: type, device: device, token: token,
+                    reason: own.reason, delay: nil))
+        }
+    }
+
+    /// The message a group's events belong to, made once per id; nil for events of no
+    /// particular send.
+    private func storedMessage(_ id: String, of g: StoredGroup, in project: Project, _ r: inout Restoring) -> Message? {
+        if let m = r.last, m.id == id, m.projectID == project.id { return m }
+        let key = project.id + "\u{0}" + id
+        if let m = r.messages[key] {
+            r.last = m
+            return m
+        }
+        guard let options = Self.options(g) else { return nil }
+        let m = Message(
+            id: id, projectID: project.id, projectNumber: project.number, api: g.api ?? "unknown",
+            target: g.topic.map { .topic($0) } ?? .token, options: options, format: .stored, requestBytes: [],
+            requestHead: RequestHead(), receivedAt: g.time, bulkID: g.bulkID, dryRun: false)
+        project.messages.add(m) // once per id: `messages` remembers it
+        r.messages[key] = m
+        r.last = m
+        return m
+    }
+
+    /// A message's options from a group's columns; nil for events of no particular send.
+    private static func options(_ g: StoredGroup) -> PushOptions? {
+        guard let type = g.messageType.flatMap(MessageType.init), let ttl = g.ttl, let priority = g.priority else { return nil }
         var content = PushContent(
-            priority: priority == 10 ? .high : .normal, collapseKey: s.collapseKey, ttl: ttl,
-            analyticsLabel: s.label)
+            priority: priority == 10 ? .high : .normal, collapseKey: g.collapseKey, ttl: ttl,
+            analyticsLabel: g.label)
         content.options.isNotification = type == .displayNotification
         return content.options
     }
@@ -74,6 +135,8 @@ extension Gateway {
 
 /// Stored events left out of the log at start, by why; the rows stay in the store.
 public struct Unrestored: Equatable, Sendable {
+    /// How many stored events were read back (a damaged block counts as one).
+    public var read = 0
     /// The `event` column names no event pushmock logs: the row is damaged.
     public var unknownKind = 0
     /// The project is not in the saved state (damaged, or created less than a second before

@@ -1,8 +1,9 @@
 /// The state `--data-dir` keeps so a restart resumes with the same projects, keys, apps, APNs
 /// keys, service accounts, bridges, devices (tokens, states) and subscriptions, as rows: one
 /// per project and one per device, each a piece of a `--seed` fixture. Only the rows that
-/// changed are written (`StateChanges`); at start the rows are put back together into one
-/// fixture and restored through `seed` (docs/durable-store.md, "A restart resumes").
+/// changed are written (`StateChanges`); at start the projects' rows are put back together
+/// into one fixture and restored through `seed`, and each device from its row
+/// (docs/durable-store.md, "A restart resumes").
 public struct StateRows: Sendable {
     public struct ProjectRow: Sendable {
         public let id: String
@@ -28,19 +29,12 @@ public struct StateRows: Sendable {
 
     public var isEmpty: Bool { replacedProjects.isEmpty && projects.isEmpty && devices.isEmpty }
 
-    /// The fixture the saved rows make: each project's row with its devices' rows, in order.
-    public static func fixture(projects: [ProjectRow], devices: (String) -> [[UInt8]]) -> [UInt8] {
+    /// The fixture the saved project rows make (their devices are restored from their own rows).
+    public static func fixture(projects: [ProjectRow]) -> [UInt8] {
         var out = Array("{\"projects\":[".utf8)
         for (i, p) in projects.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            // The row is an object; its devices go in before its closing brace.
-            out += p.json.dropLast()
-            out += Array(",\"devices\":[".utf8)
-            for (j, d) in devices(p.id).enumerated() {
-                if j > 0 { out.append(UInt8(ascii: ",")) }
-                out += d
-            }
-            out += Array("]}".utf8)
+            out += p.json
         }
         out += Array("]}".utf8)
         return out

@@ -3,6 +3,8 @@ import Foundation
 /// Why a seed fixture was refused: the file, where in it, and what is wrong.
 public struct SeedError: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) { self.description = description }
 }
 
 /// `--seed FILE`: projects, server keys, apps, APNs keys, service accounts, devices with fixed
@@ -11,7 +13,9 @@ public struct SeedError: Error, CustomStringConvertible {
 /// Everything but projects and service accounts goes through the control API's own handlers,
 /// so a fixture is checked exactly as the same calls would be.
 extension Gateway {
-    public func seed(_ bytes: [UInt8], file: String) throws(SeedError) {
+    /// `savedDevices`: a saved state's devices, by project, restored after the fixture's own
+    /// (`restoreSavedDevices`).
+    public func seed(_ bytes: [UInt8], file: String, savedDevices: [String: SavedDeviceRows] = [:]) throws(SeedError) {
         func fail(_ path: String, _ problem: String) -> SeedError {
             SeedError(description: "\(file): \(path.isEmpty ? "the document" : path): \(problem)")
         }
@@ -60,8 +64,8 @@ extension Gateway {
                 guard let obj = key.objectValue else { throw fail(at + ".web_push_key", "must be an object") }
                 try call("PUT", base + "/webPushKey", obj, at: at + ".web_push_key", fail)
             }
-            // Devices go straight to registration (a saved state holds a million of them):
-            // checked exactly as `POST .../devices` checks them.
+            // Devices go straight to registration, checked exactly as `POST .../devices`
+            // checks them.
             let project = directory[id]!
             if let n = p["devices"]?.arrayValue?.count { project.devices.reserveCapacity(project.devices.count + n) }
             try each(p, "devices", at: at, fail) { obj, path throws(SeedError) in
@@ -84,6 +88,7 @@ extension Gateway {
                     }
                 }
             }
+            if let rows = savedDevices[id] { try restoreSavedDevices(rows, in: project) { fail(at + ".devices", $0) } }
             try each(p, "bridges", at: at, fail) { obj, path throws(SeedError) in
                 try call("POST", base + "/bridges", obj, at: path, fail)
             }

@@ -39,10 +39,15 @@ public struct ServerServices {
 public struct DurableLog {
     /// Where it is, for error messages.
     public var path: String
-    /// The saved control-plane state (a seed fixture), if any.
+    /// The saved control-plane state (a seed fixture), if any: the projects, whose devices
+    /// are in `savedDevices` (an old store's snapshot holds its devices itself).
     public var savedState: [UInt8]?
-    /// The newest stored events, oldest first, and the last seq the store holds.
-    public var events: [StoredEvent]
+    /// The saved devices' rows, by project.
+    public var savedDevices: [String: SavedDeviceRows] = [:]
+    /// Reads the newest stored events back, oldest first, a group at a time; throws when the
+    /// store cannot be read.
+    public var readEvents: (_ body: (StoredGroup) -> Void) throws(SeedError) -> Void
+    /// The last seq the store holds.
     public var lastStoredSeq: Int64
     /// Receives every event appended from now on.
     public var sink: any EventSink
@@ -59,17 +64,45 @@ public struct DurableLog {
     public var isStored: ((Int64) -> Bool?)?
 
     public init(
-        path: String, savedState: [UInt8]?, events: [StoredEvent], lastStoredSeq: Int64, sink: any EventSink,
+        path: String, savedState: [UInt8]?, readEvents: @escaping (_ body: (StoredGroup) -> Void) throws(SeedError) -> Void,
+        lastStoredSeq: Int64, sink: any EventSink,
         isFailing: @escaping () -> Bool, waitUntilStored: ((Int64) -> Bool)?, isStored: ((Int64) -> Bool?)? = nil
     ) {
         self.path = path
         self.savedState = savedState
-        self.events = events
+        self.readEvents = readEvents
         self.lastStoredSeq = lastStoredSeq
         self.sink = sink
         self.isFailing = isFailing
         self.waitUntilStored = waitUntilStored
         self.isStored = isStored
+    }
+}
+
+/// One project's saved device rows (each a fixture's device), back to back in one buffer as
+/// the store read them: a million rows are one allocation, not a million.
+public struct SavedDeviceRows: Sendable {
+    private var bytes: [UInt8] = []
+    private var ends: [Int] = []
+
+    public init() {}
+
+    public var count: Int { ends.count }
+
+    public mutating func append(_ row: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: row)
+        ends.append(bytes.count)
+    }
+
+    /// Each row, in the order appended.
+    public func eachRow<E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> Void) throws(E) {
+        try bytes.withUnsafeBufferPointer { (all) throws(E) in
+            var start = 0
+            for end in ends {
+                try body(UnsafeBufferPointer(rebasing: all[start..<end]))
+                start = end
+            }
+        }
     }
 }
 

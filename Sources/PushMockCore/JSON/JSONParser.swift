@@ -52,22 +52,23 @@ public struct JSONParser {
         try parse(Array(text.utf8))
     }
 
-    private let b: UnsafeBufferPointer<UInt8>
-    private var i = 0
+    // Internal, not private: the pull reading in JSONParser+Reading.swift walks the same bytes.
+    let b: UnsafeBufferPointer<UInt8>
+    var i = 0
 
-    private init(_ b: UnsafeBufferPointer<UInt8>) { self.b = b }
+    init(_ b: UnsafeBufferPointer<UInt8>) { self.b = b }
 
-    private func fail() -> JSONParseError {
+    func fail() -> JSONParseError {
         i < b.count
             ? JSONParseError(kind: .unexpectedCharacter(b[i]), position: i)
             : JSONParseError(kind: .unexpectedEnd, position: i)
     }
 
-    private mutating func skipSpace() {
+    mutating func skipSpace() {
         while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
     }
 
-    private mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
+    mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
         guard i < b.count else { throw fail() }
         switch b[i] {
         case UInt8(ascii: "{"): return .object(try object(depth: depth + 1))
@@ -178,7 +179,7 @@ public struct JSONParser {
     }
 
     /// Checks one value as `value(depth:)` does, without building it.
-    private mutating func skipValue(depth: Int) throws(JSONParseError) {
+    mutating func skipValue(depth: Int) throws(JSONParseError) {
         guard i < b.count else { throw fail() }
         let open = b[i]
         guard open == UInt8(ascii: "{") || open == UInt8(ascii: "[") else {
@@ -275,10 +276,10 @@ public struct JSONParser {
         return JSONNumber(text: text, double: Double(text) ?? .nan)
     }
 
-    private func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+    func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
     private mutating func digits() { while i < b.count, isDigit(b[i]) { i += 1 } }
 
-    private mutating func string() throws(JSONParseError) -> String {
+    mutating func string() throws(JSONParseError) -> String {
         i += 1
         let start = i
         // Fast path: no escapes; ASCII needs no UTF-8 validation. Locals keep the scan in

@@ -137,48 +137,153 @@ enum EventRows {
             """
     }()
 
-    /// The events of one block, as the restart needs them; nil when it is not a block as
-    /// written here (a damaged row), a time outside the years 1 to 9999 included.
-    static func stored(_ v: JSONValue) -> [StoredEvent]? {
-        guard let d = v.arrayValue, d.count == deviceColumns.count + 1, let groups = d[deviceColumns.count].arrayValue else {
-            return nil
+    /// The groups of one commit's `events`, oldest first, each handed to `body` as it is read
+    /// (no tree of the commit is built: a restart reads two million events). A block that is
+    /// not as written here (a damaged row, a time outside the years 1 to 9999 included) is
+    /// handed over as `StoredGroup.damaged` once, after any of its groups read before the
+    /// damage. Throws when the commit is not JSON at all.
+    static func eachGroup(in commit: UnsafeBufferPointer<UInt8>, _ body: (StoredGroup) -> Void) throws(JSONParseError) {
+        var group = StoredGroup()
+        var kinds: [String] = []
+        try JSONParser.reading(commit) { (p: inout JSONParser) throws(JSONParseError) in
+            try p.eachElement { p, _ throws(JSONParseError) in try readBlock(&p, into: &group, kinds: &kinds, body) }
         }
-        let deviceID = d[deviceColumns.firstIndex(of: "device_id")!].stringValue
-        let token = d[deviceColumns.firstIndex(of: "token")!].stringValue
-        var out: [StoredEvent] = []
-        for group in groups {
-            guard let g = group.arrayValue, g.count == groupColumns.count + 1, let events = g[groupColumns.count].arrayValue,
-                let time = int(g[groupIndex["time_us"]!]), Timestamp.representable.contains(time)
-            else { return nil }
-            // What the group's events share, read once; each event adds its own columns.
-            func column(_ name: String) -> JSONValue { g[groupIndex[name]!] }
-            var shared = StoredEvent(seq: 0, time: time, kind: "", projectID: column("project_id").stringValue ?? "")
-            shared.messageID = column("message_id").stringValue
-            shared.messageType = column("message_type").stringValue
-            shared.collapseKey = column("collapse_key").stringValue
-            shared.priority = int(column("priority")).map(Int.init)
-            shared.ttl = int(column("ttl")).map(Int.init)
-            shared.topic = column("topic").stringValue
-            shared.bulkID = int(column("bulk_id"))
-            shared.label = column("analytics_label").stringValue
-            shared.deviceID = deviceID
-            shared.token = token
-            shared.api = column("api").stringValue
-            for ev in events {
-                guard let own = ev.arrayValue, own.count >= 2, let seq = int(own[0]), let kind = own[1].stringValue else {
-                    return nil
-                }
-                var e = shared
-                e.seq = seq
-                e.kind = kind
-                e.reason = own.count > 2 ? own[2].stringValue : nil
-                out.append(e)
-            }
-        }
-        return out
     }
 
-    private static func int(_ v: JSONValue) -> Int64? { v.numberValue.flatMap { Int64($0.text) } }
+    /// One block: the device's columns, then its groups, each handed to `body`.
+    private static func readBlock(
+        _ p: inout JSONParser, into group: inout StoredGroup, kinds: inout [String], _ body: (StoredGroup) -> Void
+    ) throws(JSONParseError) {
+        guard p.atArray() else {
+            try p.skip()
+            return body(.damaged)
+        }
+        var deviceID: String?
+        var token: String?
+        var damaged = false
+        var count = 0
+        try p.eachElement { p, index throws(JSONParseError) in
+            count += 1
+            switch index {
+            case Block.deviceID: deviceID = try p.readString()
+            case Block.token: token = try p.readString()
+            case Block.groups where p.atArray():
+                try p.eachElement { p, _ throws(JSONParseError) in
+                    guard !damaged else { return try p.skip() }
+                    group.deviceID = deviceID
+                    group.token = token
+                    if try readGroup(&p, into: &group, kinds: &kinds) { body(group) } else { damaged = true }
+                }
+            case Block.groups:
+                try p.skip()
+                damaged = true
+            default: try p.skip()
+            }
+        }
+        if damaged || count != Block.groups + 1 { body(.damaged) }
+    }
 
-    private static let groupIndex = Dictionary(uniqueKeysWithValues: groupColumns.enumerated().map { ($1, $0) })
+    /// One group's columns and events into `g` (whose device columns are set); false when it
+    /// is not as written here (the rest of it is passed).
+    /// Columns that repeat from group to group (the message's, the events' kinds, the last
+    /// group's in `kinds`) are held once (`readString(reusing:)`).
+    private static func readGroup(
+        _ p: inout JSONParser, into g: inout StoredGroup, kinds: inout [String]
+    ) throws(JSONParseError) -> Bool {
+        guard p.atArray() else {
+            try p.skip()
+            return false
+        }
+        g.events.removeAll(keepingCapacity: true)
+        var ok = true
+        var count = 0
+        var time: Int64?
+        try p.eachElement { p, index throws(JSONParseError) in
+            count += 1
+            switch index {
+            case Group.messageID: g.messageID = try p.readString(reusing: g.messageID)
+            case Group.messageType: g.messageType = try p.readString(reusing: g.messageType)
+            case Group.collapseKey: g.collapseKey = try p.readString(reusing: g.collapseKey)
+            case Group.priority: g.priority = try p.readInteger().map(Int.init)
+            case Group.ttl: g.ttl = try p.readInteger().map(Int.init)
+            case Group.topic: g.topic = try p.readString(reusing: g.topic)
+            case Group.bulkID: g.bulkID = try p.readInteger()
+            case Group.label: g.label = try p.readString(reusing: g.label)
+            case Group.projectID: g.projectID = try p.readString(reusing: g.projectID) ?? ""
+            case Group.api: g.api = try p.readString(reusing: g.api)
+            case Group.time: time = try p.readInteger()
+            case Group.events where ok && p.atArray():
+                try p.eachElement { p, _ throws(JSONParseError) in
+                    guard ok, p.atArray() else {
+                        ok = false
+                        return try p.skip()
+                    }
+                    var seq: Int64?
+                    var kind: String?
+                    var reason: String?
+                    var n = 0
+                    try p.eachElement { p, index throws(JSONParseError) in
+                        n += 1
+                        switch index {
+                        case 0: seq = try p.readInteger()
+                        case 1: kind = try p.readString(reusing: g.events.count < kinds.count ? kinds[g.events.count] : nil)
+                        case 2: reason = try p.readString()
+                        default: try p.skip()
+                        }
+                    }
+                    guard n >= 2, let seq, let kind else {
+                        ok = false
+                        return
+                    }
+                    if g.events.count < kinds.count { kinds[g.events.count] = kind } else { kinds.append(kind) }
+                    g.events.append(.init(seq: seq, kind: kind, reason: reason))
+                }
+            case Group.events:
+                try p.skip()
+                ok = false
+            default: try p.skip() // project_number: the project's own
+            }
+        }
+        guard ok, count == Group.events + 1, let time, Timestamp.representable.contains(time) else { return false }
+        g.time = time
+        return true
+    }
+
+    /// Where a block's array holds the columns the restart reads: literals, so the switches
+    /// above compare with constants (a computed `static let` is a call per comparison).
+    /// Checked against `deviceColumns` and `groupColumns` when a debug build opens a store
+    /// (`layoutIsConsistent`), which every server test with `--data-dir` does.
+    enum Block {
+        static let deviceID = 3
+        static let token = 4
+        static let groups = 5
+    }
+
+    /// Where a group's array holds its columns, and its events (as `Block`).
+    enum Group {
+        static let messageID = 1
+        static let messageType = 2
+        static let collapseKey = 3
+        static let priority = 4
+        static let ttl = 5
+        static let topic = 6
+        static let bulkID = 7
+        static let label = 8
+        static let projectID = 9
+        static let api = 10
+        static let time = 11
+        static let events = 12
+    }
+
+    /// Whether `Block` and `Group` say where the columns are.
+    static var layoutIsConsistent: Bool {
+        let block = [("device_id", Block.deviceID), ("token", Block.token)]
+        let group = [
+            ("message_id", Group.messageID), ("message_type", Group.messageType), ("collapse_key", Group.collapseKey),
+            ("priority", Group.priority), ("ttl", Group.ttl), ("topic", Group.topic), ("bulk_id", Group.bulkID),
+            ("analytics_label", Group.label), ("project_id", Group.projectID), ("api", Group.api), ("time_us", Group.time),
+        ]
+        return block.allSatisfy { deviceColumns.firstIndex(of: $0.0) == $0.1 } && Block.groups == deviceColumns.count
+            && group.allSatisfy { groupColumns.firstIndex(of: $0.0) == $0.1 } && Group.events == groupColumns.count
+    }
 }

@@ -65,6 +65,8 @@ final class EventStore: EventSink, @unchecked Sendable {
     private let warn: @Sendable (String) -> Void
     /// The highest seq the store held when it opened: new events are numbered after it.
     let lastStoredSeq: Int64
+    /// Why reading the events back at start failed, as the server reports it.
+    var readFailure: ServerError?
 
     /// A data directory is pushmock's own: empty, or holding its store. One that holds other
     /// files and no store (`/`, a home folder, a typo) is refused, so the store and its
@@ -113,6 +115,7 @@ final class EventStore: EventSink, @unchecked Sendable {
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
             throw ServerError(.store, "\(path) is empty (0 bytes), not the store pushmock wrote; move it away to start afresh")
         }
+        assert(EventRows.layoutIsConsistent)
         try Self.keepDamagedLog(path + "-wal", warn: warn)
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
@@ -142,7 +145,7 @@ final class EventStore: EventSink, @unchecked Sendable {
     }
 
     /// Starts the writer thread; from here on only it touches the database. Call after
-    /// `loadState` and `loadEvents`.
+    /// `loadState` and `readEvents`.
     func start() {
         let thread = Thread { [self] in writerLoop() }
         thread.name = "pushmock-store"
@@ -284,10 +287,11 @@ final class EventStore: EventSink, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The saved state as a fixture, read at start (before the writer runs); nil when none was
-    /// saved. `fromSnapshot`: an old store's single snapshot, which the caller replaces with
-    /// rows by saving every row once (`Gateway.allState`).
-    func loadState() throws(ServerError) -> (fixture: [UInt8], fromSnapshot: Bool)? {
+    /// The saved state, read at start (before the writer runs): the projects as a fixture and
+    /// each project's device rows; nil when none was saved. `fromSnapshot`: an old store's
+    /// single snapshot (a fixture with its devices), which the caller replaces with rows by
+    /// saving every row once (`Gateway.allState`).
+    func loadState() throws(ServerError) -> (fixture: [UInt8], devices: [String: SavedDeviceRows], fromSnapshot: Bool)? {
         let state = try StateTables.load(db) { unreadable($0) }
         dropSnapshot = state?.fromSnapshot == true
         return state
@@ -305,12 +309,12 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// The sends a stop cut short before they were answered, read at start.
     func loadUnanswered() -> Set<UnansweredMark.Key> { UnansweredMark.load(db) }
 
-    /// The newest `limit` events, oldest first, read at start (before the writer runs): the
-    /// commits' counts, newest first, say which commit they start in and how many of its
-    /// events are older; then the commits from there are read in order into one array. A
-    /// block that is not as `EventRows` writes them comes back as one event with no kind,
-    /// which the gateway counts as damaged.
-    func loadEvents(limit: Int) throws(ServerError) -> [StoredEvent] {
+    /// The newest `limit` events, oldest first, read at start (before the writer runs) and
+    /// handed to `body` a group at a time: the commits' counts, newest first, say which commit
+    /// they start in and how many of its events are older; then the commits from there are
+    /// read in order, each decoded as it comes (`EventRows.eachGroup`). A block that is not as
+    /// `EventRows` writes them comes back as `StoredGroup.damaged`, which the gateway counts.
+    func readEvents(limit: Int, _ body: (StoredGroup) -> Void) throws(ServerError) {
         var start: Int64 = .max
         var total = 0
         let fail = { (rows: Int?) in self.unreadable("the commits of events", after: rows) }
@@ -319,33 +323,38 @@ final class EventStore: EventSink, @unchecked Sendable {
             total += Int(sqlite3_column_int64(stmt, 1))
             return total < limit
         }
+        // The oldest commit read may hold older events than the newest `limit`; a damaged
+        // commit whose count is wrong may bring more (the reading stops at `limit`).
         var skip = max(0, total - limit)
-        var events: [StoredEvent] = []
-        events.reserveCapacity(min(total, limit))
+        var read = 0
         try SQLiteQuery.each(db, "SELECT events FROM log WHERE first_seq >= \(start) ORDER BY first_seq", fail: fail) {
             stmt throws(ServerError) in
             let text = sqlite3_column_text(stmt, 0)
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, 0)))
-            guard let blocks = (try? JSONParser.parse(Array(bytes)))?.arrayValue else {
+            do throws(JSONParseError) {
+                try EventRows.eachGroup(in: bytes) { group in
+                    guard read < limit else { return }
+                    guard skip > 0 else {
+                        read += max(group.events.count, 1)
+                        return body(group)
+                    }
+                    var g = group
+                    let skipped = min(skip, max(g.events.count, 1))
+                    g.events.removeFirst(min(skipped, g.events.count))
+                    skip -= skipped
+                    if !g.events.isEmpty {
+                        read += g.events.count
+                        body(g)
+                    }
+                }
+            } catch {
                 throw ServerError(
                     .store,
-                    "\(path): a commit of events is not the JSON pushmock wrote (after \(events.count) events); the file is damaged: move it away or choose another --data-dir"
+                    "\(path): a commit of events is not the JSON pushmock wrote (after \(read) events); the file is damaged: move it away or choose another --data-dir"
                 )
             }
-            for block in blocks {
-                var read = EventRows.stored(block) ?? [StoredEvent(seq: 0, time: 0, kind: "", projectID: "")]
-                if skip > 0 {
-                    let skipped = min(skip, read.count)
-                    read.removeFirst(skipped)
-                    skip -= skipped
-                }
-                events.append(contentsOf: read)
-            }
-            return true
+            return read < limit
         }
-        // A damaged commit whose count is wrong can bring more than `limit`.
-        if events.count > limit { events.removeFirst(events.count - limit) }
-        return events
     }
 
     /// Whether commits are failing (read on the loop thread before each send).

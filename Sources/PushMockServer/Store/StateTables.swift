@@ -1,4 +1,5 @@
 internal import CSQLite
+import Glibc
 import PushMockCore
 
 /// The saved control-plane state in the store: a row per project (`state_projects`) and a row
@@ -14,29 +15,47 @@ enum StateTables {
         );
         """
 
-    /// The saved state as one fixture, and whether it came from an old snapshot (then every
-    /// row must be written, and the snapshot dropped, at the first commit); nil when nothing
-    /// was saved. `fail` names what could not be read.
+    /// The saved state: the projects as one fixture, each saved device's row by project (in
+    /// registration order), and whether it came from an old snapshot (whose fixture holds
+    /// the devices; then every row must be written, and the snapshot dropped, at the first
+    /// commit); nil when nothing was saved. `fail` names what could not be read.
     static func load(_ db: OpaquePointer, fail: (String) -> ServerError) throws(ServerError) -> (
-        fixture: [UInt8], fromSnapshot: Bool
+        fixture: [UInt8], devices: [String: SavedDeviceRows], fromSnapshot: Bool
     )? {
         if hasTable(db, "state") {
             var snapshot: [UInt8]?
             try each(db, "SELECT json FROM state WHERE name = 'gateway'", fail: fail("the saved state")) { stmt in
                 snapshot = blob(stmt, 0)
             }
-            if let snapshot { return (snapshot, true) }
+            if let snapshot { return (snapshot, [:], true) }
         }
         var projects: [StateRows.ProjectRow] = []
         try each(db, "SELECT id, json FROM state_projects ORDER BY id", fail: fail("the saved projects")) { stmt in
             projects.append(.init(id: String(cString: sqlite3_column_text(stmt, 0)), json: blob(stmt, 1)))
         }
         guard !projects.isEmpty else { return nil }
-        var devices: [String: [[UInt8]]] = [:]
+        var devices: [String: SavedDeviceRows] = [:]
+        var lastProject = ""
+        var rows = SavedDeviceRows()
         try each(db, "SELECT project_id, json FROM state_devices ORDER BY rowid", fail: fail("the saved devices")) { stmt in
-            devices[String(cString: sqlite3_column_text(stmt, 0)), default: []].append(blob(stmt, 1))
+            // Rows come by project in runs (a project's devices are mostly registered together).
+            let project = UnsafeBufferPointer(start: sqlite3_column_text(stmt, 0), count: Int(sqlite3_column_bytes(stmt, 0)))
+            let same = lastProject.withUTF8 {
+                $0.count == project.count
+                    && (project.count == 0 || memcmp($0.baseAddress!, project.baseAddress!, project.count) == 0)
+            }
+            if !same {
+                if rows.count > 0 { devices[lastProject] = rows }
+                lastProject = String(decoding: project, as: UTF8.self)
+                rows = devices.removeValue(forKey: lastProject) ?? SavedDeviceRows()
+            }
+            rows.append(
+                UnsafeBufferPointer(
+                    start: sqlite3_column_blob(stmt, 1)?.assumingMemoryBound(to: UInt8.self),
+                    count: Int(sqlite3_column_bytes(stmt, 1))))
         }
-        return (StateRows.fixture(projects: projects) { devices[$0] ?? [] }, false)
+        if rows.count > 0 { devices[lastProject] = rows }
+        return (StateRows.fixture(projects: projects), devices, false)
     }
 
     /// Writes one save's rows inside the open transaction; false when a statement failed.

@@ -1,0 +1,126 @@
+import Foundation
+
+/// Reading a document a value at a time, without building it: the durable store reads back
+/// millions of events at start this way, where a tree per commit would cost more than the
+/// events themselves. The same rules as `parse` (a malformed document throws the same errors);
+/// only what the reader asks for is built.
+extension JSONParser {
+    /// Runs `body` with a reader at the start of `bytes`; whatever follows the value `body`
+    /// consumed, but space, is an error.
+    public static func reading<T>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONParser) throws(JSONParseError) -> T
+    ) throws(JSONParseError) -> T {
+        var p = JSONParser(bytes)
+        p.skipSpace()
+        let result = try body(&p)
+        p.skipSpace()
+        if p.i < bytes.count { throw p.fail() }
+        return result
+    }
+
+    /// Whether the next value is an array (`eachElement` walks it; otherwise `skip` it).
+    public mutating func atArray() -> Bool {
+        skipSpace()
+        return i < b.count && b[i] == UInt8(ascii: "[")
+    }
+
+    /// Walks the array at the reader, handing each element's index to `body`, which must
+    /// consume exactly one value (read it or `skip` it).
+    public mutating func eachElement(_ body: (inout JSONParser, Int) throws(JSONParseError) -> Void) throws(JSONParseError) {
+        guard atArray() else { throw fail() }
+        i += 1
+        skipSpace()
+        if i < b.count, b[i] == UInt8(ascii: "]") {
+            i += 1
+            return
+        }
+        var index = 0
+        while true {
+            skipSpace()
+            try body(&self, index)
+            index += 1
+            skipSpace()
+            guard i < b.count else { throw fail() }
+            if b[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            guard b[i] == UInt8(ascii: "]") else { throw fail() }
+            i += 1
+            return
+        }
+    }
+
+    /// The next value if it is a string; nil, with the value checked and passed, otherwise.
+    public mutating func readString() throws(JSONParseError) -> String? {
+        skipSpace()
+        guard i < b.count, b[i] == UInt8(ascii: "\"") else {
+            try skip()
+            return nil
+        }
+        return try string()
+    }
+
+    /// As `readString`, but `candidate` itself when the string is the same (no escapes, the
+    /// same bytes): a column that repeats from row to row is then held once, not once a row.
+    public mutating func readString(reusing candidate: String?) throws(JSONParseError) -> String? {
+        skipSpace()
+        if var candidate, i < b.count, b[i] == UInt8(ascii: "\"") {
+            let n = candidate.utf8.count
+            let same =
+                i + n + 1 < b.count && b[i + n + 1] == UInt8(ascii: "\"")
+                && candidate.withUTF8 { c in
+                    (n == 0 || memcmp(c.baseAddress!, b.baseAddress! + i + 1, n) == 0)
+                        && !c.contains { $0 < 0x20 || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }
+                }
+            if same {
+                i += n + 2
+                return candidate
+            }
+        }
+        return try readString()
+    }
+
+    /// The next value if it is an integer that fits 64 bits (no fraction or exponent, as
+    /// `Int64(text)` reads a number); nil, with the value checked and passed, otherwise.
+    public mutating func readInteger() throws(JSONParseError) -> Int64? {
+        skipSpace()
+        let start = i
+        var negative = false
+        var j = i
+        if j < b.count, b[j] == UInt8(ascii: "-") {
+            negative = true
+            j += 1
+        }
+        var magnitude: UInt64 = 0
+        let digitsStart = j
+        while j < b.count, isDigit(b[j]), j - digitsStart < 18 {
+            magnitude = magnitude * 10 + UInt64(b[j] - 0x30)
+            j += 1
+        }
+        // Anything longer or unusual (a fraction, an exponent, 19 digits and more, which may
+        // not fit, a leading zero) is read the slow way.
+        let ends =
+            j == b.count
+            || !(isDigit(b[j]) || b[j] == UInt8(ascii: ".") || b[j] == UInt8(ascii: "e") || b[j] == UInt8(ascii: "E"))
+        let leadingZero = j - digitsStart > 1 && b[digitsStart] == UInt8(ascii: "0")
+        if j > digitsStart, ends, !leadingZero {
+            i = j
+            return negative ? -Int64(magnitude) : Int64(magnitude)
+        }
+        i = start
+        return try readValue().numberValue.flatMap { Int64($0.text) }
+    }
+
+    /// The next value, built.
+    public mutating func readValue() throws(JSONParseError) -> JSONValue {
+        skipSpace()
+        return try value(depth: 1)
+    }
+
+    /// Checks the next value and passes it.
+    public mutating func skip() throws(JSONParseError) {
+        skipSpace()
+        try skipValue(depth: 1)
+    }
+}

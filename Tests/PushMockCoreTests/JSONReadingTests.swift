@@ -1,0 +1,67 @@
+import Testing
+
+@testable import PushMockCore
+
+/// The pull reading the store uses at start (`JSONParser.reading`): the values asked for,
+/// read as `parse` reads them, the rest checked and passed.
+@Suite("JSON read a value at a time")
+struct JSONReadingTests {
+    /// Reads `text` as an array, each element with `read`.
+    private func elements<T>(_ text: String, _ read: (inout JSONParser) throws(JSONParseError) -> T) throws -> [T] {
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBufferPointer { b in
+            try JSONParser.reading(b) { (p) throws(JSONParseError) in
+                var out: [T] = []
+                try p.eachElement { p, _ throws(JSONParseError) in out.append(try read(&p)) }
+                return out
+            }
+        }
+    }
+
+    @Test("integers: as Int64(text) reads a number's text, other values nil and passed")
+    func integers() throws {
+        let read = try elements(
+            #"[0, -0, 17, -42, 123456789012345678, 9223372036854775807, -9223372036854775808, 9223372036854775808, 1.5, 1e3, "7", null, [1], {"a":1}]"#
+        ) { (p) throws(JSONParseError) in try p.readInteger() }
+        #expect(
+            read == [
+                0, 0, 17, -42, 123_456_789_012_345_678, .max, .min, nil, nil, nil, nil, nil, nil, nil,
+            ])
+        // What `parse` refuses, reading refuses too.
+        for bad in ["[01]", "[-]", "[1.]", "[1", "[1,]"] {
+            #expect(throws: JSONParseError.self, "\(bad)") {
+                try elements(bad) { (p) throws(JSONParseError) in try p.readInteger() }
+            }
+        }
+    }
+
+    @Test("strings: escapes decoded, other values nil; a repeated string is the candidate itself")
+    func strings() throws {
+        let read = try elements(#"["a\"b", "é", 5, null, "x"]"#) { (p) throws(JSONParseError) in try p.readString() }
+        #expect(read == ["a\"b", "é", nil, nil, "x"])
+        let candidate = "message-0:1764000000000000%abcdef0123456789"
+        let reused = try elements(
+            #"["message-0:1764000000000000%abcdef0123456789", "message-0:1764000000000000%abcdef012345678", "a\"b", "q\nr"]"#
+        ) { (p) throws(JSONParseError) in try p.readString(reusing: candidate) }
+        #expect(reused == [candidate, "message-0:1764000000000000%abcdef012345678", "a\"b", "q\nr"])
+        // The same bytes but written with an escape: decoded, not taken for the candidate.
+        let escaped = try elements(#"["q\nr", "q\u000ar"]"#) { (p) throws(JSONParseError) in
+            try p.readString(reusing: "q\nr")
+        }
+        #expect(escaped == ["q\nr", "q\nr"])
+    }
+
+    @Test("nested arrays walked element by element; whatever follows the value is an error")
+    func nesting() throws {
+        let read = try elements(#"[[1, "a"], [], [2]]"#) { (p) throws(JSONParseError) -> [String] in
+            var seen: [String] = []
+            try p.eachElement { p, i throws(JSONParseError) in
+                seen.append(i == 0 ? "\(try p.readInteger() ?? -1)" : try p.readString() ?? "?")
+            }
+            return seen
+        }
+        #expect(read == [["1", "a"], [], ["2"]])
+        #expect(throws: JSONParseError.self) { try elements("[1] x") { (p) throws(JSONParseError) in try p.readInteger() } }
+        #expect(throws: JSONParseError.self) { try elements(#"{"a":1}"#) { (p) throws(JSONParseError) in try p.readInteger() } }
+    }
+}
