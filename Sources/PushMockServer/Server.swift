@@ -35,6 +35,8 @@ public final class Server {
     private var drainDeadline: Timestamp = 0
     /// With `--data-dir`: hands the store the control-plane rows that changed, every 100 ms.
     private var stateTimer: LoopEvent?
+    /// When rows were last handed to the writer (`saveStateIfChanged`).
+    private var lastStateSave: UInt64 = 0
     private var closed = false
     /// What the durable log could not write at close (a full disk).
     private var unwritten: String?
@@ -263,13 +265,20 @@ public final class Server {
 
     /// With `--data-dir`, hands the writer the rows of what changed: every 100 ms up to
     /// `stateChunk` devices (a large batch of new devices is saved over several steps, never
-    /// holding the loop for long), and everything at shutdown.
+    /// holding the loop for long), and everything at shutdown. While work runs in slices (a
+    /// batch of a million new devices), saving waits for its answer, or `stateDeferral` at
+    /// most: rendering and committing rows would take the core from the work, whose devices
+    /// no client knows of until it answers.
     fileprivate func saveStateIfChanged(limit: Int = Server.stateChunk) {
         guard let store, !gateway.changes.isEmpty else { return }
+        let now = MonotonicClock.nanos()
+        if limit == Self.stateChunk, polls.isWorking, now - lastStateSave < Self.stateDeferral { return }
+        lastStateSave = now
         store.saveState(gateway.changedState(limit: limit))
     }
 
     static let stateChunk = 20_000
+    static let stateDeferral: UInt64 = 5_000_000_000
 
     fileprivate func drain() {
         if connections.openConnections == 0 || Clock.wallNow() >= drainDeadline {
