@@ -58,16 +58,7 @@ public struct JSONObject: Equatable, Sendable {
     public init(_ entries: [(key: String, value: JSONValue)] = []) { self.entries = entries }
 
     public subscript(key: String) -> JSONValue? {
-        // Lengths first: most names looked for are absent, and a length is compared at once
-        // where two names' bytes are not.
-        // By index: iterating would copy each entry (a retain and a release of its name and
-        // value) only to look at its name.
-        let length = key.utf8.count
-        var i = entries.count
-        while i > 0 {
-            i -= 1
-            if entries[i].key.utf8.count == length, entries[i].key == key { return entries[i].value }
-        }
+        for entry in entries.reversed() where entry.key == key { return entry.value }
         return nil
     }
 
