@@ -90,7 +90,7 @@ extension Gateway {
         let token = g.token == device?.token ? device?.token : g.token
         let type = g.messageType.flatMap(MessageType.init)
         for own in g.events {
-            guard let kind = EventKind.named(own.kind) else {
+            guard let kind = Self.eventKinds[own.kind] else {
                 unrestored.unknownKind += 1
                 continue
             }
@@ -121,6 +121,10 @@ extension Gateway {
         r.last = m
         return m
     }
+
+    /// The kind a stored `event` column names, by one look-up (`EventKind(rawValue:)` compares
+    /// the name with each case in turn; a restart reads two million).
+    private static let eventKinds = Dictionary(uniqueKeysWithValues: EventKind.allCases.map { ($0.rawValue, $0) })
 
     /// A message's options from a group's columns; nil for events of no particular send.
     private static func options(_ g: StoredGroup) -> PushOptions? {

@@ -58,7 +58,9 @@ extension JSONParser {
             try skip()
             return nil
         }
-        return try string()
+        // Through `value`, not `string` itself: another caller of `string` and the optimizer
+        // stops inlining it into `value`, which every request's body is parsed with.
+        return try value(depth: 1).stringValue
     }
 
     /// As `readString`, but `candidate` itself when the string is the same (no escapes, the

@@ -38,11 +38,6 @@ public enum EventKind: String, Sendable, CaseIterable {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
 
-    /// The kind a stored `event` column names (a restart reads two million): one look-up,
-    /// where `init(rawValue:)` compares the name with each case in turn.
-    public static func named(_ name: String) -> EventKind? { byName[name] }
-    private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
-
     /// The export's error events, for rejected sends.
     public var isError: Bool {
         switch self {
