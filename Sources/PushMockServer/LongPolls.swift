@@ -76,8 +76,8 @@ final class LongPolls {
     }
 
     var count: Int { parked.count }
-    /// Whether work runs in slices (a batch registration, a fan-out) and has not answered yet.
-    var isWorking: Bool { !working.isEmpty }
+    /// Whether work whose state rows wait for its answer (`SlicedWork.savesWhenDone`) runs.
+    var holdsStateRows: Bool { working.contains { $0.work.savesWhenDone } }
 
     func park(_ request: any Responder, _ wait: EventWait, stream: any StreamResponder) {
         hold(Parked(owner: self, request: request, pending: .events(wait, stream)), seconds: wait.seconds)

@@ -265,14 +265,13 @@ public final class Server {
 
     /// With `--data-dir`, hands the writer the rows of what changed: every 100 ms up to
     /// `stateChunk` devices (a large batch of new devices is saved over several steps, never
-    /// holding the loop for long), and everything at shutdown. While work runs in slices (a
-    /// batch of a million new devices), saving waits for its answer, or `stateDeferral` at
-    /// most: rendering and committing rows would take the core from the work, whose devices
-    /// no client knows of until it answers.
+    /// holding the loop for long), and everything at shutdown. While a batch registration runs
+    /// in slices, saving waits for its answer, or `stateDeferral` at most
+    /// (`SlicedWork.savesWhenDone`).
     fileprivate func saveStateIfChanged(limit: Int = Server.stateChunk) {
         guard let store, !gateway.changes.isEmpty else { return }
         let now = MonotonicClock.nanos()
-        if limit == Self.stateChunk, polls.isWorking, now - lastStateSave < Self.stateDeferral { return }
+        if limit == Self.stateChunk, polls.holdsStateRows, now - lastStateSave < Self.stateDeferral { return }
         lastStateSave = now
         store.saveState(gateway.changedState(limit: limit))
     }

@@ -55,7 +55,7 @@ struct ControlDevices {
         var last = first
         var made = 1
         return .sliced(
-            SlicedWork {
+            SlicedWork(savesWhenDone: true) {
                 // The spec passed once; generated ids, tokens and FIDs do not collide.
                 for _ in 0..<min(Self.batchStep, count - made) {
                     do throws(RegistrationError) { last = try make() } catch {

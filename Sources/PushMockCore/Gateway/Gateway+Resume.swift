@@ -29,7 +29,7 @@ extension Gateway {
         var n = 0
         try rows.eachRow { (row) throws(SeedError) in
             n += 1
-            func damaged(_ problem: String) -> SeedError { fail("saved device \(n) of \(rows.count): \(problem)") }
+            func damaged(_ problem: String) -> SeedError { fail("saved device \(n) of \(rows.count) is damaged: \(problem)") }
             guard let parsed = try? JSONParser.reading(row, { (p) throws(JSONParseError) in try p.readValue() }),
                 var fields = parsed.objectValue
             else { throw damaged("not a JSON object") }

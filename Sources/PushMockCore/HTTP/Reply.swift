@@ -50,8 +50,15 @@ public struct SlicedWork {
     }
 
     public let step: () -> Step
+    /// Whether the state rows changed while it runs wait for its answer before they are
+    /// saved (a batch registration: its devices are known to no client until then, and
+    /// saving them as they come takes the core from it).
+    public let savesWhenDone: Bool
 
-    public init(step: @escaping () -> Step) { self.step = step }
+    public init(savesWhenDone: Bool = false, step: @escaping () -> Step) {
+        self.savesWhenDone = savesWhenDone
+        self.step = step
+    }
 
     /// Every step at once (tests, shutdown); a wait is waited out by asking again.
     public func finish() -> Response {

@@ -517,9 +517,13 @@ final class EventStore: EventSink, @unchecked Sendable {
 
     /// How a SQLite file is shorter than its header says, when it is: the page size (bytes
     /// 16–17, 1 meaning 65,536) times the page count (bytes 28–31), which is valid when bytes
-    /// 92–95 equal the change counter (24–27). A file cut short loses its last pages.
+    /// 92–95 equal the change counter (24–27). A file cut short loses its last pages. Not
+    /// while the write-ahead log holds frames (more than its 32-byte header): a checkpoint
+    /// killed part-way can leave the first page, with the new size, written before the pages
+    /// that extend the file, and SQLite finishes it from the log at open.
     private static func cutShort(_ path: String) -> String? {
-        guard isSQLite(path), let h = header(path),
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
+        guard log <= 32, isSQLite(path), let h = header(path),
             let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
         else { return nil }
         func be(_ at: Int, _ n: Int) -> Int { h[at..<at + n].reduce(0) { $0 << 8 | Int($1) } }
