@@ -47,6 +47,16 @@ struct SavedStateTests {
         #expect(seen == (1...25).map { "d\($0)" })
     }
 
+    @Test("everything left is taken at once after a part was taken (shutdown after a save in steps)")
+    func restAfterSteps() throws {
+        let h = try Harness(keepingChanges)
+        #expect(h.call("POST", base + "/devices:batchCreate", body: #"{"platform":"ios","app":"a.b","count":25}"#).status == 201)
+        let first = ids(h.gateway.changedState(limit: 10))
+        let rest = ids(h.gateway.changedState(limit: .max))
+        #expect(first + rest == (1...25).map { "d\($0)" })
+        #expect(h.gateway.changes.isEmpty)
+    }
+
     @Test("the rows put back together restore projects, keys, apps and devices with their states and topics")
     func roundTrip() throws {
         let h = try Harness(keepingChanges)

@@ -59,7 +59,8 @@ public final class StateChanges {
 
     /// Takes every project change and up to `limit` device changes, oldest first.
     func take(limit: Int) -> Taken {
-        let end = min(devices.count, nextDevice + limit)
+        // (`limit` may be `Int.max`: everything, at shutdown; added to a count it would overflow.)
+        let end = nextDevice + min(limit, devices.count - nextDevice)
         let taken = Taken(replaced: replaced, projects: projects, devices: devices[nextDevice..<end])
         for key in taken.devices { deviceSet.remove(key) }
         nextDevice = end
