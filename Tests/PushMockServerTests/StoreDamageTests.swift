@@ -122,35 +122,6 @@ extension StoreTests {
     }
 
     @Test(
-        "a saved device row or a commit of events SQLite reads but pushmock did not write stops the start, naming the file and what is damaged"
-    )
-    func damagedRowsRefused() throws {
-        for (name, sql, expected) in [
-            ("device-row", "update state_devices set json = 'not json' where rowid = 1", "saved device 1 of 1 is damaged"),
-            ("device-dup", "update state_devices set json = (select json from state_devices where rowid = 1)", "is damaged"),
-            (
-                "commit", "update log set events = '[[1,2' where first_seq = (select min(first_seq) from log)",
-                "a commit of events is not the JSON pushmock wrote"
-            ),
-        ] {
-            let stored = try storeWithEvents(name)
-            defer { try? FileManager.default.removeItem(atPath: stored.dir) }
-            if name == "device-dup" {
-                // A second device row: the same device (id, FID, token) saved twice.
-                let server = try ServerProcess(storeFlags(stored.dir))
-                _ = try server.device("android")
-                #expect(server.stop() == 0)
-            }
-            let (changed, out) = try runCommand(
-                RealClientTests.python,
-                ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()", stored.db, sql])
-            #expect(changed == 0, "\(out)")
-            let (status, said) = startOnly(stored.dir)
-            #expect(status != 0 && said.contains(stored.db) && said.contains(expected), "\(name): \(said)")
-        }
-    }
-
-    @Test(
         "a store cut short, or with a page overwritten in the middle, stops the start with a message naming the file, and is left as it was"
     )
     func truncatedOrCorrupted() throws {
