@@ -58,9 +58,7 @@ extension JSONParser {
             try skip()
             return nil
         }
-        // Through `value`, not `string` itself: another caller of `string` and the optimizer
-        // stops inlining it into `value`, which every request's body is parsed with.
-        return try value(depth: 1).stringValue
+        return try string()
     }
 
     /// As `readString`, but `candidate` itself when the string is the same (no escapes, the

@@ -333,19 +333,18 @@ final class EventStore: EventSink, @unchecked Sendable {
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, 0)))
             do throws(JSONParseError) {
                 try EventRows.eachGroup(in: bytes) { group in
+                    let n = max(group.events.count, 1) // a damaged block counts as one
+                    if skip >= n {
+                        skip -= n
+                        return
+                    }
                     guard read < limit else { return }
-                    guard skip > 0 else {
-                        read += max(group.events.count, 1)
-                        return body(group)
-                    }
+                    read += n - skip
+                    guard skip > 0 else { return body(group) }
                     var g = group
-                    let skipped = min(skip, max(g.events.count, 1))
-                    g.events.removeFirst(min(skipped, g.events.count))
-                    skip -= skipped
-                    if !g.events.isEmpty {
-                        read += g.events.count
-                        body(g)
-                    }
+                    g.events.removeFirst(skip)
+                    skip = 0
+                    body(g)
                 }
             } catch {
                 throw ServerError(
