@@ -57,6 +57,29 @@ struct SavedStateTests {
         #expect(h.gateway.changes.isEmpty)
     }
 
+    @Test("a saved device row that is not a device, or repeats another's id, FID and token, is refused naming the row")
+    func damagedRows() throws {
+        let h = try Harness(keepingChanges)
+        _ = try h.device("android")
+        let rows = h.gateway.allState()
+        let good = try #require(rows.devices.first?.json)
+        for (bad, expected) in [
+            (Array("not json".utf8), "saved device 2 of 2 is damaged: not a JSON object"),
+            (good, "saved device 2 of 2 is damaged: A device with this token or fid already exists."),
+            (Array(#"{"platform":"android","app":"a.b"}"#.utf8), "saved device 2 of 2 is damaged: Missing required field 'fid'."),
+        ] {
+            var saved = SavedDeviceRows()
+            good.withUnsafeBufferPointer { saved.append($0) }
+            bad.withUnsafeBufferPointer { saved.append($0) }
+            let copy = try Harness(keepingChanges)
+            let error = #expect(throws: SeedError.self) {
+                try copy.gateway.seed(
+                    StateRows.fixture(projects: rows.projects), file: "db", savedDevices: ["demo-pushmock": saved])
+            }
+            #expect(error?.description.hasSuffix(expected) == true, "\(error?.description ?? "")")
+        }
+    }
+
     @Test("the rows put back together restore projects, keys, apps and devices with their states and topics")
     func roundTrip() throws {
         let h = try Harness(keepingChanges)
