@@ -8,13 +8,13 @@ struct ReadmeTests {
         let unshare = "/usr/bin/unshare " + (getuid() == 0 ? "" : "--map-root-user ") + "--net --mount"
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-readme-\(getpid()).log").path
         defer { try? FileManager.default.removeItem(atPath: log) }
-        // system(3) waits for the session itself: the recipes leave servers running in the
-        // namespace (as a reader's terminal would), which Foundation's Process waits on.
+        // Output to a file, waiting for the session itself: the recipes leave servers running
+        // in the namespace (as a reader's terminal would), which a pipe would wait on.
         let command = [
             unshare, "bash", TLSTests.clients + "/readme.sh", ServerProcess.binary.path, RealClientTests.python,
             ServerProcess.packageRoot.appendingPathComponent("README.md").path,
         ].map { $0.contains(" ") ? $0 : "'\($0)'" }.joined(separator: " ")
-        let status = system(command + " > '\(log)' 2>&1")
+        let status = try runShell(command, log: log)
         let out = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "\(out)")
         #expect(out.hasSuffix("README OK\n"), "\(out)")

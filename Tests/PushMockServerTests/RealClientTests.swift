@@ -19,6 +19,26 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
     return (p.terminationStatus, text)
 }
 
+/// Runs a shell command line with its output (and errors) in the file `log`, waits for the
+/// shell only, and returns its exit status. Never system(3): its child inherits every open
+/// descriptor of the test process, among them the pipes other tests read their clients'
+/// output from, which then stay open, and those tests waiting, as long as the command or a
+/// server it leaves running lives. Foundation's Process closes them in the child.
+func runShell(_ command: String, log: String) throws -> Int32 {
+    guard FileManager.default.createFile(atPath: log, contents: nil), let sink = FileHandle(forWritingAtPath: log) else {
+        throw ServerProcess.StartFailure(description: "cannot create \(log)")
+    }
+    defer { try? sink.close() }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/bin/sh")
+    p.arguments = ["-c", command]
+    p.standardOutput = sink
+    p.standardError = sink
+    try p.run()
+    p.waitUntilExit()
+    return p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
+}
+
 @Suite("Real clients: curl and the Python legacy FCM libraries", .timeLimit(.minutes(4)))
 struct RealClientTests {
     static var python: String {

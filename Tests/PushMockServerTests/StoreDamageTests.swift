@@ -114,10 +114,10 @@ extension StoreTests {
 
     /// Starts pushmock on a directory and waits for it to end (stopping it after 20 s, when it
     /// started instead); answers its status and output.
-    private func startOnly(_ dir: String) -> (status: Int32, said: String) {
+    private func startOnly(_ dir: String) throws -> (status: Int32, said: String) {
         let out = dir + ".out"
         let command = "'\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)'"
-        let status = system("timeout 20 \(command) > '\(out)' 2>&1")
+        let status = try runShell("timeout 20 \(command)", log: out)
         return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
     }
 
@@ -129,7 +129,7 @@ extension StoreTests {
         defer { try? FileManager.default.removeItem(atPath: cut.dir) }
         #expect(cut.size > 64 * 1024)
         #expect(truncate(cut.db, off_t(cut.size / 2)) == 0)
-        let (s1, said1) = startOnly(cut.dir)
+        let (s1, said1) = try startOnly(cut.dir)
         #expect(s1 != 0 && said1.contains(cut.db) && said1.contains("damaged"), "\(said1)")
         #expect((try FileManager.default.attributesOfItem(atPath: cut.db)[.size] as? Int) == cut.size / 2)
 
@@ -145,7 +145,7 @@ extension StoreTests {
         try handle.write(contentsOf: Data((0..<pageSize).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
         try handle.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: hit.db))
-        let (s2, said2) = startOnly(hit.dir)
+        let (s2, said2) = try startOnly(hit.dir)
         #expect(s2 != 0 && said2.contains(hit.db) && said2.contains("damaged"), "\(said2)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: hit.db)) == before)
     }
