@@ -51,40 +51,44 @@ public final class RandomSource: RandomNumberGenerator {
     /// once. Draws as `base64URL(count)`. Made by `String(decoding:)`, which marks the string
     /// ASCII, so comparing a send's token with it takes the fast path (docs/PERFORMANCE.md).
     public func base64URL(_ count: Int, after prefix: String, _ middle: String = "") -> String {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.utf8.count + middle.utf8.count + count) { out in
-            var i = 0
-            let take = { (c: UInt8) in
-                out[i] = c
-                i += 1
+        var prefix = prefix
+        var middle = middle
+        return prefix.withUTF8 { head in
+            middle.withUTF8 { mid in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: head.count + mid.count + count) { out in
+                    let rest = UnsafeMutableBufferPointer(rebasing: out[(head.count + mid.count)...])
+                    _ = UnsafeMutableBufferPointer(rebasing: out[..<head.count]).initialize(fromContentsOf: head)
+                    _ = UnsafeMutableBufferPointer(rebasing: out[head.count..<(head.count + mid.count)])
+                        .initialize(fromContentsOf: mid)
+                    Self.base64URL.withUnsafeBufferPointer { draw(into: rest, from: $0, bits: 6) }
+                    return String(decoding: UnsafeBufferPointer(out), as: UTF8.self)
+                }
             }
-            prefix.utf8.forEach(take)
-            middle.utf8.forEach(take)
-            draw(count, from: Self.base64URL, bits: 6, take)
+        }
+    }
+
+    /// `count` characters drawn from an alphabet of 2^`bits` symbols, made a string once from a
+    /// buffer on the stack (message ids are drawn on every send).
+    private func characters(_ count: Int, from alphabet: [UInt8], bits: Int) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { out in
+            alphabet.withUnsafeBufferPointer { draw(into: out, from: $0, bits: bits) }
             return String(decoding: UnsafeBufferPointer(out), as: UTF8.self)
         }
     }
 
-    /// `count` characters drawn from an alphabet of 2^`bits` symbols, `bits` random bits each.
-    private func characters(_ count: Int, from alphabet: [UInt8], bits: Int) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(count)
-        draw(count, from: alphabet, bits: bits) { out.append($0) }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Hands `take` `count` symbols of an alphabet of 2^`bits`, `bits` random bits each.
-    /// (Inlined: message ids are drawn on every send.)
+    /// Fills `out` with symbols of an alphabet of 2^`bits`, `bits` random bits each, a word
+    /// drawn whenever fewer are left.
     @inline(__always)
-    private func draw(_ count: Int, from alphabet: [UInt8], bits: Int, _ take: (UInt8) -> Void) {
+    private func draw(into out: UnsafeMutableBufferPointer<UInt8>, from alphabet: UnsafeBufferPointer<UInt8>, bits: Int) {
         var pool: UInt64 = 0
         var left = 0
         let mask = UInt64(1 << bits - 1)
-        for _ in 0..<count {
+        for i in out.indices {
             if left < bits {
                 pool = next()
                 left = 64
             }
-            take(alphabet[Int(pool & mask)])
+            out.initializeElement(at: i, to: alphabet[Int(pool & mask)])
             pool >>= UInt64(bits)
             left -= bits
         }
