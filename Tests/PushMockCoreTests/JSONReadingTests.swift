@@ -64,4 +64,38 @@ struct JSONReadingTests {
         #expect(throws: JSONParseError.self) { try elements("[1] x") { (p) throws(JSONParseError) in try p.readInteger() } }
         #expect(throws: JSONParseError.self) { try elements(#"{"a":1}"#) { (p) throws(JSONParseError) in try p.readInteger() } }
     }
+
+    @Test("an object's members walked one at a time, repeats and all; a registration's members read from them as from the tree")
+    func members() throws {
+        let text = #"{"platform":"ios","online":false,"topics":["a"],"platform":"android","app":"com.x.y","online":null}"#
+        let bytes = Array(text.utf8)
+        var names: [String] = []
+        var topics: [JSONValue] = []
+        let members = try bytes.withUnsafeBufferPointer { b in
+            try JSONParser.reading(b) { (p) throws(JSONParseError) in
+                try DeviceMembers(reading: &p) { (name, p) throws(JSONParseError) in
+                    names.append(name)
+                    guard name == "topics" else { return false }
+                    topics = try p.readValue().arrayValue ?? []
+                    return true
+                }
+            }
+        }
+        #expect(names == ["topics"])
+        #expect(topics == [.string("a")])
+        // The last of a repeated name counts; a null is as absent.
+        let tree = DeviceMembers(try #require(JSONParser.parse(text).objectValue))
+        for m in [members, tree] {
+            #expect(m[.platform] == .string("android"))
+            #expect(m[.online] == nil)
+        }
+        #expect(members.firstUnknown == nil && tree.firstUnknown == "topics")
+        let spec = try DeviceFields.spec(members)
+        #expect(spec.platform == .android && spec.app == "com.x.y" && spec.state.online)
+        #expect(throws: JSONParseError.self) {
+            try Array("[1]".utf8).withUnsafeBufferPointer { b in
+                try JSONParser.reading(b) { (p) throws(JSONParseError) in try DeviceMembers(reading: &p) { _, _ in false } }
+            }
+        }
+    }
 }

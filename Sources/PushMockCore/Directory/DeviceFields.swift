@@ -3,75 +3,62 @@
 /// saved state show a device (`write`).
 enum DeviceFields {
     /// The settable state, taken by registration and by `PATCH`.
-    static let state: Set<String> = [
-        "app_state", "online", "notifications", "low_power_mode", "presentation_options", "auto_init_enabled",
-    ]
+    static let state = Set(DeviceField.allCases.filter(\.isState).map(\.name))
     /// Everything a registration may give.
-    static let registration = Set(["id", "platform", "app", "apns_environment", "token", "fid", "apns_token"]).union(state)
-        .union(webPush)
-    /// Whether a registration may give `name`: compared by length first, where the set would
-    /// hash every name (a restart reads a million devices' members).
-    private static func isRegistrationName(_ name: String) -> Bool {
-        let length = name.utf8.count
-        return registrationNames.contains { $0.utf8.count == length && $0 == name }
-    }
-    private static let registrationNames = Array(registration)
-
-    /// A Web device's browser and push subscription: what a registration may give (the last
-    /// four restore a subscription whole: a fixture, the saved state, a test's known keys).
-    static let webPush: Set<String> = [
-        "browser", "application_server_key", "push_origin", "push_token", "push_private_key", "push_auth",
-    ]
+    static let registration = Set(DeviceField.allCases.map(\.name))
 
     /// The registration a JSON object asks for, its members' types and values checked.
-    static func spec(_ obj: JSONObject) throws(RegistrationError) -> DeviceSpec {
-        if let unknown = obj.entries.first(where: { !isRegistrationName($0.key) }) {
-            throw .invalid("Invalid JSON payload received. Unknown name \"\(unknown.key)\": Cannot find field.")
+    static func spec(_ obj: JSONObject) throws(RegistrationError) -> DeviceSpec { try spec(DeviceMembers(obj)) }
+
+    /// The registration the members ask for, their types and values checked.
+    static func spec(_ m: DeviceMembers) throws(RegistrationError) -> DeviceSpec {
+        if let unknown = m.firstUnknown {
+            throw .invalid("Invalid JSON payload received. Unknown name \"\(unknown)\": Cannot find field.")
         }
-        guard let p = try string(obj, "platform") else {
+        guard let p = try string(m, .platform) else {
             throw .invalid("Missing required field 'platform' (\(Platform.spelled)).")
         }
         guard let platform = Platform(rawValue: p) else {
             throw .invalid("Invalid value at 'platform': \"\(p)\" is not \(Platform.spelled).")
         }
-        var spec = DeviceSpec(platform: platform, app: try string(obj, "app") ?? "")
-        spec.id = try string(obj, "id")
-        spec.token = try string(obj, "token")
-        spec.fid = try string(obj, "fid")
-        spec.apnsToken = try string(obj, "apns_token")
-        let environment = try string(obj, "apns_environment")
+        var spec = DeviceSpec(platform: platform, app: try string(m, .app) ?? "")
+        spec.id = try string(m, .id)
+        spec.token = try string(m, .token)
+        spec.fid = try string(m, .fid)
+        spec.apnsToken = try string(m, .apnsToken)
+        let environment = try string(m, .apnsEnvironment)
         if platform == .ios {
             spec.apnsEnvironment = try environment.map(Self.environment) ?? .sandbox
         } else if environment != nil || spec.apnsToken != nil {
             throw .invalid("'apns_environment' and 'apns_token' apply to iOS devices only.")
         }
-        try apply(obj, to: &spec.state)
-        try readWebPush(obj, into: &spec)
+        try apply(m, to: &spec.state)
+        try readWebPush(m, into: &spec)
         return spec
     }
 
     /// The browser, its application server key, and a subscription given whole; Web only.
-    private static func readWebPush(_ obj: JSONObject, into spec: inout DeviceSpec) throws(RegistrationError) {
-        guard webPush.contains(where: { obj[$0] != nil && obj[$0] != .null }) else { return }
+    private static func readWebPush(_ m: DeviceMembers, into spec: inout DeviceSpec) throws(RegistrationError) {
+        guard DeviceField.allCases.contains(where: { $0.isWebPush && m[$0] != nil }) else { return }
         guard spec.platform == .web else {
             throw .invalid("'browser', 'application_server_key' and the 'push_' fields apply to web devices only.")
         }
-        func bytes(_ name: String) throws(RegistrationError) -> [UInt8]? {
-            guard let s = try string(obj, name) else { return nil }
-            guard let b = Base64URL.decode(s) else { throw .invalid("Invalid value at '\(name)': not base64url.") }
+        func bytes(_ field: DeviceField) throws(RegistrationError) -> [UInt8]? {
+            guard let s = try string(m, field) else { return nil }
+            guard let b = Base64URL.decode(s) else { throw .invalid("Invalid value at '\(field.name)': not base64url.") }
             return b
         }
-        if let b = try string(obj, "browser") {
+        if let b = try string(m, .browser) {
             guard let browser = Browser(rawValue: b) else {
                 throw .invalid("Invalid value at 'browser': \"\(b)\" is not \(Browser.spelled).")
             }
             spec.browser = browser
         }
-        spec.applicationServerKey = try bytes("application_server_key")
-        spec.pushOrigin = try string(obj, "push_origin")
-        spec.pushToken = try string(obj, "push_token")
-        spec.pushPrivateKey = try bytes("push_private_key")
-        spec.pushAuth = try bytes("push_auth")
+        spec.applicationServerKey = try bytes(.applicationServerKey)
+        spec.pushOrigin = try string(m, .pushOrigin)
+        spec.pushToken = try string(m, .pushToken)
+        spec.pushPrivateKey = try bytes(.pushPrivateKey)
+        spec.pushAuth = try bytes(.pushAuth)
         let given = [spec.pushToken != nil, spec.pushPrivateKey != nil, spec.pushAuth != nil]
         if given.contains(true), given.contains(false) {
             throw .invalid("A subscription given whole needs 'push_token', 'push_private_key' and 'push_auth'.")
@@ -90,23 +77,27 @@ enum DeviceFields {
 
     /// Applies the state members present in `obj`; a wrong type or value is refused.
     static func apply(_ obj: JSONObject, to state: inout DeviceState) throws(RegistrationError) {
-        if let v = try string(obj, "app_state") {
+        try apply(DeviceMembers(obj), to: &state)
+    }
+
+    private static func apply(_ m: DeviceMembers, to state: inout DeviceState) throws(RegistrationError) {
+        if let v = try string(m, .appState) {
             guard let s = AppState(rawValue: v) else {
                 throw .invalid("Invalid value at 'app_state': \"\(v)\" is not foreground, background, not_running or terminated.")
             }
             state.appState = s
         }
-        if let v = try string(obj, "notifications") {
+        if let v = try string(m, .notifications) {
             guard let p = NotificationPermission(rawValue: v) else {
                 throw .invalid(
                     "Invalid value at 'notifications': \"\(v)\" is not authorized, denied, provisional or not_determined.")
             }
             state.notifications = p
         }
-        if let b = try bool(obj, "online") { state.online = b }
-        if let b = try bool(obj, "low_power_mode") { state.lowPowerMode = b }
-        if let b = try bool(obj, "auto_init_enabled") { state.autoInitEnabled = b }
-        if let v = obj["presentation_options"], v != .null {
+        if let b = try bool(m, .online) { state.online = b }
+        if let b = try bool(m, .lowPowerMode) { state.lowPowerMode = b }
+        if let b = try bool(m, .autoInitEnabled) { state.autoInitEnabled = b }
+        if let v = m[.presentationOptions] {
             guard let items = v.arrayValue else {
                 throw .invalid("Invalid value at 'presentation_options': expected a list of banner, list, sound, badge.")
             }
@@ -229,22 +220,30 @@ enum DeviceFields {
     /// A string member, nil when absent; refused when present with another type or longer
     /// than `maxString`.
     static func string(_ obj: JSONObject, _ name: String) throws(RegistrationError) -> String? {
-        let s = try member(obj, name, "TYPE_STRING", \.stringValue)
+        try string(obj[name], name)
+    }
+
+    private static func string(_ m: DeviceMembers, _ field: DeviceField) throws(RegistrationError) -> String? {
+        try string(m[field], field.name)
+    }
+
+    private static func string(_ v: JSONValue?, _ name: String) throws(RegistrationError) -> String? {
+        let s = try member(v, name, "TYPE_STRING", \.stringValue)
         if let s, s.utf8.count > DeviceFields.maxString {
             throw .invalid("Invalid value at '\(name)': longer than \(DeviceFields.maxString) bytes.")
         }
         return s
     }
 
-    private static func bool(_ obj: JSONObject, _ name: String) throws(RegistrationError) -> Bool? {
-        try member(obj, name, "TYPE_BOOL", \.boolValue)
+    private static func bool(_ m: DeviceMembers, _ field: DeviceField) throws(RegistrationError) -> Bool? {
+        try member(m[field], field.name, "TYPE_BOOL", \.boolValue)
     }
 
-    /// A member of the type `read` takes, nil when absent; refused when present as another.
+    /// A member of the type `read` takes, nil when absent or null; refused when present as another.
     private static func member<T>(
-        _ obj: JSONObject, _ name: String, _ type: String, _ read: (JSONValue) -> T?
+        _ v: JSONValue?, _ name: String, _ type: String, _ read: (JSONValue) -> T?
     ) throws(RegistrationError) -> T? {
-        guard let v = obj[name], v != .null else { return nil }
+        guard let v, v != .null else { return nil }
         guard let value = read(v) else { throw .invalid("Invalid value at '\(name)' (\(type)), \(JSONWriter.quotedJSON(v))") }
         return value
     }

@@ -30,14 +30,19 @@ extension Gateway {
         try rows.eachRow { (row) throws(SeedError) in
             n += 1
             func damaged(_ problem: String) -> SeedError { fail("saved device \(n) of \(rows.count) is damaged: \(problem)") }
-            guard let parsed = try? JSONParser.reading(row, { (p) throws(JSONParseError) in try p.readValue() }),
-                var fields = parsed.objectValue
-            else { throw damaged("not a JSON object") }
-            let topics = fields["topics"]?.arrayValue ?? []
-            fields.entries.removeAll { $0.key == "topics" }
+            // Read straight into the registration's members, no tree; `topics` apart.
+            var topics: [JSONValue] = []
+            let read = try? JSONParser.reading(row) { (p) throws(JSONParseError) in
+                try DeviceMembers(reading: &p) { (name, p) throws(JSONParseError) in
+                    guard name == "topics" else { return false }
+                    topics = try p.readValue().arrayValue ?? []
+                    return true
+                }
+            }
+            guard let members = read else { throw damaged("not a JSON object") }
             let device: Device
             do throws(RegistrationError) {
-                device = try registration.restore(DeviceFields.spec(fields), in: project)
+                device = try registration.restore(DeviceFields.spec(members), in: project)
             } catch {
                 throw damaged(error.message)
             }

@@ -51,6 +51,14 @@ extension JSONParser {
         }
     }
 
+    /// Walks the object at the reader, handing each member's name to `body`, which must consume
+    /// its value (read it or `skip` it).
+    public mutating func readMembers(_ body: (inout JSONParser, String) throws(JSONParseError) -> Void) throws(JSONParseError) {
+        skipSpace()
+        guard i < b.count, b[i] == UInt8(ascii: "{") else { throw fail() }
+        try eachMember(body)
+    }
+
     /// The next value if it is a string; nil, with the value checked and passed, otherwise.
     public mutating func readString() throws(JSONParseError) -> String? {
         skipSpace()

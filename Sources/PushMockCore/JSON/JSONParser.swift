@@ -143,7 +143,7 @@ public struct JSONParser {
     /// Walks the object at `i`, handing each member's name to `body`, which must consume the
     /// value. (`object(depth:)`, on every request, walks its own loop without the closure; both
     /// share the member's name and end.)
-    private mutating func eachMember(_ body: (inout JSONParser, String) throws(JSONParseError) -> Void) throws(JSONParseError) {
+    mutating func eachMember(_ body: (inout JSONParser, String) throws(JSONParseError) -> Void) throws(JSONParseError) {
         i += 1
         skipSpace()
         if i < b.count, b[i] == UInt8(ascii: "}") {
