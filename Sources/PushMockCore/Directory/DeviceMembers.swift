@@ -18,13 +18,24 @@ enum DeviceField: Int, CaseIterable {
         "browser", "application_server_key", "push_origin", "push_token", "push_private_key", "push_auth",
     ]
 
-    /// The field named `name`, nil for none: compared by length first, where a set would hash
-    /// every name (a restart reads a million devices' members).
+    /// The field named `name`, nil for none: only names of its length are compared, where a set
+    /// would hash every name (a restart reads a million devices' members).
     init?(name: String) {
         let length = name.utf8.count
-        guard let i = Self.names.firstIndex(where: { $0.utf8.count == length && $0 == name }) else { return nil }
-        self.init(rawValue: i)
+        guard length < Self.byLength.count else { return nil }
+        for i in Self.byLength[length] where Self.names[i] == name {
+            self.init(rawValue: i)
+            return
+        }
+        return nil
     }
+
+    /// The fields' places by the length of their names.
+    private static let byLength: [[Int]] = {
+        var table = [[Int]](repeating: [], count: names.map(\.utf8.count).max()! + 1)
+        for (i, name) in names.enumerated() { table[name.utf8.count].append(i) }
+        return table
+    }()
 }
 
 /// A registration's members, each read once and then found by its field; the last of a
@@ -39,7 +50,7 @@ struct DeviceMembers {
     init() {}
 
     init(_ obj: JSONObject) {
-        for (key, value) in obj.entries { set(key, value) }
+        for (key, value) in obj.entries { set(DeviceField(name: key), key, value) }
     }
 
     /// Reads an object's members from `p`; a member that is no field goes to `other`, which
@@ -48,13 +59,14 @@ struct DeviceMembers {
         reading p: inout JSONParser, other: (String, inout JSONParser) throws(JSONParseError) -> Bool
     ) throws(JSONParseError) {
         try p.readMembers { (p, name) throws(JSONParseError) in
-            if DeviceField(name: name) == nil, try other(name, &p) { return }
-            set(name, try p.readValue())
+            let field = DeviceField(name: name)
+            if field == nil, try other(name, &p) { return }
+            set(field, name, try p.readValue())
         }
     }
 
-    private mutating func set(_ name: String, _ value: JSONValue) {
-        guard let field = DeviceField(name: name) else {
+    private mutating func set(_ field: DeviceField?, _ name: String, _ value: JSONValue) {
+        guard let field else {
             if firstUnknown == nil { firstUnknown = name }
             return
         }
