@@ -76,21 +76,20 @@ public final class RandomSource: RandomNumberGenerator {
         }
     }
 
-    /// Fills `out` with symbols of an alphabet of 2^`bits`, `bits` random bits each, a word
-    /// drawn whenever fewer are left.
+    /// Fills `out` with symbols of an alphabet of 2^`bits`, `bits` random bits each: a word
+    /// gives as many whole symbols as it holds, lowest bits first, the rest of it unused.
     @inline(__always)
     private func draw(into out: UnsafeMutableBufferPointer<UInt8>, from alphabet: UnsafeBufferPointer<UInt8>, bits: Int) {
-        var pool: UInt64 = 0
-        var left = 0
         let mask = UInt64(1 << bits - 1)
-        for i in out.indices {
-            if left < bits {
-                pool = next()
-                left = 64
+        let perWord = 64 / bits
+        var i = 0
+        while i < out.count {
+            var word = next()
+            for _ in 0..<min(perWord, out.count - i) {
+                out.initializeElement(at: i, to: alphabet[Int(word & mask)])
+                word >>= UInt64(bits)
+                i += 1
             }
-            out.initializeElement(at: i, to: alphabet[Int(pool & mask)])
-            pool >>= UInt64(bits)
-            left -= bits
         }
     }
 }
