@@ -69,9 +69,11 @@ struct DeviceRegistration {
         if directory.owner(ofToken: token) != nil || directory.device(at: .installation(fid)) != nil {
             throw .conflict("A device with this token or fid already exists.")
         }
-        if project.app(spec.platform, spec.app) == nil {
-            project.addApp(spec.platform, spec.app, credentials: [.sandbox, .production])
-        }
+        let app =
+            project.app(spec.platform, spec.app) ?? project.addApp(spec.platform, spec.app, credentials: [.sandbox, .production])
+        // The app's own name: one String for all its devices, as a batch registration holds it.
+        var spec = spec
+        spec.app = app.name
         return try add(spec, fid: fid, token: token, in: project)
     }
 

@@ -41,12 +41,22 @@ public final class Project {
         Configuration.defaultServerKey + "-" + projectID
     }
 
-    public func app(_ platform: Platform, _ name: String) -> App? { apps[App.key(platform, name)] }
+    /// The app found last: sends, and a restart putting back a million devices, ask for the
+    /// same app again and again, and building its key cost more than the rest of a look-up.
+    private var lastApp: App?
+
+    public func app(_ platform: Platform, _ name: String) -> App? {
+        if let last = lastApp, last.platform == platform, last.name == name { return last }
+        let found = apps[App.key(platform, name)]
+        if found != nil { lastApp = found }
+        return found
+    }
 
     @discardableResult
     func addApp(_ platform: Platform, _ name: String, credentials: Set<APNsEnvironment>) -> App {
         let app = App(platform: platform, name: name, apnsCredentials: platform == .ios ? credentials : [])
         apps[App.key(platform, name)] = app
+        lastApp = app
         changes.project(id)
         return app
     }
