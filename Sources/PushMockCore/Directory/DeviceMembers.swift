@@ -47,8 +47,6 @@ struct DeviceMembers {
     /// The first member that is no registration field.
     private(set) var firstUnknown: String?
 
-    init() {}
-
     init(_ obj: JSONObject) {
         for (key, value) in obj.entries { set(DeviceField(name: key), key, value) }
     }
