@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("firebase-admin 7.7.0 against a live pushmock", .timeLimit(.minutes(4)))
+@Suite("firebase-admin 7.7.0 against a live pushmock", .serverTestLimit)
 struct AdminSDKTests {
     @Test("service-account OAuth, send, dry run, send_each, multicast, topics, conditions, subscriptions and errors")
     func adminSDK() throws {

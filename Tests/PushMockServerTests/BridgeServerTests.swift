@@ -31,7 +31,7 @@ final class HelperProcess {
     }
 }
 
-@Suite("Delivery bridges over real sockets and processes", .serialized, .timeLimit(.minutes(3)))
+@Suite("Delivery bridges over real sockets and processes", .serialized, .serverTestLimit)
 struct BridgeServerTests {
     let auth = ["Authorization": "key=pushmock-dev-server-key"]
     let base = "/emulator/v1/projects/demo-pushmock"

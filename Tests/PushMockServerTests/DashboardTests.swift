@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("The dashboard, event streams and metrics on a live server", .timeLimit(.minutes(3)))
+@Suite("The dashboard, event streams and metrics on a live server", .serverTestLimit)
 struct DashboardTests {
     /// How many operations docs/openapi.json describes: the API reference page shows each.
     static func describedOperations() throws -> Int {

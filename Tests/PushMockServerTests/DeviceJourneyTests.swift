@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("A day in the life of two phones, over HTTP", .timeLimit(.minutes(3)))
+@Suite("A day in the life of two phones, over HTTP", .serverTestLimit)
 struct DeviceJourneyTests {
     let auth = ["Authorization": "key=pushmock-dev-server-key"]
     let base = "/emulator/v1/projects/demo-pushmock"

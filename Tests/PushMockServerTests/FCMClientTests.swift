@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("Real FCM clients register with pushmock and receive from it", .timeLimit(.minutes(4)))
+@Suite("Real FCM clients register with pushmock and receive from it", .serverTestLimit)
 struct FCMClientTests {
     static let clients = ServerProcess.packageRoot.appendingPathComponent("Tests/clients").path
 

@@ -6,7 +6,7 @@ import Testing
 /// Left out of the sanitizer's run (`make test-asan`): what they check is the loop's
 /// fairness, and their 100,000 devices would starve the tests beside them there.
 @Suite(
-    "Fairness: long work yields to other connections", .serialized, .timeLimit(.minutes(3)),
+    "Fairness: long work yields to other connections", .serialized, .serverTestLimit,
     .enabled(if: !ServerProcess.isSanitized))
 struct FairnessTests {
     /// Sends `body` to `path` from another thread and asks `/healthz` on `c` until it is

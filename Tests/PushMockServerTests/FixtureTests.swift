@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("--seed fixtures on a live server", .timeLimit(.minutes(3)))
+@Suite("--seed fixtures on a live server", .serverTestLimit)
 struct FixtureTests {
     @Test(
         "a fixture's key, tokens and subscriptions work from the first request; a bad fixture stops the start naming the file and the path"

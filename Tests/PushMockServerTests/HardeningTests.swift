@@ -80,7 +80,7 @@ extension HardeningTests {
     }
 }
 
-@Suite("Hardening: answers a client does not read", .serialized, .timeLimit(.minutes(3)))
+@Suite("Hardening: answers a client does not read", .serialized, .serverTestLimit)
 struct UnreadAnswersTests {
     @Test(
         "HTTP/2 exports, long lists, long-polls and lists of sends on a closed window, and pipelined long lists and long-polls never read: memory stays bounded, the reader is cut off at --timeout, others are served"

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("The README, run as written", .timeLimit(.minutes(3)))
+@Suite("The README, run as written", .serverTestLimit)
 struct ReadmeTests {
     @Test("every command block of the README runs, in order, in one shell session, and does what it says")
     func everyBlock() throws {

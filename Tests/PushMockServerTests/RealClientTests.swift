@@ -39,7 +39,7 @@ func runShell(_ command: String, log: String) throws -> Int32 {
     return p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
 }
 
-@Suite("Real clients: curl and the Python legacy FCM libraries", .timeLimit(.minutes(4)))
+@Suite("Real clients: curl and the Python legacy FCM libraries", .serverTestLimit)
 struct RealClientTests {
     static var python: String {
         ServerProcess.packageRoot.appendingPathComponent(".venv/bin/python").path

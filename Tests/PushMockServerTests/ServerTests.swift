@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("The server on real loopback sockets", .timeLimit(.minutes(3)))
+@Suite("The server on real loopback sockets", .serverTestLimit)
 struct ServerTests {
     let auth = ["Authorization": "key=pushmock-dev-server-key"]
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("--data-dir: the delivery log in SQLite", .timeLimit(.minutes(4)))
+@Suite("--data-dir: the delivery log in SQLite", .serverTestLimit)
 struct StoreTests {
     static let clients = ServerProcess.packageRoot.appendingPathComponent("Tests/clients").path
 

@@ -9,7 +9,7 @@ func lastJSON(_ out: String) -> [String: Any] {
     return [:]
 }
 
-@Suite("The TLS port: HTTP/2, HTTP/1.1, certificates and APNs with real clients", .timeLimit(.minutes(3)))
+@Suite("The TLS port: HTTP/2, HTTP/1.1, certificates and APNs with real clients", .serverTestLimit)
 struct TLSTests {
     static let clients = ServerProcess.packageRoot.appendingPathComponent("Tests/clients").path
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("Web Push: pywebpush and py-vapid against each browser's push service", .timeLimit(.minutes(3)))
+@Suite("Web Push: pywebpush and py-vapid against each browser's push service", .serverTestLimit)
 struct WebPushTests {
     @Test(
         "every success and refusal of the three push services in their own shapes, RFC 8291's example decrypted, over HTTP and TLS"
@@ -17,7 +17,7 @@ struct WebPushTests {
     }
 }
 
-@Suite("Web Push subscriptions across a restart", .timeLimit(.minutes(3)))
+@Suite("Web Push subscriptions across a restart", .serverTestLimit)
 struct WebPushRestartTests {
     @Test("with --data-dir a Web device keeps its browser, endpoint and keys, and its endpoint still takes pushes")
     func subscriptionKept() throws {
@@ -45,7 +45,7 @@ struct WebPushRestartTests {
     }
 }
 
-@Suite("The Mozilla push protocol over WebSocket, and a real Firefox", .timeLimit(.minutes(3)))
+@Suite("The Mozilla push protocol over WebSocket, and a real Firefox", .serverTestLimit)
 struct MozillaPushTests {
     static let clients = ServerProcess.packageRoot.appendingPathComponent("Tests/clients").path
 
