@@ -14,8 +14,7 @@ struct ReadmeTests {
             unshare, "bash", TLSTests.clients + "/readme.sh", ServerProcess.binary.path, RealClientTests.python,
             ServerProcess.packageRoot.appendingPathComponent("README.md").path,
         ].map { $0.contains(" ") ? $0 : "'\($0)'" }.joined(separator: " ")
-        let status = try runShell(command, log: log)
-        let out = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let (status, out) = try runShell(command, log: log)
         #expect(status == 0, "\(out)")
         #expect(out.hasSuffix("README OK\n"), "\(out)")
         // What each recipe says it shows.

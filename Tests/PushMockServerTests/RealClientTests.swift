@@ -20,11 +20,11 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
 }
 
 /// Runs a shell command line with its output (and errors) in the file `log`, waits for the
-/// shell only, and returns its exit status. Never system(3): its child inherits every open
+/// shell only, and returns its exit status and what it wrote. Never system(3): its child inherits every open
 /// descriptor of the test process, among them the pipes other tests read their clients'
 /// output from, which then stay open, and those tests waiting, as long as the command or a
 /// server it leaves running lives. Foundation's Process closes them in the child.
-func runShell(_ command: String, log: String) throws -> Int32 {
+func runShell(_ command: String, log: String) throws -> (status: Int32, said: String) {
     guard FileManager.default.createFile(atPath: log, contents: nil), let sink = FileHandle(forWritingAtPath: log) else {
         throw ServerProcess.StartFailure(description: "cannot create \(log)")
     }
@@ -36,7 +36,8 @@ func runShell(_ command: String, log: String) throws -> Int32 {
     p.standardError = sink
     try p.run()
     p.waitUntilExit()
-    return p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
+    let status = p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
+    return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
 }
 
 @Suite("Real clients: curl and the Python legacy FCM libraries", .serverTestLimit)

@@ -115,10 +115,7 @@ extension StoreTests {
     /// Starts pushmock on a directory and waits for it to end (stopping it after 20 s, when it
     /// started instead); answers its status and output.
     private func startOnly(_ dir: String) throws -> (status: Int32, said: String) {
-        let out = dir + ".out"
-        let command = "'\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)'"
-        let status = try runShell("timeout 20 \(command)", log: out)
-        return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
+        try runShell("timeout 20 '\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)'", log: dir + ".out")
     }
 
     @Test(

@@ -657,9 +657,8 @@ extension StoreTests {
             ])
         #expect(made == 0, "\(out)")
         #expect(throws: ServerProcess.StartFailure.self) { try ServerProcess(storeFlags(dir)) }
-        let status = try runShell(
+        let (status, said) = try runShell(
             "'\(ServerProcess.binary.path)' --port 0 --tls-port off --data-dir '\(dir)'", log: dir + "/out")
-        let said = (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? ""
         #expect(
             status != 0 && said.contains("was written by a newer pushmock (store version 9, this one reads up to 6)"), "\(said)")
     }

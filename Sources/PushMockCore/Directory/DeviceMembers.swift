@@ -38,10 +38,10 @@ enum DeviceField: Int, CaseIterable {
     }()
 }
 
-/// A registration's members, each read once and then found by its field; the last of a
-/// repeated name counts, as in `JSONObject`'s lookup, and a null is as absent. `spec` reads
-/// some twenty fields: looking each up among a row's members was a third of restoring a
-/// device at a restart.
+/// A registration's members, each read once and then found by its field, so `spec` reads its
+/// some twenty fields by place, not by looking each up among the members (a restart reads a
+/// million rows; docs/PERFORMANCE.md). The last of a repeated name counts, as in
+/// `JSONObject`'s lookup, and a null is as absent.
 struct DeviceMembers {
     private var values = [JSONValue?](repeating: nil, count: DeviceField.allCases.count)
     /// The first member that is no registration field.

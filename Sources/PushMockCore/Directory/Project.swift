@@ -42,7 +42,7 @@ public final class Project {
     }
 
     /// The app found last: sends, and a restart putting back a million devices, ask for the
-    /// same app again and again, and building its key cost more than the rest of a look-up.
+    /// same app again and again, which then builds no `platform/name` key (docs/PERFORMANCE.md).
     private var lastApp: App?
 
     public func app(_ platform: Platform, _ name: String) -> App? {
