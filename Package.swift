@@ -31,10 +31,14 @@ let package = Package(
         // The dashboard's files (dashboard/, Chart.js from Debian's libjs-chart.js,
         // docs/openapi.json), embedded at build time with C's #embed.
         .target(name: "CDashboard"),
+        // One GNU extension of posix_spawn that Swift's Glibc module leaves out.
+        .target(name: "CSpawn"),
         .target(name: "PushMockCore", swiftSettings: releaseSettings),
         .target(
             name: "PushMockServer",
-            dependencies: ["PushMockCore", "CLibevent", "COpenSSL", "CNghttp2", "CSQLite", "CZlib", "CDashboard"],
+            dependencies: [
+                "PushMockCore", "CLibevent", "COpenSSL", "CNghttp2", "CSQLite", "CZlib", "CDashboard", "CSpawn",
+            ],
             swiftSettings: releaseSettings),
         .executableTarget(name: "pushmock", dependencies: ["PushMockServer", "PushMockCore"]),
         .testTarget(name: "PushMockCoreTests", dependencies: ["PushMockCore"]),

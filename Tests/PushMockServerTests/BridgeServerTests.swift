@@ -180,6 +180,27 @@ struct BridgeServerTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("a command's program gets only its three standard descriptors, even while other bridge threads are making pipes")
+    func commandDescriptors() throws {
+        let server = try ServerProcess(["--allow-command", "ls"])
+        let c = try HTTPConnection(port: server.port)
+        let device = try c.request("POST", base + "/devices", body: #"{"platform":"android","app":"com.example.news"}"#).json
+        let listing = #"{"device":"d1","events":["MESSAGE_DELIVERED"],"command":{"argv":["ls","/proc/self/fd"],"concurrency":4}}"#
+        for _ in 0..<3 { #expect(try c.request("POST", base + "/bridges", body: listing).status == 201) }
+        let sends = 20
+        for _ in 0..<sends {
+            let sent = try c.request(
+                "POST", "/fcm/send", body: #"{"to":"\#(device["token"] as! String)","data":{"n":"1"}}"#, headers: auth)
+            #expect(sent.json["success"] as? Int == 1)
+        }
+        #expect(waitUntil(20) { (try? attempts(c).count) == 3 * sends })
+        // `ls` lists its standard descriptors and the one it opened to read the directory.
+        let listed = try attempts(c).map { $0.split(separator: ": ", maxSplits: 1).last.map(String.init) ?? $0 }
+        let extra = listed.filter { !$0.hasSuffix("): 0\n1\n2\n3") && !$0.hasSuffix("): 0\n1\n2\n3\n") }
+        #expect(listed.count == 3 * sends && extra.isEmpty, "\(extra.prefix(3))")
+        #expect(server.stop() == 0)
+    }
+
     @Test(
         "a dead webhook's queue is bounded by bytes too: 2,500 sends of 3.5 KB turn away what passes 8 MiB, with a queue_limit of 100,000"
     )

@@ -1,3 +1,4 @@
+internal import CSpawn
 import Foundation
 import Glibc
 import PushMockCore
@@ -22,6 +23,9 @@ enum ChildProcess {
     }
 
     static func run(_ argv: [String], environment: [(name: String, value: String)], input: [UInt8], timeout: Double) -> Result {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
         var toChild: [Int32] = [0, 0]
         var fromChild: [Int32] = [0, 0]
         guard pipe(&toChild) == 0 else { return Result(succeeded: false, status: "no pipe", output: "") }
@@ -30,14 +34,12 @@ enum ChildProcess {
             close(toChild[1])
             return Result(succeeded: false, status: "no pipe", output: "")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2)
-        // The child keeps only its three standard descriptors of these pipes.
-        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // The child keeps its three standard descriptors and nothing else of pushmock's: not
+        // these pipes, not the pipes another bridge thread has just made, no socket or file.
+        let closing = pushmock_spawn_closefrom(&actions, 3)
         // The child starts with default signal dispositions and nothing blocked, not with
         // what pushmock ignores (`Signals.ignored`) or its worker thread blocks.
         var attributes = posix_spawnattr_t()
@@ -56,9 +58,12 @@ enum ChildProcess {
         let envStrings = env.map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
         let started = Clock.wallNow()
-        let rc = withCStrings(argv) { cArgv in
-            withCStrings(envStrings) { cEnv in posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, cEnv) }
-        }
+        let rc =
+            closing != 0
+            ? closing
+            : withCStrings(argv) { cArgv in
+                withCStrings(envStrings) { cEnv in posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, cEnv) }
+            }
         close(toChild[0])
         close(fromChild[1])
         guard rc == 0 else {
