@@ -27,6 +27,27 @@ struct TopicMembersTests {
         #expect(project.topics["news"] == nil && project.topics.count == 0)
     }
 
+    @Test("a device's own topics: in the order subscribed, the first held apart from the rest, each knowing its place when moved")
+    func memberships() throws {
+        let h = try Harness { _ in }
+        let ids = try (0..<3).map { _ in try h.device("android")["id"] as! String }
+        for id in ids.dropFirst() { try h.subscribe(id, "b") }
+        for topic in ["a", "b", "c"] { try h.subscribe(ids[0], topic) }
+        let project = try #require(h.gateway.directory["demo-pushmock"])
+        let device = try #require(project.devices[ids[0]])
+        #expect(device.topics.keys == ["a", "b", "c"] && device.topics.count == 3)
+        project.topics.unsubscribe(device, from: "a")
+        #expect(device.topics.keys == ["b", "c"] && device.topics["a"] == nil && device.topics["b"] != nil)
+        // "b", now the device's first topic, is where it is moved: it must leave from there.
+        #expect(project.topics["b"]?.devices.map(\.id) == [ids[1], ids[2], ids[0]])
+        project.topics.unsubscribe(try #require(project.devices[ids[1]]), from: "b")
+        #expect(project.topics["b"]?.devices.map(\.id) == [ids[0], ids[2]])
+        project.topics.unsubscribe(device, from: "b")
+        #expect(project.topics["b"]?.devices.map(\.id) == [ids[2]] && device.topics.keys == ["c"])
+        project.topics.unsubscribe(device, from: "c")
+        #expect(device.topics.count == 0 && Array(device.topics).isEmpty)
+    }
+
     @Test(
         "ids: a given dN moves the numbering past it, the largest N too (it overflowed and trapped), and generated ids never collide"
     )

@@ -34,16 +34,21 @@ public final class Device {
     /// Topic name → when it was subscribed.
     public internal(set) var topics = TopicMemberships()
     /// What the service holds for the device and its allowances (`Delivery`'s).
-    var delivery = DeviceDelivery()
+    var delivery: DeviceDelivery {
+        get { activityBox?.delivery ?? DeviceDelivery() }
+        _modify { yield &activity.delivery }
+    }
     /// Its send counters for the per-device rate limits (`Quotas`').
-    var rate = DeviceRate()
+    var rate: DeviceRate {
+        get { activityBox?.rate ?? DeviceRate() }
+        _modify { yield &activity.rate }
+    }
     /// What the device received, oldest first: the newest `inboxLimit` entries.
-    public var inbox: ArraySlice<InboxEntry> { received.suffix(Self.inboxLimit) }
+    public var inbox: ArraySlice<InboxEntry> { (activityBox?.received ?? []).suffix(Self.inboxLimit) }
     /// How many older entries no longer show in `inbox`.
-    public var inboxDropped: Int { receivedCount - inbox.count }
-    /// Holds up to twice the limit, trimmed in halves so each receive is O(1) amortized.
-    private var received: [InboxEntry] = []
-    private var receivedCount = 0
+    public var inboxDropped: Int { (activityBox?.receivedCount ?? 0) - inbox.count }
+    /// Made when a push first reaches the device (`DeviceActivity`).
+    private var activityBox: DeviceActivity?
     public let createdAt: Timestamp
 
     public static let inboxLimit = 100
@@ -128,6 +133,13 @@ public final class Device {
         addAddress(subscription.address)
     }
 
+    private var activity: DeviceActivity {
+        if let a = activityBox { return a }
+        let a = DeviceActivity()
+        activityBox = a
+        return a
+    }
+
     private var side: BrowserSide {
         if let b = browserSide { return b }
         let b = BrowserSide()
@@ -145,30 +157,45 @@ public final class Device {
     func markSeen(at time: Timestamp) { lastSeen = time }
 
     func receive(_ entry: InboxEntry) {
-        if received.count == 2 * Self.inboxLimit { received.removeFirst(Self.inboxLimit) }
-        received.append(entry)
-        receivedCount += 1
+        let a = activity
+        if a.received.count == 2 * Self.inboxLimit { a.received.removeFirst(Self.inboxLimit) }
+        a.received.append(entry)
+        a.receivedCount += 1
     }
 
     /// The newest inbox entry for a message id, with its position for `markOpened`.
     func entry(_ messageID: String) -> (index: Int, entry: InboxEntry)? {
-        guard let i = received.lastIndex(where: { $0.messageID == messageID }) else { return nil }
+        guard let received = activityBox?.received, let i = received.lastIndex(where: { $0.messageID == messageID }) else {
+            return nil
+        }
         return (i, received[i])
     }
 
-    func markOpened(at index: Int) { received[index].opened = true }
+    func markOpened(at index: Int) { activity.received[index].opened = true }
 
     /// Takes a send's entries out of the inbox (`DELETE .../messages/{id}`).
     func removeFromInbox(_ message: Message) {
-        let before = received.count
-        received.removeAll { $0.message === message }
-        receivedCount -= before - received.count
+        guard let a = activityBox else { return }
+        let before = a.received.count
+        a.received.removeAll { $0.message === message }
+        a.receivedCount -= before - a.received.count
     }
 
     func clearInbox() {
-        received.removeAll()
-        receivedCount = 0
+        activityBox?.received.removeAll()
+        activityBox?.receivedCount = 0
     }
+}
+
+/// What a device has once pushes reach it: what delivery holds for it and its allowances,
+/// its rate counters and its inbox. In a box made on the first push, so that a million idle
+/// devices pay 8 bytes each for it, not 88 (docs/PERFORMANCE.md).
+private final class DeviceActivity {
+    var delivery = DeviceDelivery()
+    var rate = DeviceRate()
+    /// Holds up to twice `Device.inboxLimit`, trimmed in halves so each receive is O(1) amortized.
+    var received: [InboxEntry] = []
+    var receivedCount = 0
 }
 
 /// One push as a device saw it. The exact payload is rendered from the shared message on
