@@ -6,7 +6,6 @@
 /// allowances) is delivery's, `rate` the quotas'. Owned by its project; loop thread only.
 public final class Device {
     public let id: String
-    public let platform: Platform
     public let app: String
     public let projectID: String
     public private(set) var fid: String
@@ -15,7 +14,7 @@ public final class Device {
     /// iOS only.
     public private(set) var apnsToken: String?
     /// Addresses of kinds a protocol module declares (a Web Push endpoint).
-    public private(set) var moduleAddresses: [DeviceAddress] = []
+    public var moduleAddresses: [DeviceAddress] { browserSide?.moduleAddresses ?? [] }
     /// A browser's push side (nil for phones): one reference, so a million phones pay 8 bytes.
     private var browserSide: BrowserSide?
     /// Web: the browser's push subscription, current or (once ended) the last one, whose
@@ -26,8 +25,11 @@ public final class Device {
         get { browserSide?.client }
         set { side.client = newValue }
     }
-    public private(set) var apnsEnvironment: APNsEnvironment?
+    // The state, the platform and the APNs environment are declared together: a class keeps
+    // its fields in the order declared, and so their bytes share one 16-byte span.
     public private(set) var state: DeviceState
+    public let platform: Platform
+    public private(set) var apnsEnvironment: APNsEnvironment?
     /// The last time the device was seen by the service (registration, online, app use);
     /// tokens idle for 270 days are expired.
     public private(set) var lastSeen: Timestamp
@@ -105,10 +107,10 @@ public final class Device {
     func readdress(apnsToken: String) { self.apnsToken = apnsToken }
 
     func addAddress(_ address: DeviceAddress) {
-        if !moduleAddresses.contains(address) { moduleAddresses.append(address) }
+        if !moduleAddresses.contains(address) { side.moduleAddresses.append(address) }
     }
 
-    func removeAddress(_ address: DeviceAddress) { moduleAddresses.removeAll { $0 == address } }
+    func removeAddress(_ address: DeviceAddress) { browserSide?.moduleAddresses.removeAll { $0 == address } }
 
     /// The subscription an endpoint token names: the fake browser's, or one of a real one's.
     public func subscription(token: String) -> PushSubscription? {
@@ -233,9 +235,10 @@ public struct Pending {
     public let expires: Timestamp
 }
 
-/// What a Web device has beside a phone's: its push subscription, and for a real browser its
-/// client (`RealClient`).
+/// What a Web device has beside a phone's: its push subscription, its Web Push endpoints, and
+/// for a real browser its client (`RealClient`).
 final class BrowserSide {
     var subscription: PushSubscription?
     var client: RealClient?
+    var moduleAddresses: [DeviceAddress] = []
 }

@@ -21,12 +21,13 @@ public enum PresentationOption: String, Sendable, CaseIterable {
 /// The settable state of a device, with the defaults of a freshly installed app that was
 /// granted notifications and then sent to the background.
 public struct DeviceState: Sendable, Equatable {
+    /// The FCM SDK sample's `[.list, .banner, .sound]` (IOS-RECV).
+    public var presentationOptions: [PresentationOption] = [.banner, .list, .sound]
+    // The one-byte fields follow the list, so that they fill one word (a million devices).
     public var appState = AppState.background
     public var online = true
     public var notifications = NotificationPermission.authorized
     public var lowPowerMode = false
-    /// The FCM SDK sample's `[.list, .banner, .sound]` (IOS-RECV).
-    public var presentationOptions: [PresentationOption] = [.banner, .list, .sound]
     public var autoInitEnabled = true
 
     public init() {}
