@@ -11,7 +11,9 @@ struct ObjectTableTests {
         init(_ name: String) { self.name = name }
     }
 
-    @Test("finds by the object's own key, replaces, removes by identity, and grows from 8 slots to 100,000 objects")
+    @Test(
+        "finds by the object's own key, replaces, removes by identity, and grows from 8 slots to 100,000 objects; one sized ahead fills to the size"
+    )
     func table() {
         var t = ObjectTable<Named>()
         let objects = (0..<100_000).map { Named("key-\($0)") }
@@ -41,6 +43,9 @@ struct ObjectTableTests {
         reserved.reserveCapacity(1000)
         reserved.insert("a", objects[0]) { _ in false }
         #expect(reserved.count == 1 && reserved.find("a") { _ in true } === objects[0])
+        // Filled to what it was sized for (3/4 of its slots, probes wrapping at the end).
+        for o in objects[1..<1000] { reserved.insert(o.name, o) { $0.name == o.name } }
+        #expect(reserved.count == 1000 && objects[1..<1000].allSatisfy { o in reserved.find(o.name) { $0.name == o.name } === o })
     }
 
     @Test("identifiers made in one allocation draw what the plain ones draw: a FID, its token")
