@@ -42,6 +42,47 @@ struct DeviceAddressTests {
         #expect(h.gateway.directory.retirement(of: .registrationToken(token)) == nil)
     }
 
+    @Test(
+        "a FID is read from the token that begins with it, or kept apart: a given token without it, no token yet, a refresh, a reinstall"
+    )
+    func fidInToken() throws {
+        let h = try Harness()
+        let base = "/emulator/v1/projects/demo-pushmock/devices/"
+        let fid = "cAbCdEfGhIjKlMnOpQrStU"
+        let given = "eZyXwVuTsRqPoNmLkJiHgF:APA91b" + String(repeating: "x", count: 134)
+        let d = try h.device("android", extra: #","fid":"\#(fid)","token":"\#(given)""#)
+        #expect(d["fid"] as? String == fid && d["token"] as? String == given)
+        let device = try #require(h.project.devices.withFID(fid))
+        #expect(device.fid == fid && device.token == given)
+        // No token yet: the FID alone; then a token made for it, which begins with it.
+        let quiet = try h.device("android", extra: #","auto_init_enabled":false"#)
+        let quietFID = quiet["fid"] as! String
+        let q = try #require(h.project.devices.withFID(quietFID))
+        #expect(q.token == nil && q.fid == quietFID)
+        #expect(h.call("POST", base + q.id + ":enableAutoInit").status == 200)
+        #expect(q.fid == quietFID && q.token?.hasPrefix(quietFID + ":APA91b") == true)
+        #expect(h.project.devices.withFID(quietFID) === q && h.project.devices.withToken(q.token!) === q)
+        // A refresh keeps the FID; a reinstall makes a new one, and the old no longer names it.
+        #expect(h.call("POST", base + q.id + ":refreshToken").status == 200)
+        #expect(q.fid == quietFID && h.project.devices.withFID(quietFID) === q)
+        #expect(h.call("POST", base + q.id + ":reinstall").status == 200)
+        #expect(q.fid != quietFID && q.token?.hasPrefix(q.fid + ":") == true)
+        #expect(h.project.devices.withFID(quietFID) == nil && h.project.devices.withFID(q.fid) === q)
+        #expect(device.fid == fid, "the device with a given token keeps its own FID")
+        #expect(h.project.devices.withToken(given) === device)
+        // A token is found under the FID it begins with; given a new FID and keeping its token,
+        // the device is still found by that token, and by the new FID only.
+        let token = q.token!
+        let oldFID = q.fid
+        h.project.devices.reassign(q, token: token, fid: "fNewInstallationIdAbCd")
+        #expect(h.project.devices.withToken(token) === q && q.fid == "fNewInstallationIdAbCd")
+        #expect(h.project.devices.withFID(oldFID) == nil && h.project.devices.withFID("fNewInstallationIdAbCd") === q)
+        // Then a token made for the new FID: the old one names nothing.
+        h.project.devices.reassign(q, token: "fNewInstallationIdAbCd:APA91b" + String(repeating: "y", count: 134))
+        #expect(h.project.devices.withToken(token) == nil && h.project.devices.withToken(q.token!) === q)
+        #expect(h.project.devices.withToken(oldFID + ":nothing") == nil && h.project.devices.withToken("no-colon") == nil)
+    }
+
     @Test("an APNs token is one address in either case; a project started over forgets its devices' addresses")
     func apnsAndReset() throws {
         let h = try Harness()

@@ -4,7 +4,9 @@
 /// token, which device an APNs token names) is the same lookup. Text addresses are kept in
 /// one `ObjectTable` a kind, which holds each text's hash and asks the device whether it has
 /// the address, and APNs tokens in one keyed by their bytes: with a million devices an entry
-/// costs 16 bytes of table, not a copy of the address.
+/// costs 16 bytes of table, not a copy of the address. An FCM token that begins with its
+/// device's FID (`<fid>:APA91b…`, every token pushmock makes) is found under the FID and has
+/// no entry of its own: one table fewer for a million devices.
 /// Loop thread only.
 final class AddressBook {
     private var texts: [DeviceAddress.Kind: ObjectTable<Device>] = [:]
@@ -22,26 +24,36 @@ final class AddressBook {
         switch address.key {
         case .text(let text):
             // A send names a device by its token: that check first, without the general one.
-            address.kind == .registrationToken
-                ? texts[.registrationToken]?.find(text) { $0.token == text } : texts[address.kind]?.find(text) { $0.has(address) }
+            address.kind == .registrationToken ? device(withToken: text) : texts[address.kind]?.find(text) { $0.has(address) }
         case .apns(let token): apnsTokens[token]
         }
+    }
+
+    /// The device with this FCM token: under the FID the token begins with, or (a token given
+    /// that does not begin with its device's FID) under the token itself.
+    private func device(withToken token: String) -> Device? {
+        if let own = texts[.registrationToken], own.count > 0, let d = own.find(token, has: { $0.token == token }) { return d }
+        guard let colon = token.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        return texts[.installation]?.find(token[..<colon]) { $0.token == token }
     }
 
     /// When a retired address stopped being valid, and which device it named.
     func retirement(of address: DeviceAddress) -> Retirement? { retired[address] }
 
-    /// Room for `n` devices' FCM tokens and installations.
+    /// Room for `n` devices' installations (and so the FCM tokens that begin with them).
     func reserveCapacity(_ n: Int) {
-        for kind in [DeviceAddress.Kind.registrationToken, .installation] {
-            let held = texts[kind]?.count ?? 0
-            texts[kind, default: ObjectTable()].reserveCapacity(held + n)
-        }
+        let held = texts[.installation]?.count ?? 0
+        texts[.installation, default: ObjectTable()].reserveCapacity(held + n)
     }
 
     func add(_ address: DeviceAddress, of device: Device) {
         switch address.key {
-        case .text(let text): texts[address.kind, default: ObjectTable()].insert(text, device) { $0.has(address) }
+        case .text(let text) where address.kind == .registrationToken:
+            if !device.tokenHoldsFID { addOwnEntry(text, of: device) }
+        case .text(let text):
+            texts[address.kind, default: ObjectTable()].insert(text, device) { $0.has(address) }
+            // A new FID that the unchanged token does not begin with: the token needs its own entry.
+            if address.kind == .installation, let token = device.token, !device.tokenHoldsFID { addOwnEntry(token, of: device) }
         case .apns(let token): apnsTokens[token] = device
         }
         if address.kind.retires, !retired.isEmpty { retired[address] = nil }
@@ -54,9 +66,18 @@ final class AddressBook {
         if address.kind.retires { retired[address] = Retirement(time: time, device: device) }
     }
 
+    private func addOwnEntry(_ token: String, of device: Device) {
+        texts[.registrationToken, default: ObjectTable()].insert(token, device) { $0.token == token }
+    }
+
     /// Takes the address out if it names the device; whether it did.
     private func take(_ address: DeviceAddress, of device: Device) -> Bool {
         switch address.key {
+        case .text(let text) where address.kind == .registrationToken:
+            // A token found under the FID has no entry to take: it stops naming the device as
+            // the device's token changes. (Tokens do not retire, so what is returned is unused.)
+            _ = texts[.registrationToken]?.remove(text, device)
+            return true
         case .text(let text): return texts[address.kind]?.remove(text, device) ?? false
         case .apns(let token):
             guard apnsTokens[token] === device else { return false }

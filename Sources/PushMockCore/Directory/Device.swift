@@ -8,7 +8,16 @@ public final class Device {
     public let id: String
     public let app: String
     public let projectID: String
-    public private(set) var fid: String
+    /// The installation (FID). Made afresh each time it is read: `fidText` reads it in place.
+    public var fid: String { String(fidText) }
+    /// The FID where it is kept, without a copy. A token begins with its FID and a colon
+    /// (`<fid>:APA91b…`, docs/control-api.md), so the FID is then read from the token, not
+    /// kept twice: one allocation a device less (docs/PERFORMANCE.md).
+    public var fidText: Substring {
+        if let own = extras?.ownFID { return Substring(own) }
+        let t = token!
+        return t[..<t.utf8.firstIndex(of: UInt8(ascii: ":"))!]
+    }
     /// Nil while the app has auto-init off and has not enabled it (no token yet).
     public private(set) var token: String?
     /// iOS only.
@@ -37,20 +46,22 @@ public final class Device {
     public internal(set) var topics = TopicMemberships()
     /// What the service holds for the device and its allowances (`Delivery`'s).
     var delivery: DeviceDelivery {
-        get { activityBox?.delivery ?? DeviceDelivery() }
-        _modify { yield &activity.delivery }
+        get { extras?.delivery ?? DeviceDelivery() }
+        _modify { yield &madeExtras.delivery }
     }
     /// Its send counters for the per-device rate limits (`Quotas`').
     var rate: DeviceRate {
-        get { activityBox?.rate ?? DeviceRate() }
-        _modify { yield &activity.rate }
+        get { extras?.rate ?? DeviceRate() }
+        _modify { yield &madeExtras.rate }
     }
     /// What the device received, oldest first: the newest `inboxLimit` entries.
-    public var inbox: ArraySlice<InboxEntry> { (activityBox?.received ?? []).suffix(Self.inboxLimit) }
+    public var inbox: ArraySlice<InboxEntry> { received.suffix(Self.inboxLimit) }
     /// How many older entries no longer show in `inbox`.
-    public var inboxDropped: Int { (activityBox?.receivedCount ?? 0) - inbox.count }
-    /// Made when a push first reaches the device (`DeviceActivity`).
-    private var activityBox: DeviceActivity?
+    public var inboxDropped: Int { (extras?.inboxTrimmed ?? 0) + max(0, received.count - Self.inboxLimit) }
+    /// Holds up to twice the limit, trimmed in halves so each receive is O(1) amortized.
+    private var received: [InboxEntry] = []
+    /// Made when first needed (`DeviceExtras`).
+    private var extras: DeviceExtras?
     public let createdAt: Timestamp
 
     public static let inboxLimit = 100
@@ -63,13 +74,13 @@ public final class Device {
         self.platform = platform
         self.app = app
         self.projectID = projectID
-        self.fid = fid
         self.token = token
         self.apnsToken = apnsToken
         self.apnsEnvironment = apnsEnvironment
         self.state = state
         self.createdAt = createdAt
         self.lastSeen = createdAt
+        keep(fid: fid)
     }
 
     /// Every address the device has now.
@@ -92,7 +103,7 @@ public final class Device {
     func has(_ address: DeviceAddress) -> Bool {
         switch address.key {
         case .text(let text) where address.kind == .registrationToken: token == text
-        case .text(let text) where address.kind == .installation: fid == text
+        case .text(let text) where address.kind == .installation: fidText == text
         case .apns(let key): apnsToken.flatMap(APNsToken.init) == key
         case .text: moduleAddresses.contains(address)
         }
@@ -100,8 +111,23 @@ public final class Device {
 
     /// Its project's registry changes the addresses, keeping the index in step.
     func readdress(token: String?, fid: String?) {
+        let fid = fid ?? self.fid
         self.token = token
-        if let fid { self.fid = fid }
+        keep(fid: fid)
+    }
+
+    /// Whether the token begins with the FID (which is then read from it).
+    var tokenHoldsFID: Bool { extras?.ownFID == nil }
+
+    /// Keeps the FID apart only when the token (set first) does not begin with it and a colon
+    /// (a FID has no colon of its own).
+    private func keep(fid: String) {
+        let t = token?.utf8 ?? "".utf8
+        let n = fid.utf8.count
+        let inToken =
+            !fid.utf8.contains(UInt8(ascii: ":")) && t.count > n && t.starts(with: fid.utf8)
+            && t[t.index(t.startIndex, offsetBy: n)] == UInt8(ascii: ":")
+        if inToken { extras?.ownFID = nil } else { madeExtras.ownFID = fid }
     }
 
     func readdress(apnsToken: String) { self.apnsToken = apnsToken }
@@ -135,11 +161,11 @@ public final class Device {
         addAddress(subscription.address)
     }
 
-    private var activity: DeviceActivity {
-        if let a = activityBox { return a }
-        let a = DeviceActivity()
-        activityBox = a
-        return a
+    private var madeExtras: DeviceExtras {
+        if let e = extras { return e }
+        let e = DeviceExtras()
+        extras = e
+        return e
     }
 
     private var side: BrowserSide {
@@ -159,45 +185,39 @@ public final class Device {
     func markSeen(at time: Timestamp) { lastSeen = time }
 
     func receive(_ entry: InboxEntry) {
-        let a = activity
-        if a.received.count == 2 * Self.inboxLimit { a.received.removeFirst(Self.inboxLimit) }
-        a.received.append(entry)
-        a.receivedCount += 1
+        if received.count == 2 * Self.inboxLimit {
+            received.removeFirst(Self.inboxLimit)
+            madeExtras.inboxTrimmed += Self.inboxLimit
+        }
+        received.append(entry)
     }
 
     /// The newest inbox entry for a message id, with its position for `markOpened`.
     func entry(_ messageID: String) -> (index: Int, entry: InboxEntry)? {
-        guard let received = activityBox?.received, let i = received.lastIndex(where: { $0.messageID == messageID }) else {
-            return nil
-        }
+        guard let i = received.lastIndex(where: { $0.messageID == messageID }) else { return nil }
         return (i, received[i])
     }
 
-    func markOpened(at index: Int) { activity.received[index].opened = true }
+    func markOpened(at index: Int) { received[index].opened = true }
 
     /// Takes a send's entries out of the inbox (`DELETE .../messages/{id}`).
-    func removeFromInbox(_ message: Message) {
-        guard let a = activityBox else { return }
-        let before = a.received.count
-        a.received.removeAll { $0.message === message }
-        a.receivedCount -= before - a.received.count
-    }
+    func removeFromInbox(_ message: Message) { received.removeAll { $0.message === message } }
 
     func clearInbox() {
-        activityBox?.received.removeAll()
-        activityBox?.receivedCount = 0
+        received.removeAll()
+        extras?.inboxTrimmed = 0
     }
 }
 
-/// What a device has once pushes reach it: what delivery holds for it and its allowances,
-/// its rate counters and its inbox. In a box made on the first push, so that a million idle
-/// devices pay 8 bytes each for it, not 88 (docs/PERFORMANCE.md).
-private final class DeviceActivity {
+/// What an idle device does not need, made when first needed: its FID when its token does
+/// not begin with it, what delivery holds for it and its allowances, its rate counters, and
+/// how many inbox entries were trimmed. A million idle devices pay 8 bytes each for these,
+/// not 112 (docs/PERFORMANCE.md).
+private final class DeviceExtras {
+    var ownFID: String?
     var delivery = DeviceDelivery()
     var rate = DeviceRate()
-    /// Holds up to twice `Device.inboxLimit`, trimmed in halves so each receive is O(1) amortized.
-    var received: [InboxEntry] = []
-    var receivedCount = 0
+    var inboxTrimmed = 0
 }
 
 /// One push as a device saw it. The exact payload is rendered from the shared message on

@@ -56,6 +56,11 @@ public struct JSONWriter {
         prefix()
         Self.appendQuoted(s, to: &bytes)
     }
+    /// A part of a string, written without copying it into a string of its own first.
+    public mutating func string(_ s: Substring) {
+        prefix()
+        Self.appendQuoted(s, to: &bytes)
+    }
     /// One string value made of four parts, written without joining them first.
     public mutating func string(joining a: String, _ b: String, _ c: String, _ d: String) {
         prefix()
@@ -121,6 +126,10 @@ public struct JSONWriter {
     }
 
     public mutating func member(_ name: String, _ s: String) {
+        key(name)
+        string(s)
+    }
+    public mutating func member(_ name: String, _ s: Substring) {
         key(name)
         string(s)
     }
@@ -208,14 +217,14 @@ public struct JSONWriter {
         return false
     }
 
-    public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+    public static func appendQuoted(_ s: some StringProtocol, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         appendEscaped(s, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 
     /// The string's bytes with JSON's escapes, without quotes.
-    static func appendEscaped(_ s: String, to out: inout [UInt8]) {
+    static func appendEscaped(_ s: some StringProtocol, to out: inout [UInt8]) {
         s.withBytes { u in
             // Most strings need no escape: found eight bytes at a time, then copied at once.
             guard needsEscape(u) else { return out.append(contentsOf: u) }

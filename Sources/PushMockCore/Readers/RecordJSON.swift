@@ -42,7 +42,8 @@ enum RecordJSON {
         w.member("event_timestamp", e.time.rfc3339)
         w.member("project_number", Int(e.projectNumber))
         optional(&w, "message_id", e.messageID)
-        optional(&w, "instance_id", e.device?.fid)
+        w.key("instance_id")
+        if let fid = e.device?.fidText { w.string(fid) } else { w.null() }
         optional(&w, "message_type", e.messageType?.rawValue)
         optional(&w, "sdk_platform", e.device?.platform.sdkPlatform)
         optional(&w, "app_name", e.device?.app)

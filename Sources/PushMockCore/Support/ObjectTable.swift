@@ -23,15 +23,15 @@ struct ObjectTable<Value: AnyObject> {
 
     init() { slots = Array(repeating: Slot(), count: 8) }
 
-    private static func hash(_ key: String) -> UInt64 {
+    /// The same for a string and for a part of another with the same bytes.
+    private static func hash(_ key: some StringProtocol) -> UInt64 {
         var h = Hasher()
-        var key = key
-        key.withUTF8 { h.combine(bytes: UnsafeRawBufferPointer($0)) }
+        key.withBytes { h.combine(bytes: UnsafeRawBufferPointer($0)) }
         return max(2, UInt64(UInt(bitPattern: h.finalize())))
     }
 
     /// The object that has `key`, as `has` tells.
-    func find(_ key: String, has: (Value) -> Bool) -> Value? {
+    func find(_ key: some StringProtocol, has: (Value) -> Bool) -> Value? {
         let h = Self.hash(key)
         // On the send path (a token's device): read in place, no bounds checks per probe.
         return slots.withUnsafeBufferPointer { slots in

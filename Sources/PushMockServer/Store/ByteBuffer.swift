@@ -104,7 +104,7 @@ final class ByteBuffer: @unchecked Sendable {
     }()
 
     /// A JSON string, escaped as `JSONWriter` escapes.
-    func string(_ s: String) {
+    func string(_ s: some StringProtocol) {
         let plain = s.utf8.withContiguousStorageIfAvailable { u -> Bool in
             guard !JSONWriter.needsEscape(u) else { return false }
             reserve(u.count + 2)
