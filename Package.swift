@@ -6,6 +6,11 @@ import PackageDescription
 // the debug builds the tests run keep the checks, so a violation still traps there.
 let releaseSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
+// The C targets' debug information in DWARF 4, as the Swift code's is: Debian's valgrind
+// (3.19, which `make bench-instructions` runs) cannot read the DWARF 5 clang writes by default
+// once there is more than one such file, and gives up on the binary.
+let cSettings: [CSetting] = [.unsafeFlags(["-gdwarf-4"])]
+
 let package = Package(
     name: "pushmock",
     products: [
@@ -30,9 +35,9 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
         // The dashboard's files (dashboard/, Chart.js from Debian's libjs-chart.js,
         // docs/openapi.json), embedded at build time with C's #embed.
-        .target(name: "CDashboard"),
+        .target(name: "CDashboard", cSettings: cSettings),
         // One GNU extension of posix_spawn that Swift's Glibc module leaves out.
-        .target(name: "CSpawn"),
+        .target(name: "CSpawn", cSettings: cSettings),
         .target(name: "PushMockCore", swiftSettings: releaseSettings),
         .target(
             name: "PushMockServer",

@@ -33,8 +33,11 @@ final class AddressBook {
     /// that does not begin with its device's FID) under the token itself.
     private func device(withToken token: String) -> Device? {
         if let own = texts[.registrationToken], own.count > 0, let d = own.find(token, has: { $0.token == token }) { return d }
-        guard let colon = token.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        return texts[.installation]?.find(token[..<colon]) { $0.token == token }
+        guard let fids = texts[.installation] else { return nil }
+        return token.withBytes { bytes in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            return fids.find(bytes: UnsafeBufferPointer(rebasing: bytes[..<colon])) { $0.token == token }
+        }
     }
 
     /// When a retired address stopped being valid, and which device it named.

@@ -16,7 +16,8 @@ public final class Device {
     public var fidText: Substring {
         if let own = extras?.ownFID { return Substring(own) }
         let t = token!
-        return t[..<t.utf8.firstIndex(of: UInt8(ascii: ":"))!]
+        let colon = t.withBytes { $0.firstIndex(of: UInt8(ascii: ":"))! }
+        return Substring(t.utf8.prefix(colon))
     }
     /// Nil while the app has auto-init off and has not enabled it (no token yet).
     public private(set) var token: String?

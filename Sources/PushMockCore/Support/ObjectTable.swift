@@ -23,16 +23,21 @@ struct ObjectTable<Value: AnyObject> {
 
     init() { slots = Array(repeating: Slot(), count: 8) }
 
-    /// The same for a string and for a part of another with the same bytes.
-    private static func hash(_ key: some StringProtocol) -> UInt64 {
+    private static func hash(_ key: String) -> UInt64 { key.withBytes(hash) }
+
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var h = Hasher()
-        key.withBytes { h.combine(bytes: UnsafeRawBufferPointer($0)) }
+        h.combine(bytes: UnsafeRawBufferPointer(bytes))
         return max(2, UInt64(UInt(bitPattern: h.finalize())))
     }
 
     /// The object that has `key`, as `has` tells.
-    func find(_ key: some StringProtocol, has: (Value) -> Bool) -> Value? {
-        let h = Self.hash(key)
+    func find(_ key: String, has: (Value) -> Bool) -> Value? { find(hash: Self.hash(key), has: has) }
+
+    /// The object that has the key these bytes spell (a part of a longer text, not copied).
+    func find(bytes: UnsafeBufferPointer<UInt8>, has: (Value) -> Bool) -> Value? { find(hash: Self.hash(bytes), has: has) }
+
+    private func find(hash h: UInt64, has: (Value) -> Bool) -> Value? {
         // On the send path (a token's device): read in place, no bounds checks per probe.
         return slots.withUnsafeBufferPointer { slots in
             var i = Self.place(h, in: slots.count)
