@@ -215,7 +215,7 @@ public final class Device {
 /// What an idle device does not need, made when first needed: its FID when its token does
 /// not begin with it, what delivery holds for it and its allowances, its rate counters, and
 /// how many inbox entries were trimmed. A million idle devices pay 8 bytes each for these,
-/// not 112 (docs/PERFORMANCE.md).
+/// not 96 (docs/PERFORMANCE.md).
 private final class DeviceExtras {
     var ownFID: String?
     var delivery = DeviceDelivery()
