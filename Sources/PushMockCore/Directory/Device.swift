@@ -19,6 +19,14 @@ public final class Device {
         let colon = t.withBytes { $0.firstIndex(of: UInt8(ascii: ":"))! }
         return Substring(t.utf8.prefix(colon))
     }
+    /// Calls `body` with the FID's bytes where they are kept (the log's hot paths).
+    public func withFID<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let own = extras?.ownFID { return own.withBytes(body) }
+        return token!.withBytes { t in body(UnsafeBufferPointer(rebasing: t[..<t.firstIndex(of: UInt8(ascii: ":"))!])) }
+    }
+    /// The string the FID is read from: its own, or the token that begins with it. The same
+    /// source, the same FID (what the store compares event by event).
+    public var fidSource: String { extras?.ownFID ?? token! }
     /// Nil while the app has auto-init off and has not enabled it (no token yet).
     public private(set) var token: String?
     /// iOS only.

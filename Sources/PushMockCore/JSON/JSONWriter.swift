@@ -59,7 +59,14 @@ public struct JSONWriter {
     /// A part of a string, written without copying it into a string of its own first.
     public mutating func string(_ s: Substring) {
         prefix()
-        Self.appendQuoted(s, to: &bytes)
+        if s.utf8.withContiguousStorageIfAvailable({ Self.appendQuoted(bytes: $0, to: &bytes) }) == nil {
+            Self.appendQuoted(String(s), to: &bytes)
+        }
+    }
+    /// A string value from its UTF-8 bytes.
+    public mutating func string(bytes u: UnsafeBufferPointer<UInt8>) {
+        prefix()
+        Self.appendQuoted(bytes: u, to: &bytes)
     }
     /// One string value made of four parts, written without joining them first.
     public mutating func string(joining a: String, _ b: String, _ c: String, _ d: String) {
@@ -217,39 +224,47 @@ public struct JSONWriter {
         return false
     }
 
-    public static func appendQuoted(_ s: some StringProtocol, to out: inout [UInt8]) {
+    public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         appendEscaped(s, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 
+    public static func appendQuoted(bytes u: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        appendEscaped(bytes: u, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
     /// The string's bytes with JSON's escapes, without quotes.
-    static func appendEscaped(_ s: some StringProtocol, to out: inout [UInt8]) {
-        s.withBytes { u in
-            // Most strings need no escape: found eight bytes at a time, then copied at once.
-            guard needsEscape(u) else { return out.append(contentsOf: u) }
-            var start = 0
-            for i in 0..<u.count {
-                let c = u[i]
-                guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
-                // Byte by byte, so an escape allocates nothing.
-                out.append(0x5C)
-                switch c {
-                case 0x22, 0x5C: out.append(c)
-                case 0x0A: out.append(UInt8(ascii: "n"))
-                case 0x0D: out.append(UInt8(ascii: "r"))
-                case 0x09: out.append(UInt8(ascii: "t"))
-                default:
-                    out.append(UInt8(ascii: "u"))
-                    out.append(0x30)
-                    out.append(0x30)
-                    out.append(hex[Int(c >> 4)])
-                    out.append(hex[Int(c & 15)])
-                }
-                start = i + 1
+    static func appendEscaped(_ s: String, to out: inout [UInt8]) {
+        s.withBytes { appendEscaped(bytes: $0, to: &out) }
+    }
+
+    static func appendEscaped(bytes u: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        // Most strings need no escape: found eight bytes at a time, then copied at once.
+        guard needsEscape(u) else { return out.append(contentsOf: u) }
+        var start = 0
+        for i in 0..<u.count {
+            let c = u[i]
+            guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
+            // Byte by byte, so an escape allocates nothing.
+            out.append(0x5C)
+            switch c {
+            case 0x22, 0x5C: out.append(c)
+            case 0x0A: out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "t"))
+            default:
+                out.append(UInt8(ascii: "u"))
+                out.append(0x30)
+                out.append(0x30)
+                out.append(hex[Int(c >> 4)])
+                out.append(hex[Int(c & 15)])
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start...]))
+            start = i + 1
         }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start...]))
     }
 }

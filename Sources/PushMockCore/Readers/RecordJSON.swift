@@ -43,7 +43,7 @@ enum RecordJSON {
         w.member("project_number", Int(e.projectNumber))
         optional(&w, "message_id", e.messageID)
         w.key("instance_id")
-        if let fid = e.device?.fidText { w.string(fid) } else { w.null() }
+        if let d = e.device { d.withFID { w.string(bytes: $0) } } else { w.null() }
         optional(&w, "message_type", e.messageType?.rawValue)
         optional(&w, "sdk_platform", e.device?.platform.sdkPlatform)
         optional(&w, "app_name", e.device?.app)

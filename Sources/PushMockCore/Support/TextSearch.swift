@@ -9,16 +9,13 @@ extension StringProtocol {
     }
 }
 
-extension StringProtocol {
+extension String {
     /// Runs `body` on the string's UTF-8 bytes in place (a copy only for a bridged string).
     @inlinable
     public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let r = utf8.withContiguousStorageIfAvailable(body) { return r }
         return Array(utf8).withUnsafeBufferPointer(body)
     }
-}
-
-extension String {
 
     /// Whether the string's UTF-8 bytes are exactly `bytes`.
     @inlinable

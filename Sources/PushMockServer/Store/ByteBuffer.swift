@@ -104,20 +104,20 @@ final class ByteBuffer: @unchecked Sendable {
     }()
 
     /// A JSON string, escaped as `JSONWriter` escapes.
-    func string(_ s: some StringProtocol) {
-        let plain = s.utf8.withContiguousStorageIfAvailable { u -> Bool in
-            guard !JSONWriter.needsEscape(u) else { return false }
-            reserve(u.count + 2)
-            base[count] = UInt8(ascii: "\"")
-            if let from = u.baseAddress { (base + count + 1).update(from: from, count: u.count) }
-            base[count + 1 + u.count] = UInt8(ascii: "\"")
-            count += u.count + 2
-            return true
+    func string(_ s: String) { s.withBytes { string(bytes: $0) } }
+
+    /// A JSON string from its UTF-8 bytes.
+    func string(bytes u: UnsafeBufferPointer<UInt8>) {
+        guard !JSONWriter.needsEscape(u) else {
+            var escaped: [UInt8] = []
+            JSONWriter.appendQuoted(bytes: u, to: &escaped)
+            return append(escaped)
         }
-        guard plain != true else { return }
-        var escaped: [UInt8] = []
-        JSONWriter.appendQuoted(s, to: &escaped)
-        append(escaped)
+        reserve(u.count + 2)
+        base[count] = UInt8(ascii: "\"")
+        if let from = u.baseAddress { (base + count + 1).update(from: from, count: u.count) }
+        base[count + 1 + u.count] = UInt8(ascii: "\"")
+        count += u.count + 2
     }
 
     func null() {

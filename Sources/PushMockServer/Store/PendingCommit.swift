@@ -126,7 +126,7 @@ struct PendingCommit {
     /// `EventRows.deviceColumns`, in order.
     private static func writeDevice(_ e: Event, _ out: ByteBuffer) {
         let d = e.device
-        if let fid = d?.fidText { out.string(fid) } else { out.null() }
+        if let d { d.withFID { out.string(bytes: $0) } } else { out.null() }
         string(d?.platform.sdkPlatform, out)
         string(d?.app, out)
         string(d?.id, out)
@@ -190,15 +190,16 @@ struct PendingCommit {
     /// Everything a block's device columns are made of.
     private struct DeviceKey {
         let device: Device?
-        let fid: Substring?
+        /// What the device's FID is read from (`Device.fidSource`).
+        let fidSource: String?
         let token: String?
 
         init(_ e: Event) {
             device = e.device
-            fid = e.device?.fidText
+            fidSource = e.device?.fidSource
             token = e.token
         }
 
-        func matches(_ e: Event) -> Bool { device === e.device && fid == e.device?.fidText && token == e.token }
+        func matches(_ e: Event) -> Bool { device === e.device && fidSource == e.device?.fidSource && token == e.token }
     }
 }
