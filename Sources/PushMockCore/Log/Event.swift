@@ -92,6 +92,7 @@ extension Event {
     /// token the device has since lost), or any address the device holds now (its FCM token,
     /// APNs token or installation id).
     public func concerns(token: String) -> Bool {
-        self.token == token || device?.token == token || device?.apnsToken == token || device?.fidText == token[...]
+        self.token == token || device?.token == token || device?.apnsToken == token
+            || device?.withFID { token.hasBytes($0) } == true
     }
 }
