@@ -35,8 +35,7 @@ final class AddressBook {
         if let own = texts[.registrationToken], own.count > 0, let d = own.find(token, has: { $0.token == token }) { return d }
         guard let fids = texts[.installation] else { return nil }
         return token.withBytes { bytes in
-            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-            return fids.find(bytes: UnsafeBufferPointer(rebasing: bytes[..<colon])) { $0.token == token }
+            Device.fid(inToken: bytes).flatMap { fid in fids.find(bytes: fid) { $0.token == token } }
         }
     }
 

@@ -8,21 +8,19 @@ public final class Device {
     public let id: String
     public let app: String
     public let projectID: String
-    /// The installation (FID). Made afresh each time it is read: `fidText` reads it in place.
-    public var fid: String { String(fidText) }
-    /// The FID where it is kept, without a copy. A token begins with its FID and a colon
-    /// (`<fid>:APA91b…`, docs/control-api.md), so the FID is then read from the token, not
-    /// kept twice: one allocation a device less (docs/PERFORMANCE.md).
-    public var fidText: Substring {
-        if let own = extras?.ownFID { return Substring(own) }
-        let t = token!
-        let colon = t.withBytes { $0.firstIndex(of: UInt8(ascii: ":"))! }
-        return Substring(t.utf8.prefix(colon))
-    }
-    /// Calls `body` with the FID's bytes where they are kept (the log's hot paths).
+    /// The installation (FID). A token begins with its FID and a colon (`<fid>:APA91b…`,
+    /// docs/control-api.md), so the FID is read from the token when it begins with it, not kept
+    /// twice (docs/PERFORMANCE.md); read this way, it is made afresh each time: the hot paths
+    /// use `withFID`.
+    public var fid: String { extras?.ownFID ?? withFID { String(decoding: $0, as: UTF8.self) } }
+    /// Calls `body` with the FID's bytes where they are kept, without a copy.
     public func withFID<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let own = extras?.ownFID { return own.withBytes(body) }
-        return token!.withBytes { t in body(UnsafeBufferPointer(rebasing: t[..<t.firstIndex(of: UInt8(ascii: ":"))!])) }
+        return token!.withBytes { body(Self.fid(inToken: $0)!) }
+    }
+    /// The bytes before a token's first colon: the FID, if the token begins with one.
+    static func fid(inToken token: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        token.firstIndex(of: UInt8(ascii: ":")).map { UnsafeBufferPointer(rebasing: token[..<$0]) }
     }
     /// The string the FID is read from: its own, or the token that begins with it. The same
     /// source, the same FID (what the store compares event by event).
@@ -112,7 +110,7 @@ public final class Device {
     func has(_ address: DeviceAddress) -> Bool {
         switch address.key {
         case .text(let text) where address.kind == .registrationToken: token == text
-        case .text(let text) where address.kind == .installation: fidText == text
+        case .text(let text) where address.kind == .installation: withFID { text.hasBytes($0) }
         case .apns(let key): apnsToken.flatMap(APNsToken.init) == key
         case .text: moduleAddresses.contains(address)
         }
@@ -131,13 +129,8 @@ public final class Device {
     /// Keeps the FID apart only when the token (set first) does not begin with it and a colon
     /// (a FID has no colon of its own).
     private func keep(fid: String) {
-        // The token's first colon right after the FID's bytes. (Read from buffers: the
-        // strings' UTF-8 views' generic loops cost ten times as much, in every restored device.)
-        let n = fid.utf8.count
-        let inToken =
-            token?.withBytes { t in
-                t.firstIndex(of: UInt8(ascii: ":")) == n && fid.hasBytes(UnsafeBufferPointer(rebasing: t[..<n]))
-            } ?? false
+        // (Byte buffers, not the strings' `utf8` views: docs/PERFORMANCE.md.)
+        let inToken = token?.withBytes { t in Self.fid(inToken: t).map(fid.hasBytes) ?? false } ?? false
         if inToken { extras?.ownFID = nil } else { madeExtras.ownFID = fid }
     }
 
@@ -222,8 +215,8 @@ public final class Device {
 
 /// What an idle device does not need, made when first needed: its FID when its token does
 /// not begin with it, what delivery holds for it and its allowances, its rate counters, and
-/// how many inbox entries were trimmed. A million idle devices pay 8 bytes each for these,
-/// not 96 (docs/PERFORMANCE.md).
+/// how many inbox entries were trimmed. An idle device holds one reference for them
+/// (docs/PERFORMANCE.md).
 private final class DeviceExtras {
     var ownFID: String?
     var delivery = DeviceDelivery()

@@ -134,7 +134,7 @@ enum DeviceFields {
             if let value { w.member(name, value) } else if !asFixture { w.member(name, .null) }
         }
         optional("token", d.token)
-        w.member("fid", d.fidText)
+        w.member("fid", d.fid)
         optional("apns_token", d.apnsToken)
         optional("apns_environment", d.apnsEnvironment?.rawValue)
         w.array("topics", strings: d.topics.keys.sorted())

@@ -56,13 +56,6 @@ public struct JSONWriter {
         prefix()
         Self.appendQuoted(s, to: &bytes)
     }
-    /// A part of a string, written without copying it into a string of its own first.
-    public mutating func string(_ s: Substring) {
-        prefix()
-        if s.utf8.withContiguousStorageIfAvailable({ Self.appendQuoted(bytes: $0, to: &bytes) }) == nil {
-            Self.appendQuoted(String(s), to: &bytes)
-        }
-    }
     /// A string value from its UTF-8 bytes.
     public mutating func string(bytes u: UnsafeBufferPointer<UInt8>) {
         prefix()
@@ -133,10 +126,6 @@ public struct JSONWriter {
     }
 
     public mutating func member(_ name: String, _ s: String) {
-        key(name)
-        string(s)
-    }
-    public mutating func member(_ name: String, _ s: Substring) {
         key(name)
         string(s)
     }

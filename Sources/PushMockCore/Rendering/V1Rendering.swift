@@ -30,7 +30,7 @@ enum V1Rendering {
         w.member("gcm.message_id", messageID)
         w.member("google.c.a.e", "1")
         if let label = message.options.analyticsLabel { w.member("google.c.a.m_l", label) }
-        w.member("google.c.fid", device.fidText)
+        w.member("google.c.fid", device.fid)
         w.member("google.c.sender.id", String(message.projectNumber))
         w.endObject()
 

@@ -8,7 +8,7 @@
 /// cannot choose keys that collide. Open addressing, linear probing, at most 3/4 full
 /// (tombstones included). The table is sized to what it must hold, not to a power of two
 /// (a hash's place is its high bits scaled to the size): a million devices fill 4/3 million
-/// slots, not 2^21: a third less memory in each table a device is in.
+/// slots, not 2^21 (docs/PERFORMANCE.md).
 /// Loop thread only.
 struct ObjectTable<Value: AnyObject> {
     private struct Slot {
