@@ -20,9 +20,9 @@ trap 'pkill -f "callgrind-out-file=$work" 2>/dev/null || true; rm -rf "$work"' E
 cc -O2 -Wall -o bench/floor bench/floor.c -levent
 if [ -z "${BIN:-}" ]; then swift build -c release --product pushmock >/dev/null; BIN=$(swift build -c release --show-bin-path)/pushmock; fi
 port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-# GLIBC_TUNABLES as pushmock sets it for itself (it would otherwise re-execute itself to set
-# it, which callgrind would not follow).
-tune="${TUNE-glibc.malloc.tcache_count=1000}"
+# GLIBC_TUNABLES as pushmock sets them for itself (it would otherwise re-execute itself to set
+# them, which callgrind would not follow).
+tune="${TUNE-glibc.malloc.tcache_count=1000:glibc.malloc.hugetlb=1}"
 
 load=()  # h2load arguments (without -n), set by each case's setup
 measure() { # name, warm-up count, count, readiness URL, command... → prints instructions per request
