@@ -125,6 +125,11 @@ final class EventStore: EventSink, @unchecked Sendable {
             throw ServerError(.store, "\(path): cannot open")
         }
         db = handle
+        // The reads at start (the quick check, the saved state, the newest events) go through
+        // a mapping of the file: `pread` copied every page out of the page cache, a tenth of
+        // a restart. SQLite caps the size at its build's limit; `start` unmaps the file before
+        // the writer runs, so a write never meets the mapping.
+        sqlite3_exec(db, "PRAGMA mmap_size = 1099511627776", nil, nil, nil)
         do {
             try Self.prepare(db, path: path)
             lastStoredSeq = try Self.maxSeq(db)
@@ -147,6 +152,7 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Starts the writer thread; from here on only it touches the database. Call after
     /// `loadState` and `readEvents`.
     func start() {
+        sqlite3_exec(db, "PRAGMA mmap_size = 0", nil, nil, nil)
         let thread = Thread { [self] in writerLoop() }
         thread.name = "pushmock-store"
         thread.start()
