@@ -102,19 +102,21 @@ extension JSONParser {
         }
         var magnitude: UInt64 = 0
         let digitsStart = j
-        while j < b.count, isDigit(b[j]), j - digitsStart < 18 {
+        // 19 digits fit in UInt64 (stored ids and times have 16 to 19).
+        while j < b.count, isDigit(b[j]), j - digitsStart < 19 {
             magnitude = magnitude * 10 + UInt64(b[j] - 0x30)
             j += 1
         }
-        // Anything longer or unusual (a fraction, an exponent, 19 digits and more, which may
-        // not fit, a leading zero) is read the slow way.
+        // Anything longer or unusual (a fraction, an exponent, 20 digits and more, a leading
+        // zero, a magnitude past Int64's) is read the slow way.
         let ends =
             j == b.count
             || !(isDigit(b[j]) || b[j] == UInt8(ascii: ".") || b[j] == UInt8(ascii: "e") || b[j] == UInt8(ascii: "E"))
         let leadingZero = j - digitsStart > 1 && b[digitsStart] == UInt8(ascii: "0")
-        if j > digitsStart, ends, !leadingZero {
+        let fits = magnitude <= UInt64(Int64.max) + (negative ? 1 : 0)
+        if j > digitsStart, ends, !leadingZero, fits {
             i = j
-            return negative ? -Int64(magnitude) : Int64(magnitude)
+            return negative ? Int64(bitPattern: 0 &- magnitude) : Int64(magnitude)
         }
         i = start
         return try readValue().numberValue.flatMap { Int64($0.text) }

@@ -128,7 +128,7 @@ public struct JSONParser {
 
     /// After a member's value: true at the object's `}`, false at the `,` before another.
     @inline(__always)
-    private mutating func objectEnds() throws(JSONParseError) -> Bool {
+    mutating func objectEnds() throws(JSONParseError) -> Bool {
         skipSpace()
         guard i < b.count else { throw fail() }
         if b[i] == UInt8(ascii: ",") {
@@ -183,7 +183,11 @@ public struct JSONParser {
         guard i < b.count else { throw fail() }
         let open = b[i]
         guard open == UInt8(ascii: "{") || open == UInt8(ascii: "[") else {
-            if open == UInt8(ascii: "\"") { try skipString() } else { _ = try value(depth: depth) }
+            switch open {
+            case UInt8(ascii: "\""): try skipString()
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try scanNumber()
+            default: _ = try value(depth: depth) // a literal, or the error
+            }
             return
         }
         if depth + 1 > Self.maxDepth { throw JSONParseError(kind: .tooDeep, position: i) }
@@ -239,6 +243,7 @@ public struct JSONParser {
             i += 1
             return items
         }
+        items.reserveCapacity(4) // growing from one element, then two, cost more
         while true {
             skipSpace()
             items.append(try value(depth: depth))
@@ -258,6 +263,13 @@ public struct JSONParser {
 
     private mutating func number() throws(JSONParseError) -> JSONNumber {
         let start = i
+        try scanNumber()
+        let text = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
+        return JSONNumber(text: text, double: Double(text) ?? .nan)
+    }
+
+    /// Passes the number at `i`, checking its grammar (skipping one builds no text or Double).
+    private mutating func scanNumber() throws(JSONParseError) {
         if b[i] == UInt8(ascii: "-") { i += 1 }
         guard i < b.count else { throw fail() }
         if b[i] == UInt8(ascii: "0") { i += 1 } else if isDigit(b[i]) { digits() } else { throw fail() }
@@ -272,8 +284,6 @@ public struct JSONParser {
             guard i < b.count, isDigit(b[i]) else { throw fail() }
             digits()
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
-        return JSONNumber(text: text, double: Double(text) ?? .nan)
     }
 
     func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
