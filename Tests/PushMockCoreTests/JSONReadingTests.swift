@@ -21,11 +21,12 @@ struct JSONReadingTests {
     @Test("integers: as Int64(text) reads a number's text, other values nil and passed")
     func integers() throws {
         let read = try elements(
-            #"[0, -0, 17, -42, 123456789012345678, 9223372036854775807, -9223372036854775808, 9223372036854775808, 1.5, 1e3, "7", null, [1], {"a":1}]"#
+            #"[0, -0, 17, -42, 123456789012345678, 9223372036854775807, -9223372036854775808, 9223372036854775808, 1.5, 1e3, "7", null, [1], {"a":1}, 1796275192116363000, 9999999999999999999, -9223372036854775809, 12345678901234567890]"#
         ) { (p) throws(JSONParseError) in try p.readInteger() }
         #expect(
             read == [
                 0, 0, 17, -42, 123_456_789_012_345_678, .max, .min, nil, nil, nil, nil, nil, nil, nil,
+                1_796_275_192_116_363_000, nil, nil, nil,
             ])
         // What `parse` refuses, reading refuses too.
         for bad in ["[01]", "[-]", "[1.]", "[1", "[1,]"] {
@@ -95,6 +96,34 @@ struct JSONReadingTests {
         #expect(throws: JSONParseError.self) {
             try Array("[1]".utf8).withUnsafeBufferPointer { b in
                 try JSONParser.reading(b) { (p) throws(JSONParseError) in try DeviceMembers(reading: &p) { _, _ in false } }
+            }
+        }
+    }
+
+    @Test("member names matched on their bytes: a name written with escapes matches as its text, others come as Strings")
+    func memberNames() throws {
+        let names = MemberNames(["id", "app", "platform", "ids"])
+        let text = #"{"app":1,"\u0069d":2,"ids":3,"apps":4,"é":5,"":6,"platform":{"id":7}}"#
+        var seen: [String] = []
+        try Array(text.utf8).withUnsafeBufferPointer { b in
+            try JSONParser.reading(b) { (p) throws(JSONParseError) in
+                try p.readMembers(names) { p, name throws(JSONParseError) in
+                    switch name {
+                    case .known(let i): seen.append("#\(i)")
+                    case .other(let s): seen.append(s)
+                    }
+                    try p.skip()
+                }
+            }
+        }
+        #expect(seen == ["#1", "#0", "#3", "apps", "é", "", "#2"])
+        for bad in [#"{"id" 1}"#, #"{"id":1,}"#, #"{id:1}"#, "[1]", #"{"id":1"#] {
+            #expect(throws: JSONParseError.self, "\(bad)") {
+                try Array(bad.utf8).withUnsafeBufferPointer { b in
+                    try JSONParser.reading(b) { (p) throws(JSONParseError) in
+                        try p.readMembers(names) { p, _ throws(JSONParseError) in try p.skip() }
+                    }
+                }
             }
         }
     }

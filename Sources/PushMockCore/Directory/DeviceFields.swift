@@ -39,7 +39,7 @@ enum DeviceFields {
 
     /// The browser, its application server key, and a subscription given whole; Web only.
     private static func readWebPush(_ m: DeviceMembers, into spec: inout DeviceSpec) throws(RegistrationError) {
-        guard DeviceField.allCases.contains(where: { $0.isWebPush && m[$0] != nil }) else { return }
+        guard m.hasWebPush else { return }
         guard spec.platform == .web else {
             throw .invalid("'browser', 'application_server_key' and the 'push_' fields apply to web devices only.")
         }
@@ -227,25 +227,32 @@ enum DeviceFields {
         try string(m[field], field.name)
     }
 
-    private static func string(_ v: JSONValue?, _ name: String) throws(RegistrationError) -> String? {
-        let s = try member(v, name, "TYPE_STRING", \.stringValue)
-        if let s, s.utf8.count > DeviceFields.maxString {
-            throw .invalid("Invalid value at '\(name)': longer than \(DeviceFields.maxString) bytes.")
+    /// (The name is made only for an error: a restart reads a million devices' members.)
+    private static func string(_ v: JSONValue?, _ name: @autoclosure () -> String) throws(RegistrationError) -> String? {
+        guard let v else { return nil }
+        switch v {
+        case .string(let s):
+            guard s.utf8.count <= DeviceFields.maxString else {
+                throw .invalid("Invalid value at '\(name())': longer than \(DeviceFields.maxString) bytes.")
+            }
+            return s
+        case .null: return nil
+        default: throw wrongType(v, name(), "TYPE_STRING")
         }
-        return s
     }
 
     private static func bool(_ m: DeviceMembers, _ field: DeviceField) throws(RegistrationError) -> Bool? {
-        try member(m[field], field.name, "TYPE_BOOL", \.boolValue)
+        guard let v = m[field] else { return nil }
+        switch v {
+        case .bool(let b): return b
+        case .null: return nil
+        default: throw wrongType(v, field.name, "TYPE_BOOL")
+        }
     }
 
-    /// A member of the type `read` takes, nil when absent or null; refused when present as another.
-    private static func member<T>(
-        _ v: JSONValue?, _ name: String, _ type: String, _ read: (JSONValue) -> T?
-    ) throws(RegistrationError) -> T? {
-        guard let v, v != .null else { return nil }
-        guard let value = read(v) else { throw .invalid("Invalid value at '\(name)' (\(type)), \(JSONWriter.quotedJSON(v))") }
-        return value
+    /// A member present with a type its field does not take.
+    private static func wrongType(_ v: JSONValue, _ name: String, _ type: String) -> RegistrationError {
+        .invalid("Invalid value at '\(name)' (\(type)), \(JSONWriter.quotedJSON(v))")
     }
 }
 

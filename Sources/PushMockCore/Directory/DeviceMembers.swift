@@ -9,6 +9,8 @@ enum DeviceField: Int, CaseIterable {
     case browser, applicationServerKey, pushOrigin, pushToken, pushPrivateKey, pushAuth
 
     var name: String { Self.names[rawValue] }
+    /// How many fields there are (`allCases` makes an array each time).
+    static let count = names.count
     var isState: Bool { (Self.appState.rawValue...Self.autoInitEnabled.rawValue).contains(rawValue) }
     var isWebPush: Bool { rawValue >= Self.browser.rawValue }
 
@@ -18,24 +20,16 @@ enum DeviceField: Int, CaseIterable {
         "browser", "application_server_key", "push_origin", "push_token", "push_private_key", "push_auth",
     ]
 
-    /// The field named `name`, nil for none: only names of its length are compared, where a set
-    /// would hash every name (a restart reads a million devices' members).
+    /// The field named `name`, nil for none.
     init?(name: String) {
-        let length = name.utf8.count
-        guard length < Self.byLength.count else { return nil }
-        for i in Self.byLength[length] where Self.names[i] == name {
-            self.init(rawValue: i)
-            return
-        }
-        return nil
+        var name = name
+        guard let i = name.withUTF8({ Self.wireNames.index(of: $0) }) else { return nil }
+        self.init(rawValue: i)
     }
 
-    /// The fields' places by the length of their names.
-    private static let byLength: [[Int]] = {
-        var table = [[Int]](repeating: [], count: names.map(\.utf8.count).max()! + 1)
-        for (i, name) in names.enumerated() { table[name.utf8.count].append(i) }
-        return table
-    }()
+    /// The names matched on their bytes (a restart reads a million devices' members; only
+    /// names of the same length are compared).
+    static let wireNames = MemberNames(names)
 }
 
 /// A registration's members, each read once and then found by its field, so `spec` reads its
@@ -43,7 +37,7 @@ enum DeviceField: Int, CaseIterable {
 /// million rows; docs/PERFORMANCE.md). The last of a repeated name counts, as in
 /// `JSONObject`'s lookup, and a null is as absent.
 struct DeviceMembers {
-    private var values = [JSONValue?](repeating: nil, count: DeviceField.allCases.count)
+    private var values = [JSONValue?](repeating: nil, count: DeviceField.count)
     /// The first member that is no registration field.
     private(set) var firstUnknown: String?
 
@@ -56,10 +50,11 @@ struct DeviceMembers {
     init(
         reading p: inout JSONParser, other: (String, inout JSONParser) throws(JSONParseError) -> Bool
     ) throws(JSONParseError) {
-        try p.readMembers { (p, name) throws(JSONParseError) in
-            let field = DeviceField(name: name)
-            if field == nil, try other(name, &p) { return }
-            set(field, name, try p.readValue())
+        try p.readMembers(DeviceField.wireNames) { (p, name) throws(JSONParseError) in
+            switch name {
+            case .known(let i): set(DeviceField(rawValue: i), "", try p.readValue())
+            case .other(let name): if try !other(name, &p) { set(nil, name, try p.readValue()) }
+            }
         }
     }
 
@@ -72,4 +67,7 @@ struct DeviceMembers {
     }
 
     subscript(_ field: DeviceField) -> JSONValue? { values[field.rawValue] }
+
+    /// Whether any of the Web device's fields (`isWebPush`, the last ones) is present.
+    var hasWebPush: Bool { values[DeviceField.browser.rawValue...].contains { $0 != nil } }
 }
