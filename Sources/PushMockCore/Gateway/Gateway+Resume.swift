@@ -64,6 +64,21 @@ extension Gateway {
         var last: Message?
         /// The cut-short sends met, by the same key.
         var left: Set<String> = []
+        /// The project of the last group (a store holds mostly one).
+        var project: Project?
+        /// The event kinds and message types met so far, by their stored names: the reader
+        /// hands back the same String for a repeated column, so a scan of the few met finds
+        /// one for less than hashing its name (two million events).
+        var kinds: [(name: String, value: EventKind)] = []
+        var types: [(name: String, value: MessageType)] = []
+    }
+
+    /// The value `name` stands for among those met (`seen`), or made by `make` and remembered.
+    private static func named<T>(_ name: String, _ seen: inout [(name: String, value: T)], _ make: (String) -> T?) -> T? {
+        for (n, v) in seen where n == name { return v }
+        guard let v = make(name) else { return nil }
+        seen.append((name, v))
+        return v
     }
 
     /// Puts one stored group of events back into the log, after the state was restored. Each
@@ -83,7 +98,8 @@ extension Gateway {
             r.left.insert(key)
             return
         }
-        guard let project = directory.project(g.projectID) else {
+        if r.project?.id != g.projectID { r.project = directory.project(g.projectID) }
+        guard let project = r.project else {
             unrestored.unknownProject += g.events.count
             return
         }
@@ -93,9 +109,9 @@ extension Gateway {
         // The device's own token when it is the one stored: a restart holds each once, as
         // the log did before it.
         let token = g.token == device?.token ? device?.token : g.token
-        let type = g.messageType.flatMap(MessageType.init)
+        let type = g.messageType.flatMap { Self.named($0, &r.types) { MessageType(rawValue: $0) } }
         for own in g.events {
-            guard let kind = Self.eventKinds[own.kind] else {
+            guard let kind = Self.named(own.kind, &r.kinds, { EventKind(rawValue: $0) }) else {
                 unrestored.unknownKind += 1
                 continue
             }
@@ -126,10 +142,6 @@ extension Gateway {
         r.last = m
         return m
     }
-
-    /// The kind a stored `event` column names, by one look-up (`EventKind(rawValue:)` compares
-    /// the name with each case in turn; a restart reads two million).
-    private static let eventKinds = Dictionary(uniqueKeysWithValues: EventKind.allCases.map { ($0.rawValue, $0) })
 
     /// A message's options from a group's columns; nil for events of no particular send.
     private static func options(_ g: StoredGroup) -> PushOptions? {
