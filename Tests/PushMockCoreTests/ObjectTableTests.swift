@@ -53,6 +53,20 @@ struct ObjectTableTests {
         let a = RandomSource(seed: 7)
         let b = RandomSource(seed: 7)
         #expect(a.base64URL(150) == String(b.base64URL(150, after: "x", "y:").dropFirst(3)))
+        // Ten symbols a word, six bits each from the lowest, the rest of the word unused.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        for count in [0, 1, 9, 10, 11, 21, 134, 150] {
+            let words = RandomSource(seed: UInt64(count))
+            var expected: [UInt8] = []
+            while expected.count < count {
+                var word = words.next()
+                for _ in 0..<min(10, count - expected.count) {
+                    expected.append(alphabet[Int(word & 63)])
+                    word >>= 6
+                }
+            }
+            #expect(RandomSource(seed: UInt64(count)).base64URL(count) == String(decoding: expected, as: UTF8.self))
+        }
         let fid = Identifiers.fid(a)
         let token = Identifiers.registrationToken(fid: fid, a)
         #expect(fid.utf8.count == 22 && "cdef".contains(fid.first!))
