@@ -45,11 +45,24 @@ struct DeviceMembers {
         for (key, value) in obj.entries { set(DeviceField(name: key), key, value) }
     }
 
+    init() {}
+
     /// Reads an object's members from `p`; a member that is no field goes to `other`, which
     /// must consume its value (or it is read, and counts as unknown).
     init(
         reading p: inout JSONParser, other: (String, inout JSONParser) throws(JSONParseError) -> Bool
     ) throws(JSONParseError) {
+        try read(&p, other: other)
+    }
+
+    /// As `init(reading:other:)`, into these members, after forgetting those read before: a
+    /// restart reads a million rows into one, where freeing each row's members as a whole
+    /// went through the runtime's generic destruction of an array, element by element.
+    mutating func read(
+        _ p: inout JSONParser, other: (String, inout JSONParser) throws(JSONParseError) -> Bool
+    ) throws(JSONParseError) {
+        for i in values.indices { if case .some = values[i] { values[i] = nil } }
+        firstUnknown = nil
         try p.readMembers(DeviceField.wireNames) { (p, name) throws(JSONParseError) in
             switch name {
             case .known(let i): set(DeviceField(rawValue: i), "", try p.readValue())

@@ -27,19 +27,21 @@ extension Gateway {
     ) throws(SeedError) {
         project.devices.reserveCapacity(project.devices.count + rows.count)
         var n = 0
+        var members = DeviceMembers()
         try rows.eachRow { (row) throws(SeedError) in
             n += 1
             func damaged(_ problem: String) -> SeedError { fail("saved device \(n) of \(rows.count) is damaged: \(problem)") }
-            // Read straight into the registration's members, no tree; `topics` apart.
+            // Read straight into the registration's members (one for every row), no tree;
+            // `topics` apart.
             var topics: [JSONValue] = []
-            let read = try? JSONParser.reading(row) { (p) throws(JSONParseError) in
-                try DeviceMembers(reading: &p) { (name, p) throws(JSONParseError) in
+            let read: Void? = try? JSONParser.reading(row) { (p) throws(JSONParseError) in
+                try members.read(&p) { (name, p) throws(JSONParseError) in
                     guard name == "topics" else { return false }
                     topics = try p.readValue().arrayValue ?? []
                     return true
                 }
             }
-            guard let members = read else { throw damaged("not a JSON object") }
+            guard read != nil else { throw damaged("not a JSON object") }
             let device: Device
             do throws(RegistrationError) {
                 device = try registration.restore(DeviceFields.spec(members), in: project)
