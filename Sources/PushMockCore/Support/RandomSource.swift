@@ -82,7 +82,7 @@ public final class RandomSource: RandomNumberGenerator {
     }
 
     /// As `draw(into:from:bits:)` with the base64url alphabet, the same symbols from the same
-    /// words, but two stored at a time: a batch registration draws 160 symbols a device.
+    /// words, but two stored at a time: a batch registration draws 155 symbols a device.
     private func drawBase64URL(into out: UnsafeMutableBufferPointer<UInt8>) {
         guard var p = out.baseAddress else { return }
         let end = p + out.count
