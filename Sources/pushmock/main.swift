@@ -86,8 +86,8 @@ do {
 ///   of the 64 cached sizes (at most 1 KiB) bound what the cache can hold to about 33 MB per
 ///   thread;
 /// - `hugetlb=1` asks for transparent huge pages on the heap (where the kernel leaves them to
-///   `madvise`): a million devices are then a few hundred page faults, not hundreds of
-///   thousands, and their look-ups miss the TLB less.
+///   `madvise`): a million devices take far fewer page faults, and their look-ups miss the TLB
+///   less.
 func tuneMalloc() {
     let tunables = "glibc.malloc.tcache_count=1000:glibc.malloc.hugetlb=1"
     let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) } ?? ""

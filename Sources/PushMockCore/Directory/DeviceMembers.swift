@@ -56,8 +56,8 @@ struct DeviceMembers {
     }
 
     /// As `init(reading:other:)`, into these members, after forgetting those read before: a
-    /// restart reads a million rows into one, where freeing each row's members as a whole
-    /// went through the runtime's generic destruction of an array, element by element.
+    /// restart reads a million rows into one, clearing each slot in place (freeing a whole
+    /// array of members goes through the runtime's generic destruction, element by element).
     mutating func read(
         _ p: inout JSONParser, other: (String, inout JSONParser) throws(JSONParseError) -> Bool
     ) throws(JSONParseError) {

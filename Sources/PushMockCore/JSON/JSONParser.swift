@@ -243,7 +243,7 @@ public struct JSONParser {
             i += 1
             return items
         }
-        items.reserveCapacity(4) // growing from one element, then two, cost more
+        items.reserveCapacity(4) // rather than growing from one element, then two
         while true {
             skipSpace()
             items.append(try value(depth: depth))

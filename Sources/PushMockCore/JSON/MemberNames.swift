@@ -1,4 +1,4 @@
-import Glibc
+import Foundation
 
 /// Member names a reader matches on their bytes (`JSONParser.readMembers(_:_:)`): a name it
 /// holds is found without making a String of it, only other names become Strings. A restart

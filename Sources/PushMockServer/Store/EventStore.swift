@@ -126,9 +126,9 @@ final class EventStore: EventSink, @unchecked Sendable {
         }
         db = handle
         // The reads at start (the quick check, the saved state, the newest events) go through
-        // a mapping of the file: `pread` copied every page out of the page cache, a tenth of
-        // a restart. SQLite caps the size at its build's limit; `start` unmaps the file before
-        // the writer runs, so a write never meets the mapping.
+        // a mapping of the file, not `pread`'s copy of every page (docs/PERFORMANCE.md).
+        // SQLite caps the size at its build's limit; `start` unmaps the file before the writer
+        // runs, so a write never meets the mapping.
         sqlite3_exec(db, "PRAGMA mmap_size = 1099511627776", nil, nil, nil)
         do {
             try Self.prepare(db, path: path)
