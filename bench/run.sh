@@ -33,7 +33,7 @@ start() { # name, last-line pattern, command...: starts a server, waits for that
   started=$(grep -o 'http://[0-9.:]*' "$work/$name.out" | head -n1)
 }
 
-start floor 'http://' taskset -c 0 bench/floor 0; floor=$started
+start floor 'http://' taskset -c 0 bench/floor 0; floor=$started; floor_pid=${pids[-1]}
 freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # nginx answering the floor's body to every request: one process (no master), no log.
 body=$(sed -n '/^static const char body/,/;$/p' bench/floor.c | grep -o '"[^;]*' | sed -e 's/^"//' -e 's/"$//' | tr -d '\n' | sed 's/\\"/"/g')
@@ -61,14 +61,14 @@ http {
 }
 CONF
 taskset -c 0 nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx.out" 2>&1 &
-pids+=($!)
+pids+=($!); nginx_pid=$!
 nginx="http://127.0.0.1:$nport"
 for _ in $(seq 100); do curl -sf -o /dev/null -X POST -d x "$nginx/fcm/send" && break; sleep 0.05; done
 curl -sf -X POST -d x "$nginx/fcm/send" | grep -q '"success":1'
 # FCM's quota (600,000 a minute) and per-device limits are lifted: a run sends more than that,
 # and a 429 is cheaper than a send.
 start pushmock 'https://' taskset -c 0 "$bin" --port 0 --tls-port 0 --cert-dir "$work/certs" --device-rate-limit 0 \
-  --quota-per-minute 100000000; pm=$started
+  --quota-per-minute 100000000; pm=$started; pm_pid=${pids[-1]}
 pmtls=$(grep -o 'https://[0-9.:]*' "$work/pushmock.out" | head -n1)
 token=$(curl -sf -H 'Content-Type: application/json' -X POST "$pm/emulator/v1/projects/demo-pushmock/devices" \
   -d '{"platform":"android","app":"com.example.bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
@@ -105,12 +105,25 @@ curl -sf -H "Authorization: Bearer $bearer" -H 'Content-Type: application/json' 
   -d "{\"message\":{\"token\":\"$token\",\"data\":{\"k\":\"v\"}}}" "$pm/v1/projects/demo-pushmock/messages:send" | grep -q '"name"'
 
 for warm in "$floor" "$nginx" "$pm"; do taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s -s "$work/send.lua" "$warm/fcm/send" >/dev/null; done
+# The CPU each server spends per request, user and kernel apart (its clock ticks in
+# /proc/PID/stat over a run, over wrk's count of requests). nginx and pushmock make the same
+# two system calls a request (a read, a write; libevent's evhttp six), so nginx's kernel time
+# is about what pushmock's cannot go below, and a ratio says how its user time compares.
+declare -A cpu_user cpu_kernel cpu_requests
+measured() { # name pid run-args...: run, its "req/s p99" in $out; adds the server's ticks and requests to name's
+  local u0 k0 u1 k1
+  read -r u0 k0 < <(awk '{print $14, $15}' "/proc/$2/stat")
+  out=$(run "${@:3}")
+  read -r u1 k1 < <(awk '{print $14, $15}' "/proc/$2/stat")
+  cpu_user[$1]=$((${cpu_user[$1]:-0} + u1 - u0)); cpu_kernel[$1]=$((${cpu_kernel[$1]:-0} + k1 - k0))
+  cpu_requests[$1]=$((${cpu_requests[$1]:-0} + $(awk '/requests in/ {print $1}' "$work/wrk.out")))
+}
 floor_total=0; nginx_total=0; pm_total=0; v1_total=0
 for r in $(seq "$ROUNDS"); do
-  read -r f fp99 <<<"$(run "$floor")"
-  read -r x xp99 <<<"$(run "$nginx")"
-  read -r p pp99 <<<"$(run "$pm")"
-  read -r v vp99 <<<"$(run "$pm" v1 /v1/projects/demo-pushmock/messages:send)"
+  measured libevent "$floor_pid" "$floor"; read -r f fp99 <<<"$out"
+  measured nginx "$nginx_pid" "$nginx"; read -r x xp99 <<<"$out"
+  measured /fcm/send "$pm_pid" "$pm"; read -r p pp99 <<<"$out"
+  measured v1 "$pm_pid" "$pm" v1 /v1/projects/demo-pushmock/messages:send; read -r v vp99 <<<"$out"
   printf 'round %d: libevent %8.0f req/s (p99 %s)  nginx %8.0f req/s (p99 %s)  /fcm/send %8.0f req/s (p99 %s)  v1 %8.0f req/s (p99 %s)\n' \
     "$r" "$f" "$fp99" "$x" "$xp99" "$p" "$pp99" "$v" "$vp99"
   floor_total=$(python3 -c "print($floor_total + $f)"); nginx_total=$(python3 -c "print($nginx_total + $x)")
@@ -122,6 +135,12 @@ f, x, p, v = map(float, sys.argv[1:5]); n = int(sys.argv[5])
 print(f"/fcm/send to one token: nginx {x/n:.0f} req/s, pushmock {p/n:.0f} req/s, ratio {p/x:.3f} (libevent floor {f/n:.0f} req/s, ratio {p/f:.3f})")
 print(f"v1 messages:send to one token: nginx {x/n:.0f} req/s, pushmock {v/n:.0f} req/s, ratio {v/x:.3f} (libevent floor ratio {v/f:.3f})")
 PY
+split=""
+for name in nginx libevent /fcm/send v1; do
+  split+=$(python3 -c 'import os, sys; u, k, n = map(int, sys.argv[2:]); t = 1e6 / os.sysconf("SC_CLK_TCK") / n
+print(f"  {sys.argv[1]} {u * t:.1f} + {k * t:.1f}", end="")' "$name" "${cpu_user[$name]}" "${cpu_kernel[$name]}" "${cpu_requests[$name]}")
+done
+echo "CPU per request, user + kernel (µs):$split"
 
 # The durable log: the same /fcm/send and v1 against a pushmock with --data-dir, alternating
 # with the in-memory one; then /fcm/send with --sync always (each answer waits for its commit).
