@@ -116,9 +116,17 @@ public struct JSONParser {
     /// A member's name and its colon, and the space after. (Inlined: it is on every request.)
     @inline(__always)
     private mutating func memberName() throws(JSONParseError) -> String {
+        try memberName { p throws(JSONParseError) in try p.string() }
+    }
+
+    /// A member's name as `read` reads it (from its opening quote), and the colon after it.
+    @inline(__always)
+    private mutating func memberName<Name>(
+        _ read: (inout JSONParser) throws(JSONParseError) -> Name
+    ) throws(JSONParseError) -> Name {
         skipSpace()
         guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
-        let name = try string()
+        let name = try read(&self)
         skipSpace()
         guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail() }
         i += 1
@@ -144,6 +152,16 @@ public struct JSONParser {
     /// value. (`object(depth:)`, on every request, walks its own loop without the closure; both
     /// share the member's name and end.)
     mutating func eachMember(_ body: (inout JSONParser, String) throws(JSONParseError) -> Void) throws(JSONParseError) {
+        try eachMember(name: { p throws(JSONParseError) in try p.string() }, body)
+    }
+
+    /// As `eachMember(_:)`, each name read by `read` (from its opening quote): a reader may
+    /// match names on their bytes (`readMembers(_:_:)`).
+    @inline(__always)
+    mutating func eachMember<Name>(
+        name read: (inout JSONParser) throws(JSONParseError) -> Name,
+        _ body: (inout JSONParser, Name) throws(JSONParseError) -> Void
+    ) throws(JSONParseError) {
         i += 1
         skipSpace()
         if i < b.count, b[i] == UInt8(ascii: "}") {
@@ -151,7 +169,7 @@ public struct JSONParser {
             return
         }
         while true {
-            let name = try memberName()
+            let name = try memberName(read)
             try body(&self, name)
             if try objectEnds() { return }
         }

@@ -44,23 +44,7 @@ extension JSONParser {
     ) throws(JSONParseError) {
         skipSpace()
         guard i < b.count, b[i] == UInt8(ascii: "{") else { throw fail() }
-        i += 1
-        skipSpace()
-        if i < b.count, b[i] == UInt8(ascii: "}") {
-            i += 1
-            return
-        }
-        while true {
-            skipSpace()
-            guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail() }
-            let name = try readName(names)
-            skipSpace()
-            guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail() }
-            i += 1
-            skipSpace()
-            try body(&self, name)
-            if try objectEnds() { return }
-        }
+        try eachMember(name: { p throws(JSONParseError) in try p.readName(names) }, body)
     }
 
     /// The member name at `i` (its opening quote), matched on its bytes when they need no
