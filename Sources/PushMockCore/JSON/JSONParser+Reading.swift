@@ -74,19 +74,27 @@ extension JSONParser {
     public mutating func readString(reusing candidate: String?) throws(JSONParseError) -> String? {
         skipSpace()
         if var candidate, i < b.count, b[i] == UInt8(ascii: "\"") {
-            let n = candidate.utf8.count
-            let same =
-                i + n + 1 < b.count && b[i + n + 1] == UInt8(ascii: "\"")
-                && candidate.withUTF8 { c in
-                    (n == 0 || memcmp(c.baseAddress!, b.baseAddress! + i + 1, n) == 0)
-                        && !c.contains { $0 < 0x20 || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }
-                }
-            if same {
-                i += n + 2
+            let end = plainEnd(from: i + 1)
+            let n = end - i - 1
+            if end < b.count, b[end] == UInt8(ascii: "\""), candidate.utf8.count == n,
+                candidate.withUTF8({ n == 0 || memcmp($0.baseAddress!, b.baseAddress! + i + 1, n) == 0 })
+            {
+                i = end + 1
                 return candidate
             }
         }
         return try readString()
+    }
+
+    /// Where the bytes from `start` first hold a quote, a backslash or a control character: a
+    /// string without escapes ends there, at its closing quote. Eight bytes at a time.
+    private func plainEnd(from start: Int) -> Int {
+        var j = start
+        if let base = b.baseAddress {
+            while j + 8 <= b.count, !ByteWord.mayNeedEscape(ByteWord.load(base + j)) { j += 8 }
+        }
+        while j < b.count, b[j] != UInt8(ascii: "\""), b[j] != UInt8(ascii: "\\"), b[j] >= 0x20 { j += 1 }
+        return j
     }
 
     /// The next value if it is an integer that fits 64 bits (no fraction or exponent, as
