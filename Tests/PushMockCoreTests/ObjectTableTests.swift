@@ -52,7 +52,9 @@ struct ObjectTableTests {
     func identifiers() {
         let a = RandomSource(seed: 7)
         let b = RandomSource(seed: 7)
-        #expect(a.base64URL(150) == String(b.base64URL(150, after: "x", "y:").dropFirst(3)))
+        #expect(a.base64URL(150) == String(b.base64URL(after: "x", 0, then: "y:", 150).dropFirst(3)))
+        let both = b.base64URL(after: "x", 21, then: "y:", 150)
+        #expect(both == "x" + a.base64URL(21) + "y:" + a.base64URL(150))
         // Ten symbols a word, six bits each from the lowest, the rest of the word unused.
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         for count in [0, 1, 9, 10, 11, 21, 134, 150] {
@@ -71,5 +73,7 @@ struct ObjectTableTests {
         let token = Identifiers.registrationToken(fid: fid, a)
         #expect(fid.utf8.count == 22 && "cdef".contains(fid.first!))
         #expect(token.hasPrefix(fid + ":APA91b") && token.utf8.count == 163 && Identifiers.looksLikeRegistrationToken(token))
+        // A batch's token and its FID in one string: the same draws.
+        #expect(Identifiers.registrationTokenWithNewFID(b) == token)
     }
 }

@@ -48,6 +48,15 @@ final class AddressBook {
         texts[.installation, default: ObjectTable()].reserveCapacity(held + n)
     }
 
+    /// Adds every address a new device has. Its FID is hashed where its bytes lie (its token,
+    /// or its own string): registering or restoring a million devices makes no String of it.
+    func addAll(of device: Device) {
+        device.withFID { fid in
+            texts[.installation, default: ObjectTable()].insert(bytes: fid, device) { d in d.withFID { $0.sameBytes(as: fid) } }
+        }
+        device.forEachAddress(withFID: false) { add($0, of: device) }
+    }
+
     func add(_ address: DeviceAddress, of device: Device) {
         switch address.key {
         case .text(let text) where address.kind == .registrationToken:

@@ -73,8 +73,9 @@ public final class Device {
 
     public static let inboxLimit = 100
 
+    /// `fid` nil: the token's part before its colon (the token is given and begins with it).
     init(
-        id: String, platform: Platform, app: String, projectID: String, fid: String, token: String?,
+        id: String, platform: Platform, app: String, projectID: String, fid: String?, token: String?,
         apnsToken: String?, apnsEnvironment: APNsEnvironment?, state: DeviceState, createdAt: Timestamp
     ) {
         self.id = id
@@ -87,7 +88,7 @@ public final class Device {
         self.state = state
         self.createdAt = createdAt
         self.lastSeen = createdAt
-        keep(fid: fid)
+        if let fid { keep(fid: fid) } else { assert(token.flatMap { $0.withBytes(Self.fid(inToken:))?.count } == 22) }
     }
 
     /// Every address the device has now.
@@ -97,9 +98,10 @@ public final class Device {
         return all
     }
 
-    /// Calls `body` with each address the device has now (without making a list of them).
-    func forEachAddress(_ body: (DeviceAddress) -> Void) {
-        body(.installation(fid))
+    /// Calls `body` with each address the device has now (without making a list of them); its
+    /// installation left out when `withFID` is false.
+    func forEachAddress(withFID: Bool = true, _ body: (DeviceAddress) -> Void) {
+        if withFID { body(.installation(fid)) }
         if let token { body(.registrationToken(token)) }
         if let a = apnsToken.flatMap(DeviceAddress.apns) { body(a) }
         for a in moduleAddresses { body(a) }

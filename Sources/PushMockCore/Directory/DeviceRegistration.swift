@@ -56,8 +56,7 @@ struct DeviceRegistration {
     /// are not checked again, and the FID and token, made here, are not looked up: 126 and
     /// more random bits do not collide. The id is claimed as ever.
     func registerAnother(like spec: DeviceSpec, in project: Project) throws(RegistrationError) -> Device {
-        let fid = Identifiers.fid(random)
-        return try add(spec, fid: fid, token: Identifiers.registrationToken(fid: fid, random), in: project)
+        try add(spec, fid: nil, token: Identifiers.registrationTokenWithNewFID(random), in: project)
     }
 
     /// A device of the saved state, as pushmock saved it when it was registered: its rules
@@ -83,14 +82,18 @@ struct DeviceRegistration {
         project.topics.subscribe(d, to: name, at: delivery.clock.now())
     }
 
-    /// Makes the device a checked spec describes, with its FID and token, and adds it.
-    private func add(_ spec: DeviceSpec, fid: String, token: String, in project: Project) throws(RegistrationError) -> Device {
+    /// Makes the device a checked spec describes, with its FID and token, and adds it. `fid`
+    /// nil: the token begins with a new one (a batch makes no String of it unless the device
+    /// holds no token).
+    private func add(_ spec: DeviceSpec, fid: String?, token: String, in project: Project) throws(RegistrationError) -> Device {
         let platform = spec.platform
         let subscription = try platform == .web && spec.state.hasPushSubscription(on: .web) ? webPush(spec) : nil
         let id = try deviceID(spec.id, in: project)
+        let holdsToken = spec.state.autoInitEnabled && spec.state.hasPushSubscription(on: platform)
         let device = Device(
-            id: id, platform: platform, app: spec.app, projectID: project.id, fid: fid,
-            token: spec.state.autoInitEnabled && spec.state.hasPushSubscription(on: platform) ? token : nil,
+            id: id, platform: platform, app: spec.app, projectID: project.id,
+            fid: fid ?? (holdsToken ? nil : token.withBytes { String(decoding: Device.fid(inToken: $0)!, as: UTF8.self) }),
+            token: holdsToken ? token : nil,
             apnsToken: platform == .ios ? (spec.apnsToken ?? Identifiers.apnsToken(random)) : nil,
             apnsEnvironment: spec.apnsEnvironment, state: spec.state, createdAt: delivery.clock.now())
         if let subscription { device.resubscribe(subscription) }

@@ -43,8 +43,26 @@ public final class DeviceRegistry {
         // No id `dN` with N ≥ nextNumber exists (a given one moved the numbering past it), so
         // the next is free without a look-up (a miss in a table of a million).
         defer { nextNumber += 1 }
-        assert(self["d\(nextNumber)"] == nil)
-        return "d\(nextNumber)"
+        let id = Self.numbered(nextNumber)
+        assert(self[id] == nil)
+        return id
+    }
+
+    /// `d` and the number's digits, written into a buffer and made a string once (a batch
+    /// registration numbers a million).
+    private static func numbered(_ n: Int) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { digits in
+            var i = digits.count
+            var rest = n
+            repeat {
+                i -= 1
+                digits[i] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            i -= 1
+            digits[i] = UInt8(ascii: "d")
+            return String(decoding: UnsafeBufferPointer(rebasing: digits[i...]), as: UTF8.self)
+        }
     }
 
     /// Makes room for `n` devices in all, as a fixture or a saved state with many says it
@@ -59,7 +77,7 @@ public final class DeviceRegistry {
     func insert(_ device: Device) {
         byID.insert(device.id, device) { $0.id == device.id }
         inOrder.append(device)
-        device.forEachAddress { book.add($0, of: device) }
+        book.addAll(of: device)
         changes.device(device)
     }
 

@@ -4,14 +4,20 @@ public enum Identifiers {
     /// A Firebase installation ID: 22 URL-safe base64 characters whose first four bits are
     /// `0111`, so it starts with c, d, e or f.
     public static func fid(_ random: RandomSource) -> String {
-        random.base64URL(21, after: fidFirst[Int(random.next() % 4)])
+        random.base64URL(after: fidFirst[Int(random.next() % 4)], 21)
     }
 
     private static let fidFirst = ["c", "d", "e", "f"]
 
     /// A registration token as the current SDKs get it: `<fid>:APA91b` then 134 characters.
     public static func registrationToken(fid: String, _ random: RandomSource) -> String {
-        random.base64URL(134, after: fid, ":APA91b")
+        random.base64URL(after: fid, 0, then: ":APA91b", 134)
+    }
+
+    /// A registration token that begins with a new FID (its part before the colon): drawn as
+    /// `fid` then `registrationToken(fid:)`, made as one string.
+    public static func registrationTokenWithNewFID(_ random: RandomSource) -> String {
+        random.base64URL(after: fidFirst[Int(random.next() % 4)], 21, then: ":APA91b", 134)
     }
 
     /// An APNs device token: 32 bytes as 64 hex digits.

@@ -52,8 +52,17 @@ struct ObjectTable<Value: AnyObject> {
     /// Puts `value` under `key`, in place of an object that has the key (as `has` tells) or of
     /// `value` itself already there: one probe of the table.
     mutating func insert(_ key: String, _ value: Value, has: (Value) -> Bool) {
+        insert(hash: Self.hash(key), value, has: has)
+    }
+
+    /// As `insert(_:_:has:)`, under the key these bytes spell (a part of a longer text, not
+    /// copied).
+    mutating func insert(bytes: UnsafeBufferPointer<UInt8>, _ value: Value, has: (Value) -> Bool) {
+        insert(hash: Self.hash(bytes), value, has: has)
+    }
+
+    private mutating func insert(hash h: UInt64, _ value: Value, has: (Value) -> Bool) {
         if (used + 1) * 4 > slots.count * 3 { rebuild(capacity: 2 * (count + 1)) }
-        let h = Self.hash(key)
         var i = Self.place(h, in: slots.count)
         var free: Int?
         while slots[i].hash != 0 {

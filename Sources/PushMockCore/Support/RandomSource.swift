@@ -21,7 +21,7 @@ public final class RandomSource: RandomNumberGenerator {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `count` characters of the URL-safe base64 alphabet.
-    public func base64URL(_ count: Int) -> String { base64URL(count, after: "") }
+    public func base64URL(_ count: Int) -> String { base64URL(after: "", count) }
 
     /// `count` lower-case hex digits.
     public func hex(_ count: Int) -> String { characters(count, from: Self.hexDigits, bits: 4) }
@@ -46,21 +46,31 @@ public final class RandomSource: RandomNumberGenerator {
         return String(decoding: (0..<count).map { _ in alphabet[Int(next() % 36)] }, as: UTF8.self)
     }
 
-    /// `prefix`, `middle`, then `count` characters of the URL-safe base64 alphabet, written
-    /// in a buffer on the stack and made a string once: a batch makes a million tokens at
-    /// once. Draws as `base64URL(count)`. Made by `String(decoding:)`, which marks the string
-    /// ASCII, so comparing a send's token with it takes the fast path (docs/PERFORMANCE.md).
-    public func base64URL(_ count: Int, after prefix: String, _ middle: String = "") -> String {
+    /// `prefix`, `count` characters of the URL-safe base64 alphabet, then `middle` and `more`
+    /// characters more (a FID, and the token that begins with it), written in a buffer on the
+    /// stack and made a string once: a batch makes a million tokens at once. Draws as
+    /// `base64URL(count)` then `base64URL(more)`. Made by `String(decoding:)`, which marks the
+    /// string ASCII, so comparing a send's token with it takes the fast path
+    /// (docs/PERFORMANCE.md).
+    public func base64URL(after prefix: String, _ count: Int, then middle: String = "", _ more: Int = 0) -> String {
         var prefix = prefix
         var middle = middle
         return prefix.withUTF8 { head in
             middle.withUTF8 { mid in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: head.count + mid.count + count) { out in
-                    let rest = UnsafeMutableBufferPointer(rebasing: out[(head.count + mid.count)...])
-                    _ = UnsafeMutableBufferPointer(rebasing: out[..<head.count]).initialize(fromContentsOf: head)
-                    _ = UnsafeMutableBufferPointer(rebasing: out[head.count..<(head.count + mid.count)])
-                        .initialize(fromContentsOf: mid)
-                    drawBase64URL(into: rest)
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: head.count + count + mid.count + more) { out in
+                    var at = 0
+                    func place(_ bytes: UnsafeBufferPointer<UInt8>) {
+                        _ = UnsafeMutableBufferPointer(rebasing: out[at..<(at + bytes.count)]).initialize(fromContentsOf: bytes)
+                        at += bytes.count
+                    }
+                    func draw(_ n: Int) {
+                        drawBase64URL(into: UnsafeMutableBufferPointer(rebasing: out[at..<(at + n)]))
+                        at += n
+                    }
+                    place(head)
+                    draw(count)
+                    place(mid)
+                    draw(more)
                     return String(decoding: UnsafeBufferPointer(out), as: UTF8.self)
                 }
             }

@@ -46,3 +46,10 @@ extension String {
         withBytes { $0.contains { $0 >= 0x41 && $0 <= 0x5A } }
     }
 }
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether both hold the same bytes.
+    func sameBytes(as other: UnsafeBufferPointer<UInt8>) -> Bool {
+        count == other.count && (count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0)
+    }
+}
