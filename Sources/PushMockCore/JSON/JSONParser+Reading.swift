@@ -74,10 +74,13 @@ extension JSONParser {
     public mutating func readString(reusing candidate: String?) throws(JSONParseError) -> String? {
         skipSpace()
         if var candidate, i < b.count, b[i] == UInt8(ascii: "\"") {
-            let end = plainEnd(from: i + 1)
-            let n = end - i - 1
-            if end < b.count, b[end] == UInt8(ascii: "\""), candidate.utf8.count == n,
-                candidate.withUTF8({ n == 0 || memcmp($0.baseAddress!, b.baseAddress! + i + 1, n) == 0 })
+            // The same bytes then a quote, and none of them one that ends a string early or
+            // starts an escape (compared first: most strings that differ do so at once).
+            let n = candidate.utf8.count
+            let end = i + 1 + n
+            if end < b.count, b[end] == UInt8(ascii: "\""),
+                candidate.withUTF8({ n == 0 || memcmp($0.baseAddress!, b.baseAddress! + i + 1, n) == 0 }),
+                plainEnd(from: i + 1) == end
             {
                 i = end + 1
                 return candidate
