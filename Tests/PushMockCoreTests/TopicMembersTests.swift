@@ -58,6 +58,8 @@ struct TopicMembersTests {
         #expect(try h.device("android", extra: #","id":"d9223372036854775807""#)["id"] as? String == "d9223372036854775807")
         #expect(try h.device("android", extra: #","id":"d007""#)["id"] as? String == "d007")
         #expect(try h.device("android")["id"] as? String == "d8")
+        // Past Int: taken as given, the numbering stays.
+        #expect(try h.device("android", extra: #","id":"d99999999999999999999""#)["id"] as? String == "d99999999999999999999")
         let created = h.call(
             "POST", "/emulator/v1/projects/demo-pushmock/devices:batchCreate",
             body: #"{"platform":"ios","app":"com.example.a","count":3}"#)

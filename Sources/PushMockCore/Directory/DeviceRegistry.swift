@@ -37,7 +37,7 @@ public final class DeviceRegistry {
         if let given {
             guard self[given] == nil else { return nil }
             // (`d` and Int.max: no `dN` can be claimed after it, and N + 1 would overflow.)
-            if given.hasPrefix("d"), let n = Int(given.dropFirst()), n >= nextNumber, n < .max { nextNumber = n + 1 }
+            if let n = Self.number(given), n >= nextNumber, n < .max { nextNumber = n + 1 }
             return given
         }
         // No id `dN` with N ≥ nextNumber exists (a given one moved the numbering past it), so
@@ -46,6 +46,23 @@ public final class DeviceRegistry {
         let id = Self.numbered(nextNumber)
         assert(self[id] == nil)
         return id
+    }
+
+    /// N of an id `dN` whose N is digits that fit an `Int`, read from its bytes (a restart
+    /// claims a million saved ids); nil for any other id.
+    private static func number(_ id: String) -> Int? {
+        id.withBytes { b in
+            guard b.count > 1, b[0] == UInt8(ascii: "d") else { return nil }
+            var n = 0
+            for c in b[1...] {
+                guard c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") else { return nil }
+                let (times10, o1) = n.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times10.addingReportingOverflow(Int(c - UInt8(ascii: "0")))
+                guard !o1, !o2 else { return nil }
+                n = sum
+            }
+            return n
+        }
     }
 
     /// `d` and the number's digits, written into a buffer and made a string once (a batch
