@@ -88,7 +88,7 @@ public final class Device {
         self.state = state
         self.createdAt = createdAt
         self.lastSeen = createdAt
-        if let fid { keep(fid: fid) } else { assert(token.flatMap { $0.withBytes(Self.fid(inToken:))?.count } == 22) }
+        if let fid { keep(fid: fid) } else { assert(token?.withBytes { Self.fid(inToken: $0) != nil } == true) }
     }
 
     /// Every address the device has now.
