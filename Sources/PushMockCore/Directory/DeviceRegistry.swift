@@ -68,17 +68,10 @@ public final class DeviceRegistry {
     /// `d` and the number's digits, written into a buffer and made a string once (a batch
     /// registration numbers a million).
     private static func numbered(_ n: Int) -> String {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { digits in
-            var i = digits.count
-            var rest = n
-            repeat {
-                i -= 1
-                digits[i] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            i -= 1
-            digits[i] = UInt8(ascii: "d")
-            return String(decoding: UnsafeBufferPointer(rebasing: digits[i...]), as: UTF8.self)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1 + DecimalDigits.maxCount) { id in
+            let start = DecimalDigits.write(UInt64(n), endingAt: id.count, in: id) - 1
+            id[start] = UInt8(ascii: "d")
+            return String(decoding: UnsafeBufferPointer(rebasing: id[start...]), as: UTF8.self)
         }
     }
 

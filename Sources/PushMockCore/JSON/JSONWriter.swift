@@ -184,15 +184,9 @@ public struct JSONWriter {
                 return
             }
         }
-        var m = n.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in // filled from the end
-            var k = 20
-            repeat {
-                k -= 1
-                digits[k] = UInt8(ascii: "0") + UInt8(m % 10)
-                m /= 10
-            } while m > 0
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k...]))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalDigits.maxCount) { digits in
+            let start = DecimalDigits.write(n.magnitude, endingAt: digits.count, in: digits)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 

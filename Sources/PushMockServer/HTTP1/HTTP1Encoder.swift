@@ -72,21 +72,9 @@ struct HTTP1Encoder {
     }
 
     private mutating func appendDecimal(_ n: Int) {
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { d in
-            var i = d.count
-            var v = n
-            repeat {
-                i -= 1
-                d[i] = UInt8(ascii: "0") + UInt8(v % 10)
-                v /= 10
-            } while v > 0
-            scratch.append(contentsOf: d[i...])
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalDigits.maxCount) { d in
+            let start = DecimalDigits.write(UInt64(n), endingAt: d.count, in: d)
+            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: d[start...]))
         }
     }
 
