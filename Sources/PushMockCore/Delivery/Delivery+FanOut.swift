@@ -6,25 +6,28 @@ final class FanOut {
     let message: Message
     let project: Project
     let now: Timestamp
-    /// The devices not reached yet. An iterator over the topic's table as it was when the
-    /// send came: a later subscription copies the table, not this.
-    private var rest: AnyIterator<Device>
+    /// The devices to reach, as the topic's list was when the send came (a later
+    /// subscription copies the list, not this), and how many were reached. An index into
+    /// the array, not a type-erased iterator: a million devices are walked one call each.
+    private let devices: [Device]
+    private var reached = 0
     private(set) var isDone = false
 
-    fileprivate init(_ message: Message, _ project: Project, _ now: Timestamp, _ rest: AnyIterator<Device>) {
+    fileprivate init(_ message: Message, _ project: Project, _ now: Timestamp, _ devices: [Device]) {
         self.message = message
         self.project = project
         self.now = now
-        self.rest = rest
+        self.devices = devices
     }
 
     /// The next device, if any is left.
     fileprivate func next() -> Device? {
-        guard let d = rest.next() else {
+        guard reached < devices.count else {
             isDone = true
             return nil
         }
-        return d
+        defer { reached += 1 }
+        return devices[reached]
     }
 }
 
@@ -34,16 +37,16 @@ extension Delivery {
 
     /// A topic or condition send: the fan-out row, then each device in turn; what does not
     /// fit in the first slice is left in `unfinishedFanOut`.
-    func broadcast(_ message: Message, to devices: some Sequence<Device>, project: Project) {
+    func broadcast(_ message: Message, to devices: [Device], project: Project) {
         let now = clock.now()
         // Events logged before the answer: the durable log knows, before the first of them,
         // so a stop before the answer leaves them out at the restart.
-        let sliced = devices.underestimatedCount > Self.fanOutSlice
+        let sliced = devices.count > Self.fanOutSlice
         if sliced { log.noteUnanswered(projectID: project.id, messageID: message.id, open: true) }
         log.append(
             kind: .messageAccepted, time: now, projectID: project.id, projectNumber: project.number,
             message: message, messageID: message.id, messageType: .topic)
-        let fanOut = FanOut(message, project, now, AnyIterator(devices.makeIterator()))
+        let fanOut = FanOut(message, project, now, devices)
         if carryOn(fanOut) {
             if sliced { answered(message, in: project) }
         } else {

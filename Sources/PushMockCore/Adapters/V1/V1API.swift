@@ -148,7 +148,7 @@ struct V1API {
 
     /// A topic or condition send; returns the topic message id.
     private func broadcast(
-        _ send: V1Request, _ target: Message.Target, _ devices: some Sequence<Device>, _ request: Request,
+        _ send: V1Request, _ target: Message.Target, _ devices: [Device], _ request: Request,
         _ project: Project
     ) -> String {
         let bulk = parts.ids.bulk()
