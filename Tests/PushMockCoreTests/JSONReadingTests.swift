@@ -91,13 +91,28 @@ struct JSONReadingTests {
             #expect(m[.online] == nil)
         }
         #expect(members.firstUnknown == nil && tree.firstUnknown == "topics")
-        let spec = try DeviceFields.spec(members)
+        var taken = members
+        let spec = try DeviceFields.spec(taking: &taken)
         #expect(spec.platform == .android && spec.app == "com.x.y" && spec.state.online)
+        #expect(taken[.platform] == nil && taken[.app] == nil)
         #expect(throws: JSONParseError.self) {
             try Array("[1]".utf8).withUnsafeBufferPointer { b in
                 try JSONParser.reading(b) { (p) throws(JSONParseError) in try DeviceMembers(reading: &p) { _, _ in false } }
             }
         }
+    }
+
+    @Test("an enum's cases found by their spellings' bytes, as init(rawValue:) finds them")
+    func spellings() {
+        for state in AppState.allCases { #expect(AppState.spellings.find(state.rawValue) == state) }
+        for p in Platform.allCases { #expect(Platform.spellings.find(p.rawValue) == p) }
+        #expect(NotificationPermission.spellings.find("not_determined") == .notDetermined)
+        // The same length, a prefix, another case's spelling, nothing, other letters' case.
+        for text in ["backgrounx", "fore", "not_runnin", "", "Foreground", "ios "] {
+            #expect(AppState.spellings.find(text) == nil)
+            #expect(AppState.spellings.find(text) == AppState(rawValue: text))
+        }
+        #expect(PresentationOption.spellings.find("badge") == .badge && PresentationOption.spellings.find("badges") == nil)
     }
 
     @Test("member names matched on their bytes: a name written with escapes matches as its text, others come as Strings")

@@ -8,55 +8,59 @@ enum DeviceFields {
     static let registration = Set(DeviceField.allCases.map(\.name))
 
     /// The registration a JSON object asks for, its members' types and values checked.
-    static func spec(_ obj: JSONObject) throws(RegistrationError) -> DeviceSpec { try spec(DeviceMembers(obj)) }
+    static func spec(_ obj: JSONObject) throws(RegistrationError) -> DeviceSpec {
+        var members = DeviceMembers(obj)
+        return try spec(taking: &members)
+    }
 
-    /// The registration the members ask for, their types and values checked.
-    static func spec(_ m: DeviceMembers) throws(RegistrationError) -> DeviceSpec {
+    /// The registration the members ask for, their types and values checked; each field's
+    /// value is taken out of `m`.
+    static func spec(taking m: inout DeviceMembers) throws(RegistrationError) -> DeviceSpec {
         if let unknown = m.firstUnknown {
             throw .invalid("Invalid JSON payload received. Unknown name \"\(unknown)\": Cannot find field.")
         }
-        guard let p = try string(m, .platform) else {
+        guard let p = try string(&m, .platform) else {
             throw .invalid("Missing required field 'platform' (\(Platform.spelled)).")
         }
-        guard let platform = Platform(rawValue: p) else {
+        guard let platform = Platform.spellings.find(p) else {
             throw .invalid("Invalid value at 'platform': \"\(p)\" is not \(Platform.spelled).")
         }
-        var spec = DeviceSpec(platform: platform, app: try string(m, .app) ?? "")
-        spec.id = try string(m, .id)
-        spec.token = try string(m, .token)
-        spec.fid = try string(m, .fid)
-        spec.apnsToken = try string(m, .apnsToken)
-        let environment = try string(m, .apnsEnvironment)
+        var spec = DeviceSpec(platform: platform, app: try string(&m, .app) ?? "")
+        spec.id = try string(&m, .id)
+        spec.token = try string(&m, .token)
+        spec.fid = try string(&m, .fid)
+        spec.apnsToken = try string(&m, .apnsToken)
+        let environment = try string(&m, .apnsEnvironment)
         if platform == .ios {
             spec.apnsEnvironment = try environment.map(Self.environment) ?? .sandbox
         } else if environment != nil || spec.apnsToken != nil {
             throw .invalid("'apns_environment' and 'apns_token' apply to iOS devices only.")
         }
-        try apply(m, to: &spec.state)
-        try readWebPush(m, into: &spec)
+        try apply(&m, to: &spec.state)
+        try readWebPush(&m, into: &spec)
         return spec
     }
 
     /// The browser, its application server key, and a subscription given whole; Web only.
-    private static func readWebPush(_ m: DeviceMembers, into spec: inout DeviceSpec) throws(RegistrationError) {
+    private static func readWebPush(_ m: inout DeviceMembers, into spec: inout DeviceSpec) throws(RegistrationError) {
         guard m.hasWebPush else { return }
         guard spec.platform == .web else {
             throw .invalid("'browser', 'application_server_key' and the 'push_' fields apply to web devices only.")
         }
         func bytes(_ field: DeviceField) throws(RegistrationError) -> [UInt8]? {
-            guard let s = try string(m, field) else { return nil }
+            guard let s = try string(&m, field) else { return nil }
             guard let b = Base64URL.decode(s) else { throw .invalid("Invalid value at '\(field.name)': not base64url.") }
             return b
         }
-        if let b = try string(m, .browser) {
+        if let b = try string(&m, .browser) {
             guard let browser = Browser(rawValue: b) else {
                 throw .invalid("Invalid value at 'browser': \"\(b)\" is not \(Browser.spelled).")
             }
             spec.browser = browser
         }
         spec.applicationServerKey = try bytes(.applicationServerKey)
-        spec.pushOrigin = try string(m, .pushOrigin)
-        spec.pushToken = try string(m, .pushToken)
+        spec.pushOrigin = try string(&m, .pushOrigin)
+        spec.pushToken = try string(&m, .pushToken)
         spec.pushPrivateKey = try bytes(.pushPrivateKey)
         spec.pushAuth = try bytes(.pushAuth)
         let given = [spec.pushToken != nil, spec.pushPrivateKey != nil, spec.pushAuth != nil]
@@ -77,18 +81,19 @@ enum DeviceFields {
 
     /// Applies the state members present in `obj`; a wrong type or value is refused.
     static func apply(_ obj: JSONObject, to state: inout DeviceState) throws(RegistrationError) {
-        try apply(DeviceMembers(obj), to: &state)
+        var members = DeviceMembers(obj)
+        try apply(&members, to: &state)
     }
 
-    private static func apply(_ m: DeviceMembers, to state: inout DeviceState) throws(RegistrationError) {
-        if let v = try string(m, .appState) {
-            guard let s = AppState(rawValue: v) else {
+    private static func apply(_ m: inout DeviceMembers, to state: inout DeviceState) throws(RegistrationError) {
+        if let v = try string(&m, .appState) {
+            guard let s = AppState.spellings.find(v) else {
                 throw .invalid("Invalid value at 'app_state': \"\(v)\" is not foreground, background, not_running or terminated.")
             }
             state.appState = s
         }
-        if let v = try string(m, .notifications) {
-            guard let p = NotificationPermission(rawValue: v) else {
+        if let v = try string(&m, .notifications) {
+            guard let p = NotificationPermission.spellings.find(v) else {
                 throw .invalid(
                     "Invalid value at 'notifications': \"\(v)\" is not authorized, denied, provisional or not_determined.")
             }
@@ -97,13 +102,13 @@ enum DeviceFields {
         if let b = try bool(m, .online) { state.online = b }
         if let b = try bool(m, .lowPowerMode) { state.lowPowerMode = b }
         if let b = try bool(m, .autoInitEnabled) { state.autoInitEnabled = b }
-        if let v = m[.presentationOptions] {
+        if let v = m.take(.presentationOptions) {
             guard let items = v.arrayValue else {
                 throw .invalid("Invalid value at 'presentation_options': expected a list of banner, list, sound, badge.")
             }
             var options: [PresentationOption] = []
             for item in items {
-                guard let o = item.stringValue.flatMap(PresentationOption.init) else {
+                guard let o = item.stringValue.flatMap(PresentationOption.spellings.find) else {
                     throw .invalid(
                         "Invalid value at 'presentation_options': \(JSONWriter.quotedJSON(item)) is not banner, list, sound or badge."
                     )
@@ -223,12 +228,14 @@ enum DeviceFields {
         try string(obj[name], name)
     }
 
-    private static func string(_ m: DeviceMembers, _ field: DeviceField) throws(RegistrationError) -> String? {
-        try string(m[field], field.name)
+    private static func string(_ m: inout DeviceMembers, _ field: DeviceField) throws(RegistrationError) -> String? {
+        try string(m.take(field), field.name)
     }
 
     /// (The name is made only for an error: a restart reads a million devices' members.)
-    private static func string(_ v: JSONValue?, _ name: @autoclosure () -> String) throws(RegistrationError) -> String? {
+    private static func string(_ v: consuming JSONValue?, _ name: @autoclosure () -> String) throws(RegistrationError)
+        -> String?
+    {
         guard let v else { return nil }
         switch v {
         case .string(let s):

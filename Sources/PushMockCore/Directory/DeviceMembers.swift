@@ -81,6 +81,10 @@ struct DeviceMembers {
 
     subscript(_ field: DeviceField) -> JSONValue? { values[field.rawValue] }
 
+    /// The field's value, moved out (the field is absent after): a registration takes each
+    /// field once, and a moved String is not retained and released again.
+    mutating func take(_ field: DeviceField) -> JSONValue? { values[field.rawValue].take() }
+
     /// Whether any of the Web device's fields (`isWebPush`, the last ones) is present.
     var hasWebPush: Bool { values[DeviceField.browser.rawValue...].contains { $0 != nil } }
 }

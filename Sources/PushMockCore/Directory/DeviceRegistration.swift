@@ -62,7 +62,7 @@ struct DeviceRegistration {
     /// A device of the saved state, as pushmock saved it when it was registered: its rules
     /// (app, state, the tokens' shapes) are not checked again. What keeps the indexes sound
     /// is: its id, FID and tokens must be free (a damaged store could repeat them).
-    func restore(_ spec: DeviceSpec, in project: Project) throws(RegistrationError) -> Device {
+    func restore(_ spec: consuming DeviceSpec, in project: Project) throws(RegistrationError) -> Device {
         guard let fid = spec.fid else { throw .invalid("Missing required field 'fid'.") }
         let token = spec.token ?? Identifiers.registrationToken(fid: fid, random)
         if directory.owner(ofToken: token) != nil || directory.device(at: .installation(fid)) != nil {
@@ -71,7 +71,6 @@ struct DeviceRegistration {
         let app =
             project.app(spec.platform, spec.app) ?? project.addApp(spec.platform, spec.app, credentials: [.sandbox, .production])
         // The app's own name: one String for all its devices, as a batch registration holds it.
-        var spec = spec
         spec.app = app.name
         return try add(spec, fid: fid, token: token, in: project)
     }

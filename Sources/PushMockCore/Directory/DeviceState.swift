@@ -1,21 +1,27 @@
 /// What the app on a fake device is doing (docs/reference/delivery-rules.md §F).
-public enum AppState: String, Sendable {
+public enum AppState: String, Sendable, CaseIterable {
     case foreground, background
     /// Killed by the system: background pushes still launch it.
     case notRunning = "not_running"
     /// Force-quit (iOS) or force-stopped (Android) by the user: nothing launches it.
     case terminated
+
+    static let spellings = Spellings<AppState>()
 }
 
 /// The user's notification permission for the app.
-public enum NotificationPermission: String, Sendable {
+public enum NotificationPermission: String, Sendable, CaseIterable {
     case authorized, denied, provisional
     case notDetermined = "not_determined"
+
+    static let spellings = Spellings<NotificationPermission>()
 }
 
 /// What an iOS app's `userNotificationCenter(_:willPresent:)` returns for foreground alerts.
 public enum PresentationOption: String, Sendable, CaseIterable {
     case banner, list, sound, badge
+
+    static let spellings = Spellings<PresentationOption>()
 }
 
 /// The settable state of a device, with the defaults of a freshly installed app that was

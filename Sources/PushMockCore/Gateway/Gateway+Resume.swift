@@ -28,6 +28,7 @@ extension Gateway {
         project.devices.reserveCapacity(project.devices.count + rows.count)
         var n = 0
         var members = DeviceMembers()
+        let registration = registration // (not copied out of the gateway for each row)
         try rows.eachRow { (row) throws(SeedError) in
             n += 1
             func damaged(_ problem: String) -> SeedError { fail("saved device \(n) of \(rows.count) is damaged: \(problem)") }
@@ -44,7 +45,7 @@ extension Gateway {
             guard read != nil else { throw damaged("not a JSON object") }
             let device: Device
             do throws(RegistrationError) {
-                device = try registration.restore(DeviceFields.spec(members), in: project)
+                device = try registration.restore(DeviceFields.spec(taking: &members), in: project)
             } catch {
                 throw damaged(error.message)
             }
