@@ -102,6 +102,24 @@ struct JSONReadingTests {
         }
     }
 
+    @Test("a word's masks flag every byte that needs a look, and the first one flagged always does")
+    func byteWordMasks() {
+        // Bytes that need a look and their neighbours, which a borrow could flag falsely.
+        let bytes: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x61, 0x7F, 0x80, 0xFF]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<100_000 {
+            var word = [UInt8](repeating: 0, count: 8)
+            for k in 0..<8 { word[k] = bytes.randomElement(using: &generator)! }
+            let w = word.withUnsafeBufferPointer { ByteWord.load($0.baseAddress!) }
+            let escape = word.firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }
+            let plainASCII = word.firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 || $0 >= 0x80 }
+            let m = ByteWord.escapeMask(w)
+            #expect((m == 0 ? nil : ByteWord.first(m)) == escape)
+            let n = m | ByteWord.nonASCIIMask(w)
+            #expect((n == 0 ? nil : ByteWord.first(n)) == plainASCII)
+        }
+    }
+
     @Test("an enum's cases found by their spellings' bytes, as init(rawValue:) finds them")
     func spellings() {
         for state in AppState.allCases { #expect(AppState.spellings.find(state.rawValue) == state) }

@@ -91,12 +91,31 @@ extension JSONParser {
 
     /// Where the bytes from `start` first hold a quote, a backslash or a control character: a
     /// string without escapes ends there, at its closing quote. Eight bytes at a time.
-    private func plainEnd(from start: Int) -> Int {
+    private func plainEnd(from start: Int) -> Int { end(from: start, stoppingAtNonASCII: false) }
+
+    /// Where the bytes from `start` first hold one that is not ASCII, or a quote, a backslash
+    /// or a control character: a member name that needs no decoding ends there, at its
+    /// closing quote.
+    func plainASCIIEnd(from start: Int) -> Int { end(from: start, stoppingAtNonASCII: true) }
+
+    /// The first byte from `start` that needs a look, eight at a time: the word that holds
+    /// it says where (`ByteWord.first`), so a short name or value costs one word.
+    @inline(__always)
+    private func end(from start: Int, stoppingAtNonASCII: Bool) -> Int {
         var j = start
         if let base = b.baseAddress {
-            while j + 8 <= b.count, !ByteWord.mayNeedEscape(ByteWord.load(base + j)) { j += 8 }
+            while j + 8 <= b.count {
+                let w = ByteWord.load(base + j)
+                let m = ByteWord.escapeMask(w) | (stoppingAtNonASCII ? ByteWord.nonASCIIMask(w) : 0)
+                if m != 0 { return j + ByteWord.first(m) }
+                j += 8
+            }
         }
-        while j < b.count, b[j] != UInt8(ascii: "\""), b[j] != UInt8(ascii: "\\"), b[j] >= 0x20 { j += 1 }
+        while j < b.count, b[j] != UInt8(ascii: "\""), b[j] != UInt8(ascii: "\\"), b[j] >= 0x20,
+            !stoppingAtNonASCII || b[j] < 0x80
+        {
+            j += 1
+        }
         return j
     }
 

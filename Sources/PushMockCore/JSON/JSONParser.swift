@@ -310,19 +310,12 @@ public struct JSONParser {
     mutating func string() throws(JSONParseError) -> String {
         i += 1
         let start = i
-        // Fast path: no escapes; ASCII needs no UTF-8 validation. Locals keep the scan in
-        // registers.
+        // Fast path: no escapes; ASCII needs no UTF-8 validation. Plain ASCII is passed eight
+        // bytes at a time (tokens are long); from the first other byte, one at a time. Locals
+        // keep the scan in registers.
         var ascii = true
-        var j = i
+        var j = plainASCIIEnd(from: i)
         let buf = b
-        // Eight bytes at a time while none needs a look (tokens are long).
-        if let base = buf.baseAddress {
-            while j + 8 <= buf.count {
-                let w = ByteWord.load(base + j)
-                if ByteWord.hasNonASCII(w) || ByteWord.mayNeedEscape(w) { break }
-                j += 8
-            }
-        }
         while j < buf.count {
             let c = buf[j]
             if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }

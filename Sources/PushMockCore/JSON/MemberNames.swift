@@ -50,8 +50,7 @@ extension JSONParser {
     /// The member name at `i` (its opening quote), matched on its bytes when they need no
     /// decoding.
     private mutating func readName(_ names: MemberNames) throws(JSONParseError) -> MemberName {
-        var j = i + 1
-        while j < b.count, b[j] != UInt8(ascii: "\""), b[j] != UInt8(ascii: "\\"), b[j] >= 0x20, b[j] < 0x80 { j += 1 }
+        let j = plainASCIIEnd(from: i + 1)
         if j < b.count, b[j] == UInt8(ascii: "\"") {
             let bytes = UnsafeBufferPointer(rebasing: b[(i + 1)..<j])
             if let index = names.index(of: bytes) {

@@ -1,6 +1,9 @@
 /// Eight bytes read as one word, and the classic "has a zero byte" bit tricks over it: the
 /// JSON parser and writer scan long strings this way. The tests may say "maybe" (a borrow
 /// from a lower byte); they never miss, so callers check the bytes again when one says yes.
+/// A borrow only runs upward from a byte that matched, so the lowest byte a mask flags
+/// always matches (`first`): the word is read little-endian, as on every platform pushmock
+/// builds for, so that byte is the first in memory.
 enum ByteWord {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
@@ -10,27 +13,32 @@ enum ByteWord {
         UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
     }
 
-    /// Whether a byte may be `byte`.
+    /// The high bit of each byte that may be `byte`.
     @inline(__always)
-    static func mayHave(_ byte: UInt8, in w: UInt64) -> Bool {
+    static func mask(of byte: UInt8, in w: UInt64) -> UInt64 {
         let v = w ^ (ones &* UInt64(byte))
-        return (v &- ones) & ~v & highs != 0
+        return (v &- ones) & ~v & highs
     }
 
-    /// Whether a byte may be below 0x20 (a control character).
+    /// The high bit of each byte that may be below 0x20 (a control character).
     @inline(__always)
-    static func mayHaveControl(_ w: UInt64) -> Bool {
-        (w &- 0x2020_2020_2020_2020) & ~w & highs != 0
-    }
+    static func controlMask(_ w: UInt64) -> UInt64 { (w &- 0x2020_2020_2020_2020) & ~w & highs }
 
-    /// Whether a byte is 0x80 or above (not ASCII).
+    /// The high bit of each byte that may need a JSON string's attention: a quote, a
+    /// backslash or a control character.
     @inline(__always)
-    static func hasNonASCII(_ w: UInt64) -> Bool { w & highs != 0 }
+    static func escapeMask(_ w: UInt64) -> UInt64 { controlMask(w) | mask(of: 0x22, in: w) | mask(of: 0x5C, in: w) }
+
+    /// The place in the word of the first byte a mask flags (the mask is not 0).
+    @inline(__always)
+    static func first(_ mask: UInt64) -> Int { mask.trailingZeroBitCount >> 3 }
+
+    /// The high bit of each byte that is 0x80 or above (not ASCII).
+    @inline(__always)
+    static func nonASCIIMask(_ w: UInt64) -> UInt64 { w & highs }
 
     /// Whether a byte may need a JSON string's attention: a quote, a backslash or a control
     /// character.
     @inline(__always)
-    static func mayNeedEscape(_ w: UInt64) -> Bool {
-        mayHaveControl(w) || mayHave(0x22, in: w) || mayHave(0x5C, in: w)
-    }
+    static func mayNeedEscape(_ w: UInt64) -> Bool { escapeMask(w) != 0 }
 }
