@@ -107,6 +107,7 @@ enum DeviceFields {
                 throw .invalid("Invalid value at 'presentation_options': expected a list of banner, list, sound, badge.")
             }
             var options: [PresentationOption] = []
+            options.reserveCapacity(items.count)
             for item in items {
                 guard let o = item.stringValue.flatMap(PresentationOption.spellings.find) else {
                     throw .invalid(
