@@ -12,19 +12,25 @@ public final class Device {
     /// docs/control-api.md), so the FID is read from the token when it begins with it, not kept
     /// twice (docs/PERFORMANCE.md); read this way, it is made afresh each time: the hot paths
     /// use `withFID`.
-    public var fid: String { extras?.ownFID ?? withFID { String(decoding: $0, as: UTF8.self) } }
-    /// Calls `body` with the FID's bytes where they are kept, without a copy.
+    public var fid: String { ownFID ?? withFID { String(decoding: $0, as: UTF8.self) } }
+    /// Calls `body` with the FID's bytes where they are kept, without a copy. Inlinable, so
+    /// that another module's call is specialized: an unspecialized one looks up generic
+    /// metadata, under a lock, for each call (the store writes a million FIDs for a topic send).
+    @inlinable
     public func withFID<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let own = extras?.ownFID { return own.withBytes(body) }
+        if let own = ownFID { return own.withBytes(body) }
         return token!.withBytes { body(Self.fid(inToken: $0)!) }
     }
+    /// The FID when the token does not begin with it.
+    @usableFromInline var ownFID: String? { extras?.ownFID }
     /// The bytes before a token's first colon: the FID, if the token begins with one.
+    @usableFromInline
     static func fid(inToken token: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
         token.firstIndex(of: UInt8(ascii: ":")).map { UnsafeBufferPointer(rebasing: token[..<$0]) }
     }
     /// The string the FID is read from: its own, or the token that begins with it. The same
     /// source, the same FID (what the store compares event by event).
-    public var fidSource: String { extras?.ownFID ?? token! }
+    public var fidSource: String { ownFID ?? token! }
     /// Nil while the app has auto-init off and has not enabled it (no token yet).
     public private(set) var token: String?
     /// iOS only.
@@ -126,7 +132,7 @@ public final class Device {
     }
 
     /// Whether the token begins with the FID (which is then read from it).
-    var tokenHoldsFID: Bool { extras?.ownFID == nil }
+    var tokenHoldsFID: Bool { ownFID == nil }
 
     /// Keeps the FID apart only when the token (set first) does not begin with it and a colon
     /// (a FID has no colon of its own).
