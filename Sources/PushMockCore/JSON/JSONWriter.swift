@@ -194,17 +194,18 @@ public struct JSONWriter {
 
     /// Whether any byte is a quote, a backslash or a control character (bytes from 0x80 pass:
     /// UTF-8 is written as it is).
+    /// Eight bytes at a time; the last word read ends with the last byte (it may overlap the
+    /// one before), so there is no tail to scan a byte at a time.
     public static func needsEscape(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = u.baseAddress, u.count >= 8 else {
+            return u.contains { c in c < 0x20 || c == 0x22 || c == 0x5C }
+        }
         var i = 0
-        if let base = u.baseAddress {
-            while i + 8 <= u.count, !ByteWord.mayNeedEscape(ByteWord.load(base + i)) { i += 8 }
+        while i + 8 <= u.count {
+            if ByteWord.needsEscape(ByteWord.load(base + i)) { return true }
+            i += 8
         }
-        while i < u.count {
-            let c = u[i]
-            if c < 0x20 || c == 0x22 || c == 0x5C { return true }
-            i += 1
-        }
-        return false
+        return i < u.count && ByteWord.needsEscape(ByteWord.load(base + u.count - 8))
     }
 
     public static func appendQuoted(_ s: String, to out: inout [UInt8]) {

@@ -1,9 +1,9 @@
 /// Eight bytes read as one word, and the classic "has a zero byte" bit tricks over it: the
-/// JSON parser and writer scan long strings this way. The tests may say "maybe" (a borrow
-/// from a lower byte); they never miss, so callers check the bytes again when one says yes.
-/// A borrow only runs upward from a byte that matched, so the lowest byte a mask flags
-/// always matches (`first`): the word is read little-endian, as on every platform pushmock
-/// builds for, so that byte is the first in memory.
+/// JSON parser and writer scan long strings this way. A mask may flag a byte that does not
+/// match (a borrow from a lower byte), but a borrow only runs upward from a byte that did: so
+/// a mask is 0 exactly when no byte matches, and the lowest byte it flags always matches
+/// (`first`). The word is read little-endian, as on every platform pushmock builds for, so
+/// that byte is the first in memory.
 enum ByteWord {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
@@ -37,8 +37,8 @@ enum ByteWord {
     @inline(__always)
     static func nonASCIIMask(_ w: UInt64) -> UInt64 { w & highs }
 
-    /// Whether a byte may need a JSON string's attention: a quote, a backslash or a control
+    /// Whether a byte needs a JSON string's attention: a quote, a backslash or a control
     /// character.
     @inline(__always)
-    static func mayNeedEscape(_ w: UInt64) -> Bool { escapeMask(w) != 0 }
+    static func needsEscape(_ w: UInt64) -> Bool { escapeMask(w) != 0 }
 }
