@@ -291,4 +291,24 @@ import Testing
             }
         }
     }
+
+    @Test("a number's decimal digits: counted and written as String(n) writes them, at every length")
+    func decimalDigits() {
+        var samples: [UInt64] = [0, 9, 10, 99, 100, 101, UInt64(Int64.max), UInt64(Int64.max) + 1, .max]
+        var p: UInt64 = 1
+        for _ in 0..<19 {
+            p *= 10
+            samples += [p - 1, p, p + 1]
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 { samples.append(UInt64.random(in: 0...(.max), using: &generator) >> UInt64.random(in: 0...63)) }
+        for n in samples {
+            let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalDigits.maxCount) { buffer in
+                let start = DecimalDigits.write(n, endingAt: buffer.count, in: buffer)
+                return String(decoding: UnsafeBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
+            }
+            #expect(text == String(n))
+            #expect(DecimalDigits.count(n) == String(n).count)
+        }
+    }
 }

@@ -55,53 +55,17 @@ final class ByteBuffer: @unchecked Sendable {
         count += range.count
     }
 
-    /// A JSON number: its digits counted from its bit length, then written from the last,
-    /// two at a time.
+    /// A JSON number, written in place (`DecimalDigits`).
     func int(_ n: Int64) {
         reserve(21)
         if n < 0 {
             base[count] = UInt8(ascii: "-")
             count += 1
         }
-        var m = n.magnitude
-        // log10 from log2 (1233 / 4096 ≈ log10(2)), then one comparison to correct it; `m | 1`
-        // so that 0 has one digit.
-        let estimate = ((64 - (m | 1).leadingZeroBitCount) * 1233) >> 12
-        let digits = (m | 1) < Self.powers[estimate] ? estimate : estimate + 1
-        var at = base + count + digits
-        while m >= 100 {
-            let pair = Int(m % 100) * 2
-            m /= 100
-            at -= 2
-            at[0] = Self.pairs[pair]
-            at[1] = Self.pairs[pair + 1]
-        }
-        if m >= 10 {
-            at[-2] = Self.pairs[Int(m) * 2]
-            at[-1] = Self.pairs[Int(m) * 2 + 1]
-        } else {
-            at[-1] = UInt8(ascii: "0") + UInt8(m)
-        }
+        let digits = DecimalDigits.count(n.magnitude)
+        _ = DecimalDigits.write(n.magnitude, endingAt: base + count + digits)
         count += digits
     }
-
-    /// "00" to "99", two bytes each.
-    nonisolated(unsafe) private static let pairs: UnsafePointer<UInt8> = {
-        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 200)
-        for i in 0..<100 {
-            p[2 * i] = UInt8(ascii: "0") + UInt8(i / 10)
-            p[2 * i + 1] = UInt8(ascii: "0") + UInt8(i % 10)
-        }
-        return UnsafePointer(p)
-    }()
-
-    /// 10 to the powers 0 through 19.
-    nonisolated(unsafe) private static let powers: UnsafePointer<UInt64> = {
-        let p = UnsafeMutablePointer<UInt64>.allocate(capacity: 20)
-        p[0] = 1
-        for i in 1..<20 { p[i] = p[i - 1] * 10 }
-        return UnsafePointer(p)
-    }()
 
     /// A JSON string, escaped as `JSONWriter` escapes.
     func string(_ s: String) { s.withBytes { string(bytes: $0) } }
