@@ -34,6 +34,20 @@ struct ControlAPITests {
                 "Invalid JSON payload received. Unknown name \"color\": Cannot find field."
             ),
             (#"{"platform":5,"app":"a"}"#, "Invalid value at 'platform' (TYPE_STRING), 5"),
+            // Spelled with the letters of a case, or as long as one: still refused.
+            (#"{"platform":"IOS","app":"a"}"#, "Invalid value at 'platform': \"IOS\" is not ios, android or web."),
+            (
+                #"{"platform":"ios","app":"a","app_state":"backgrounx"}"#,
+                "Invalid value at 'app_state': \"backgrounx\" is not foreground, background, not_running or terminated."
+            ),
+            (
+                #"{"platform":"ios","app":"a","notifications":"denies"}"#,
+                "Invalid value at 'notifications': \"denies\" is not authorized, denied, provisional or not_determined."
+            ),
+            (
+                #"{"platform":"ios","app":"a","presentation_options":["banner","alert"]}"#,
+                "Invalid value at 'presentation_options': \"alert\" is not banner, list, sound or badge."
+            ),
             (#"{"platform":"ios""#, "Invalid JSON payload received. Unexpected end of input at position 17."),
             (
                 #"{"platform":"android","app":"a","apns_environment":"sandbox"}"#,
