@@ -57,6 +57,20 @@ struct SavedStateTests {
         #expect(h.gateway.changes.isEmpty)
     }
 
+    @Test("saved rows come back whole and in order: empty ones, one larger than a buffer, megabytes of them")
+    func savedRowsInBuffers() {
+        var rows: [[UInt8]] = [[], Array("{}".utf8), [UInt8](repeating: 0x61, count: 3 << 20), []]
+        for i in 0..<20_000 { rows.append(Array("{\"id\":\"d\(i)\"}".utf8) + [UInt8](repeating: 0x20, count: i % 300)) }
+        rows.append([UInt8](repeating: 0x62, count: (1 << 20) + 1))
+        rows.append(Array("last".utf8))
+        var saved = SavedDeviceRows()
+        for row in rows { row.withUnsafeBufferPointer { saved.append($0) } }
+        #expect(saved.count == rows.count)
+        var read: [[UInt8]] = []
+        saved.eachRow { read.append(Array($0)) }
+        #expect(read == rows)
+    }
+
     @Test("a saved device row that is not a device, or repeats another's id, FID and token, is refused naming the row")
     func damagedRows() throws {
         let h = try Harness(keepingChanges)

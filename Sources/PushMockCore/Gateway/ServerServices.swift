@@ -79,29 +79,45 @@ public struct DurableLog {
     }
 }
 
-/// One project's saved device rows (each a fixture's device), back to back in one buffer as
-/// the store read them: a million rows are one allocation, not a million.
+/// One project's saved device rows (each a fixture's device), back to back in a few large
+/// buffers as the store read them: a million rows are a few hundred allocations, not a
+/// million, and a full buffer is kept as it is, not copied into a larger one (half a
+/// gigabyte of rows would be copied, and its new pages zeroed, at each doubling).
 public struct SavedDeviceRows: Sendable {
-    private var bytes: [UInt8] = []
+    /// Buffers of whole rows, each with how many rows it holds; only the last has room left.
+    private var chunks: [(bytes: [UInt8], rows: Int)] = []
+    /// Where each row ends in its buffer.
     private var ends: [Int] = []
+    private static let chunkSize = 1 << 20
 
     public init() {}
 
     public var count: Int { ends.count }
 
     public mutating func append(_ row: UnsafeBufferPointer<UInt8>) {
-        bytes.append(contentsOf: row)
-        ends.append(bytes.count)
+        if chunks.last.map({ $0.bytes.count + row.count > $0.bytes.capacity }) ?? true {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(max(Self.chunkSize, row.count))
+            chunks.append((bytes, 0))
+        }
+        let last = chunks.count - 1
+        chunks[last].bytes.append(contentsOf: row)
+        chunks[last].rows += 1
+        ends.append(chunks[last].bytes.count)
     }
 
     /// Each row, in the order appended.
     public func eachRow<E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> Void) throws(E) {
-        try bytes.withUnsafeBufferPointer { (all) throws(E) in
-            var start = 0
-            for end in ends {
-                try body(UnsafeBufferPointer(rebasing: all[start..<end]))
-                start = end
+        var row = 0
+        for chunk in chunks {
+            try chunk.bytes.withUnsafeBufferPointer { (all) throws(E) in
+                var start = 0
+                for end in ends[row..<(row + chunk.rows)] {
+                    try body(UnsafeBufferPointer(rebasing: all[start..<end]))
+                    start = end
+                }
             }
+            row += chunk.rows
         }
     }
 }
