@@ -36,6 +36,21 @@ struct JSONReadingTests {
         }
     }
 
+    @Test("integers of every length, at every place in a word, read eight digits at a time as Int64(text) reads them")
+    func integersByWords() throws {
+        let random = RandomSource(seed: 37)
+        for _ in 0..<20_000 {
+            let length = Int(random.next() % 24) + 1
+            var digits = (0..<length).map { _ in String(random.next() % 10) }.joined()
+            if digits.count > 1, digits.first == "0" { digits = "1" + digits.dropFirst() }
+            let text = (random.next() % 3 == 0 ? "-" : "") + digits
+            let space = String(repeating: " ", count: Int(random.next() % 9))
+            let after = ["", ",7", ", 8", ",\"x\""][Int(random.next() % 4)]
+            let read = try elements("[" + space + text + after + "]") { (p) throws(JSONParseError) in try p.readInteger() }
+            #expect(read.first == Int64(text), "\(text)")
+        }
+    }
+
     @Test("strings: escapes decoded, other values nil; a repeated string is the candidate itself")
     func strings() throws {
         let read = try elements(#"["a\"b", "é", 5, null, "x"]"#) { (p) throws(JSONParseError) in try p.readString() }
@@ -102,10 +117,14 @@ struct JSONReadingTests {
         }
     }
 
-    @Test("a word's masks flag every byte that needs a look, and the first one flagged always does")
+    @Test("a word's masks flag every byte that needs a look (or is no digit), and the first one flagged always does")
     func byteWordMasks() {
         // Bytes that need a look and their neighbours, which a borrow could flag falsely.
-        let bytes: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x61, 0x7F, 0x80, 0xFF]
+        // The digits' too (0x2F to 0x3A), and the bytes that carry when 6 is added (0xFA on).
+        let bytes: [UInt8] = [
+            0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x2F, 0x30, 0x35, 0x39, 0x3A, 0x3F, 0x40, 0x5B, 0x5C, 0x5D, 0x61, 0x7F,
+            0x80, 0xB0, 0xF9, 0xFA, 0xFF,
+        ]
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<100_000 {
             var word = [UInt8](repeating: 0, count: 8)
@@ -117,6 +136,13 @@ struct JSONReadingTests {
             #expect((m == 0 ? nil : ByteWord.first(m)) == escape)
             let n = m | ByteWord.nonASCIIMask(w)
             #expect((n == 0 ? nil : ByteWord.first(n)) == plainASCII)
+            let digits = ByteWord.nonDigitMask(w)
+            #expect((digits == 0 ? nil : ByteWord.first(digits)) == word.firstIndex { $0 < 0x30 || $0 > 0x39 })
+        }
+        for _ in 0..<10_000 {
+            let text = String(UInt64.random(in: 0..<100_000_000, using: &generator)).leftPadded(to: 8)
+            let w = Array(text.utf8).withUnsafeBufferPointer { ByteWord.load($0.baseAddress!) }
+            #expect(ByteWord.nonDigitMask(w) == 0 && ByteWord.eightDigits(w) == UInt64(text))
         }
     }
 
@@ -160,4 +186,9 @@ struct JSONReadingTests {
             }
         }
     }
+}
+
+extension String {
+    /// The text with zeros before it, `count` characters in all.
+    fileprivate func leftPadded(to count: Int) -> String { String(repeating: "0", count: max(0, count - self.count)) + self }
 }

@@ -132,7 +132,21 @@ extension JSONParser {
         }
         var magnitude: UInt64 = 0
         let digitsStart = j
-        // 19 digits fit in UInt64 (stored ids and times have 16 to 19).
+        // 19 digits fit in UInt64 (stored ids and times have 16 to 19): read up to eight at a
+        // time while whole words remain, then one at a time.
+        if let base = b.baseAddress {
+            while j + 8 <= b.count {
+                let w = ByteWord.load(base + j)
+                let m = ByteWord.nonDigitMask(w)
+                let n = m == 0 ? 8 : ByteWord.first(m)
+                guard n > 0, j - digitsStart + n <= 19 else { break }
+                // The n digits moved to the top of the word, zeros ("0") below them.
+                let digits = n == 8 ? w : w << (64 - 8 * n) | 0x3030_3030_3030_3030 >> (8 * n)
+                magnitude = magnitude &* Self.powersOfTen[n] &+ ByteWord.eightDigits(digits)
+                j += n
+                if n < 8 { break }
+            }
+        }
         while j < b.count, isDigit(b[j]), j - digitsStart < 19 {
             magnitude = magnitude * 10 + UInt64(b[j] - 0x30)
             j += 1
@@ -151,6 +165,8 @@ extension JSONParser {
         i = start
         return try readValue().numberValue.flatMap { Int64($0.text) }
     }
+
+    private static let powersOfTen: [UInt64] = [1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000, 100_000_000]
 
     /// The next value, built.
     public mutating func readValue() throws(JSONParseError) -> JSONValue {

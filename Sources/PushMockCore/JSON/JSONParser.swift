@@ -243,8 +243,7 @@ public struct JSONParser {
 
     /// A string without escapes or non-ASCII bytes is checked in place; others are decoded.
     private mutating func skipString() throws(JSONParseError) {
-        var j = i + 1
-        while j < b.count, b[j] != UInt8(ascii: "\""), b[j] != UInt8(ascii: "\\"), b[j] >= 0x20, b[j] < 0x80 { j += 1 }
+        let j = plainASCIIEnd(from: i + 1)
         if j < b.count, b[j] == UInt8(ascii: "\"") {
             i = j + 1
             return

@@ -37,6 +37,28 @@ enum ByteWord {
     @inline(__always)
     static func nonASCIIMask(_ w: UInt64) -> UInt64 { w & highs }
 
+    /// The high bit of each byte that is no ASCII digit. A byte 0xFA or above carries into
+    /// the next one's test, but it is flagged itself, so the lowest flagged byte is always
+    /// the first that is no digit (`first`).
+    @inline(__always)
+    static func nonDigitMask(_ w: UInt64) -> UInt64 {
+        let nibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+        let threes: UInt64 = 0x3030_3030_3030_3030
+        // 0 in a byte whose high half is 3 both as it is and with 6 added (0x30 to 0x39).
+        let off = ((w & nibbles) ^ threes) | (((w &+ 0x0606_0606_0606_0606) & nibbles) ^ threes)
+        // The high bit of each byte of `off` that is not 0 (no carry leaves a byte).
+        return (((off & ~highs) &+ ~highs) | off) & highs
+    }
+
+    /// The number eight ASCII digits spell, the first in memory the most significant.
+    @inline(__always)
+    static func eightDigits(_ w: UInt64) -> UInt64 {
+        var v = w &- 0x3030_3030_3030_3030
+        v = (v &* 10) &+ (v >> 8) // each pair of digits in the low byte of its 16 bits
+        let pairs: UInt64 = 0x0000_00FF_0000_00FF
+        return ((v & pairs) &* (100 + (1_000_000 << 32)) &+ ((v >> 16) & pairs) &* (1 + (10_000 << 32))) >> 32
+    }
+
     /// Whether a byte needs a JSON string's attention: a quote, a backslash or a control
     /// character.
     @inline(__always)
