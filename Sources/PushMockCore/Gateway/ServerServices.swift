@@ -84,7 +84,7 @@ public struct DurableLog {
 /// million, and a full buffer is kept as it is, not copied into a larger one (half a
 /// gigabyte of rows would be copied, and its new pages zeroed, at each doubling).
 public struct SavedDeviceRows: Sendable {
-    /// Buffers of whole rows, each with how many rows it holds; only the last has room left.
+    /// Buffers of whole rows, each with how many rows it holds; rows go to the last one.
     private var chunks: [(bytes: [UInt8], rows: Int)] = []
     /// Where each row ends in its buffer.
     private var ends: [Int] = []
