@@ -79,10 +79,10 @@ public struct DurableLog {
     }
 }
 
-/// One project's saved device rows (each a fixture's device), back to back in a few large
-/// buffers as the store read them: a million rows are a few hundred allocations, not a
-/// million, and a full buffer is kept as it is, not copied into a larger one (half a
-/// gigabyte of rows would be copied, and its new pages zeroed, at each doubling).
+/// One project's saved device rows (each a fixture's device), back to back in large buffers
+/// as the store read them: a buffer holds many rows, not one, and a full one is kept as it
+/// is, where a single buffer that grew would copy every row read so far at each growth
+/// (docs/PERFORMANCE.md).
 public struct SavedDeviceRows: Sendable {
     /// Buffers of whole rows, each with how many rows it holds; rows go to the last one.
     private var chunks: [(bytes: [UInt8], rows: Int)] = []

@@ -142,7 +142,7 @@ extension JSONParser {
                 guard n > 0, j - digitsStart + n <= 19 else { break }
                 // The n digits moved to the top of the word, zeros ("0") below them.
                 let digits = n == 8 ? w : w << (64 - 8 * n) | 0x3030_3030_3030_3030 >> (8 * n)
-                magnitude = magnitude &* Self.powersOfTen[n] &+ ByteWord.eightDigits(digits)
+                magnitude = magnitude &* DecimalDigits.powers[n] &+ ByteWord.eightDigits(digits)
                 j += n
                 if n < 8 { break }
             }
@@ -165,8 +165,6 @@ extension JSONParser {
         i = start
         return try readValue().numberValue.flatMap { Int64($0.text) }
     }
-
-    private static let powersOfTen: [UInt64] = [1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000, 100_000_000]
 
     /// The next value, built.
     public mutating func readValue() throws(JSONParseError) -> JSONValue {
