@@ -99,20 +99,40 @@ struct SavedStateTests {
         let h = try Harness(keepingChanges)
         let phone = try h.device("android")
         try h.device("ios", extra: #","app_state":"terminated""#)
+        // Every state member away from its default, and one at it given anyway.
+        let changed =
+            #","app_state":"foreground","online":false,"notifications":"denied","low_power_mode":true,"#
+            + #""presentation_options":["badge","list"],"auto_init_enabled":false,"apns_environment":"sandbox""#
+        try h.device("ios", extra: changed)
+        try h.device("android", extra: #","online":true,"presentation_options":["banner","list","sound"]"#)
         try h.subscribe(phone["id"] as! String, "news")
         let app = #"{"platform":"ios","app":"com.example.app","apns_environments":["production"]}"#
         #expect(h.call("POST", base + "/apps", body: app).status == 200)
         let rows = h.gateway.allState()
+        // A state member at its default is left out of a row: a registration without it gets it.
+        let stateNames = ["app_state", "online", "notifications", "low_power_mode", "presentation_options", "auto_init_enabled"]
+        let saved = rows.devices.map { String(decoding: $0.json ?? [], as: UTF8.self) }
+        #expect(saved.count == 4)
+        #expect(stateNames.filter { saved[0].contains("\"\($0)\"") }.isEmpty, "\(saved[0])")
+        #expect(stateNames.filter { saved[1].contains("\"\($0)\"") } == ["app_state"], "\(saved[1])")
+        #expect(stateNames.allSatisfy { saved[2].contains("\"\($0)\"") }, "\(saved[2])")
+        #expect(stateNames.filter { saved[3].contains("\"\($0)\"") }.isEmpty, "\(saved[3])")
         let copy = try Harness(keepingChanges)
         try copy.gateway.seed(saved: rows)
         func devices(_ h: Harness) -> [String] {
             let list = json(h.call("GET", base + "/devices"))["devices"] as? [[String: Any]] ?? []
             return list.map { d in
-                ["id", "platform", "token", "fid", "apns_token", "topics", "app_state"].map { "\(d[$0] ?? "nil")" }.joined(
-                    separator: "|")
+                (["id", "platform", "token", "fid", "apns_token", "apns_environment", "topics"] + stateNames).map {
+                    "\(d[$0] ?? "nil")"
+                }.joined(separator: "|")
             }
         }
-        #expect(devices(copy) == devices(h) && devices(h).count == 2)
+        #expect(devices(copy) == devices(h) && devices(h).count == 4)
+        let restored = (json(copy.call("GET", base + "/devices"))["devices"] as? [[String: Any]])?[2] ?? [:]
+        #expect(restored["app_state"] as? String == "foreground" && restored["notifications"] as? String == "denied")
+        #expect(restored["online"] as? Bool == false && restored["low_power_mode"] as? Bool == true)
+        #expect(
+            restored["presentation_options"] as? [String] == ["badge", "list"] && restored["auto_init_enabled"] as? Bool == false)
         let keys = { (h: Harness) in
             (json(h.call("GET", base + "/apnsKeys"))["keys"] as? [[String: Any]])?.map { $0["key_id"] as! String }
         }
