@@ -64,5 +64,14 @@ struct TopicMembersTests {
             "POST", "/emulator/v1/projects/demo-pushmock/devices:batchCreate",
             body: #"{"platform":"ios","app":"com.example.a","count":3}"#)
         #expect(created.bodyText == #"{"created":3,"first":"d9","last":"d11"}"#, "\(created.bodyText)")
+        // An id held already is refused, whether below the numbering, at Int.max, past Int, or no `dN`.
+        #expect(try h.device("android", extra: #","id":"phone""#)["id"] as? String == "phone")
+        for id in ["d5", "d6", "d007", "d11", "d9223372036854775807", "d99999999999999999999", "phone"] {
+            let again = h.call(
+                "POST", "/emulator/v1/projects/demo-pushmock/devices",
+                body: #"{"platform":"android","app":"com.example.app","id":"\#(id)"}"#)
+            #expect(again.status == 409 && again.bodyText.contains("A device with id \(id) already exists."), "\(again.bodyText)")
+        }
+        #expect(try h.device("android")["id"] as? String == "d12")
     }
 }

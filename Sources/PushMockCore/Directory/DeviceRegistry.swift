@@ -20,7 +20,14 @@ public final class DeviceRegistry {
     }
 
     public var count: Int { byID.count }
-    public subscript(id: String) -> Device? { byID.find(id) { $0.id == id } }
+    /// A `dN` id is tried first at place N − 1 of the registration order, where it stays while
+    /// the project's devices were numbered in turn and none was removed: a restart puts back
+    /// two million events, each naming its device, and a look-up is a cache miss in a table of
+    /// a million. Any other id, or one not there, is looked up.
+    public subscript(id: String) -> Device? {
+        if let n = Self.number(id), n >= 1, n <= inOrder.count, inOrder[n - 1].id == id { return inOrder[n - 1] }
+        return byID.find(id) { $0.id == id }
+    }
 
     /// The project's device an address names.
     func device(at address: DeviceAddress) -> Device? {
@@ -35,9 +42,13 @@ public final class DeviceRegistry {
     /// none given, the next `dN`, free since every `dN` claimed is below the numbering.
     func claimID(_ given: String?) -> String? {
         if let given {
-            guard self[given] == nil else { return nil }
+            let n = Self.number(given)
+            // A `dN` at or past the numbering is free without a look-up (a restart claims a
+            // million saved ids, in order); any other is looked up.
+            guard let n, n >= nextNumber else { return self[given] == nil ? given : nil }
             // (`d` and Int.max: no `dN` can be claimed after it, and N + 1 would overflow.)
-            if let n = Self.number(given), n >= nextNumber, n < .max { nextNumber = n + 1 }
+            guard n < .max else { return self[given] == nil ? given : nil }
+            nextNumber = n + 1
             return given
         }
         // No id `dN` with N ≥ nextNumber exists (a given one moved the numbering past it), so
