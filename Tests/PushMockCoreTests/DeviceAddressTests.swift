@@ -83,6 +83,30 @@ struct DeviceAddressTests {
         #expect(h.project.devices.withToken(oldFID + ":nothing") == nil && h.project.devices.withToken("no-colon") == nil)
     }
 
+    @Test("a registration whose token or FID another device holds is refused, whether or not the token begins with the FID")
+    func takenTokenOrFID() throws {
+        let h = try Harness()
+        func register(fid: String, token: String) -> Int {
+            h.call(
+                "POST", "/emulator/v1/projects/demo-pushmock/devices",
+                body: #"{"platform":"android","app":"com.example.app","fid":"\#(fid)","token":"\#(token)"}"#
+            ).status
+        }
+        func token(_ fid: String, _ fill: String) -> String { fid + ":APA91b" + String(repeating: fill, count: 134) }
+        // A device whose given token does not begin with its FID (an entry of its own), and one whose does.
+        let apart = "cAbCdEfGhIjKlMnOpQrStU"
+        let other = "eZyXwVuTsRqPoNmLkJiHgF"
+        #expect(register(fid: apart, token: token(other, "x")) == 201)
+        let plain = "gPlainFidAbCdEfGhIjKlM"
+        #expect(register(fid: plain, token: token(plain, "p")) == 201)
+        #expect(register(fid: other, token: token(other, "x")) == 409, "the token, held apart")
+        #expect(register(fid: apart, token: token(apart, "y")) == 409, "the FID of the device with a token apart")
+        #expect(register(fid: plain, token: token(plain, "q")) == 409, "the FID, with a new token that begins with it")
+        #expect(register(fid: "hNewFidAbCdEfGhIjKlMnO", token: token(plain, "p")) == 409, "the token, under another FID")
+        #expect(register(fid: other, token: token(other, "z")) == 201, "the FID the held token begins with is free")
+        #expect(h.project.devices.count == 3)
+    }
+
     @Test("an APNs token is one address in either case; a project started over forgets its devices' addresses")
     func apnsAndReset() throws {
         let h = try Harness()

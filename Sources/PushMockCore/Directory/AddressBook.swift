@@ -39,6 +39,16 @@ final class AddressBook {
         }
     }
 
+    /// Whether a device has this FCM token or this FID. A token that begins with the FID is
+    /// found under it, so one probe under the FID asks for either (a restart checks a million
+    /// saved devices).
+    func holds(token: String, orFID fid: String) -> Bool {
+        let beginsWithFID = token.withBytes { t in Device.fid(inToken: t).map { fid.hasBytes($0) } ?? false }
+        guard beginsWithFID else { return device(withToken: token) != nil || device(at: .installation(fid)) != nil }
+        if let own = texts[.registrationToken], own.count > 0, own.find(token, has: { $0.token == token }) != nil { return true }
+        return texts[.installation]?.find(fid) { $0.token == token || $0.withFID { fid.hasBytes($0) } } != nil
+    }
+
     /// When a retired address stopped being valid, and which device it named.
     func retirement(of address: DeviceAddress) -> Retirement? { retired[address] }
 

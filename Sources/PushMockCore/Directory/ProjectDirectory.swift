@@ -101,6 +101,9 @@ final class ProjectDirectory {
     /// that was uninstalled or reinstalled).
     func retirement(of address: DeviceAddress) -> AddressBook.Retirement? { addresses.retirement(of: address) }
 
+    /// Whether a device of any project has this registration token or this FID.
+    func holds(token: String, orFID fid: String) -> Bool { addresses.holds(token: token, orFID: fid) }
+
     /// The project a registration token belongs to, if any.
     func owner(ofToken token: String) -> Project? {
         addresses.device(at: .registrationToken(token)).flatMap { byID[$0.projectID] }
