@@ -72,8 +72,8 @@ public final class Server {
             let limit = configuration.maxEvents
             services.durableLog = DurableLog(
                 path: store.path, savedState: saved?.fixture,
-                readEvents: { (body) throws(SeedError) in
-                    do throws(ServerError) { try store.readEvents(limit: limit, body) } catch {
+                readEvents: { (knownToken, body) throws(SeedError) in
+                    do throws(ServerError) { try store.readEvents(limit: limit, knownToken: knownToken, body) } catch {
                         store.readFailure = error
                         throw SeedError(description: error.description)
                     }

@@ -45,8 +45,9 @@ public struct DurableLog {
     /// The saved devices' rows, by project.
     public var savedDevices: [String: SavedDeviceRows] = [:]
     /// Reads the newest stored events back, oldest first, a group at a time; throws when the
-    /// store cannot be read.
-    public var readEvents: (_ body: (StoredGroup) -> Void) throws(SeedError) -> Void
+    /// store cannot be read. `knownToken` gives the token a device id's device holds, if any:
+    /// a stored token that is the same is handed back as that String.
+    public var readEvents: (_ knownToken: (String) -> String?, _ body: (StoredGroup) -> Void) throws(SeedError) -> Void
     /// The last seq the store holds.
     public var lastStoredSeq: Int64
     /// Receives every event appended from now on.
@@ -64,7 +65,8 @@ public struct DurableLog {
     public var isStored: ((Int64) -> Bool?)?
 
     public init(
-        path: String, savedState: [UInt8]?, readEvents: @escaping (_ body: (StoredGroup) -> Void) throws(SeedError) -> Void,
+        path: String, savedState: [UInt8]?,
+        readEvents: @escaping (_ knownToken: (String) -> String?, _ body: (StoredGroup) -> Void) throws(SeedError) -> Void,
         lastStoredSeq: Int64, sink: any EventSink,
         isFailing: @escaping () -> Bool, waitUntilStored: ((Int64) -> Bool)?, isStored: ((Int64) -> Bool?)? = nil
     ) {

@@ -28,11 +28,11 @@ public final class Clock {
     /// Runs `body` with `now()` answering the time it started: everything one request does
     /// (a push accepted, delivered and displayed) happens at one time, read once, as
     /// FCM's log shows a send's events (the system clock was read four times a push).
-    func pinned<R>(_ body: () -> R) -> R {
-        if requestTime != nil { return body() }
+    func pinned<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        if requestTime != nil { return try body() }
         requestTime = now()
         defer { requestTime = nil }
-        return body()
+        return try body()
     }
 
     /// The most a manual clock can move forward from now, in seconds: to `Timestamp.latest`.

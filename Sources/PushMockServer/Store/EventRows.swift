@@ -141,22 +141,31 @@ enum EventRows {
     /// (no tree of the commit is built: a restart reads two million events). A block that is
     /// not as written here (a damaged row, a time outside the years 1 to 9999 included) is
     /// handed over as `StoredGroup.damaged` once, after any of its groups read before the
-    /// damage. Throws when the commit is not JSON at all.
-    static func eachGroup(in commit: UnsafeBufferPointer<UInt8>, _ body: (StoredGroup) -> Void) throws(JSONParseError) {
+    /// damage. Throws when the commit is not JSON at all. A block's token that is the one
+    /// `knownToken` gives for its device id is that String, not a copy (most are: a device's
+    /// events name its token as it is). The group is the reader's own, handed over in place
+    /// (not copied for each): `body` may change it; the next group's reading sets it anew.
+    static func eachGroup(
+        in commit: UnsafeBufferPointer<UInt8>, knownToken: (String) -> String?,
+        _ body: (inout StoredGroup) -> Void
+    ) throws(JSONParseError) {
         var group = StoredGroup()
         var kinds: [String] = []
         try JSONParser.reading(commit) { (p: inout JSONParser) throws(JSONParseError) in
-            try p.eachElement { p, _ throws(JSONParseError) in try readBlock(&p, into: &group, kinds: &kinds, body) }
+            try p.eachElement { p, _ throws(JSONParseError) in
+                try readBlock(&p, into: &group, kinds: &kinds, knownToken: knownToken, body)
+            }
         }
     }
 
     /// One block: the device's columns, then its groups, each handed to `body`.
     private static func readBlock(
-        _ p: inout JSONParser, into group: inout StoredGroup, kinds: inout [String], _ body: (StoredGroup) -> Void
+        _ p: inout JSONParser, into group: inout StoredGroup, kinds: inout [String], knownToken: (String) -> String?,
+        _ body: (inout StoredGroup) -> Void
     ) throws(JSONParseError) {
         guard p.atArray() else {
             try p.skip()
-            return body(.damaged)
+            return damaged(body)
         }
         var deviceID: String?
         var token: String?
@@ -166,13 +175,13 @@ enum EventRows {
             count += 1
             switch index {
             case Block.deviceID: deviceID = try p.readString()
-            case Block.token: token = try p.readString()
+            case Block.token: token = try p.readString(reusing: deviceID.flatMap(knownToken))
             case Block.groups where p.atArray():
                 try p.eachElement { p, _ throws(JSONParseError) in
                     guard !damaged else { return try p.skip() }
                     group.deviceID = deviceID
                     group.token = token
-                    if try readGroup(&p, into: &group, kinds: &kinds) { body(group) } else { damaged = true }
+                    if try readGroup(&p, into: &group, kinds: &kinds) { body(&group) } else { damaged = true }
                 }
             case Block.groups:
                 try p.skip()
@@ -180,7 +189,13 @@ enum EventRows {
             default: try p.skip()
             }
         }
-        if damaged || count != Block.groups + 1 { body(.damaged) }
+        if damaged || count != Block.groups + 1 { Self.damaged(body) }
+    }
+
+    /// Hands `body` a damaged block.
+    private static func damaged(_ body: (inout StoredGroup) -> Void) {
+        var g = StoredGroup.damaged
+        body(&g)
     }
 
     /// One group's columns and events into `g` (whose device columns are set); false when it

@@ -320,7 +320,7 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// they start in and how many of its events are older; then the commits from there are
     /// read in order, each decoded as it comes (`EventRows.eachGroup`). A block that is not as
     /// `EventRows` writes them comes back as `StoredGroup.damaged`, which the gateway counts.
-    func readEvents(limit: Int, _ body: (StoredGroup) -> Void) throws(ServerError) {
+    func readEvents(limit: Int, knownToken: (String) -> String?, _ body: (StoredGroup) -> Void) throws(ServerError) {
         var start: Int64 = .max
         var total = 0
         let fail = { (rows: Int?) in self.unreadable("the commits of events", after: rows) }
@@ -338,7 +338,7 @@ final class EventStore: EventSink, @unchecked Sendable {
             let text = sqlite3_column_text(stmt, 0)
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, 0)))
             do throws(JSONParseError) {
-                try EventRows.eachGroup(in: bytes) { group in
+                try EventRows.eachGroup(in: bytes, knownToken: knownToken) { group in
                     let n = max(group.events.count, 1) // a damaged block counts as one
                     if skip >= n {
                         skip -= n
@@ -346,11 +346,11 @@ final class EventStore: EventSink, @unchecked Sendable {
                     }
                     guard read < limit else { return }
                     read += n - skip
-                    guard skip > 0 else { return body(group) }
-                    var g = group
-                    g.events.removeFirst(skip)
-                    skip = 0
-                    body(g)
+                    if skip > 0 {
+                        group.events.removeFirst(skip)
+                        skip = 0
+                    }
+                    body(group)
                 }
             } catch {
                 throw ServerError(
