@@ -29,11 +29,15 @@ struct JSONReadingTests {
                 1_796_275_192_116_363_000, nil, nil, nil,
             ])
         // What `parse` refuses, reading refuses too.
-        for bad in ["[01]", "[-]", "[1.]", "[1", "[1,]"] {
+        for bad in ["[01]", "[-]", "[1.]", "[1", "[1,]", "[nul]", "[nulll]", "[null1]", "[nullx]", "[NULL]", "[n"] {
             #expect(throws: JSONParseError.self, "\(bad)") {
                 try elements(bad) { (p) throws(JSONParseError) in try p.readInteger() }
             }
+            #expect(throws: JSONParseError.self, "\(bad)") {
+                try elements(bad) { (p) throws(JSONParseError) in try p.readString() }
+            }
         }
+        #expect(try elements("[null,null ,\nnull]") { (p) throws(JSONParseError) in try p.readInteger() } == [nil, nil, nil])
     }
 
     @Test("integers of every length, at every place in a word, read eight digits at a time as Int64(text) reads them")
@@ -53,8 +57,8 @@ struct JSONReadingTests {
 
     @Test("strings: escapes decoded, other values nil; a repeated string is the candidate itself")
     func strings() throws {
-        let read = try elements(#"["a\"b", "é", 5, null, "x"]"#) { (p) throws(JSONParseError) in try p.readString() }
-        #expect(read == ["a\"b", "é", nil, nil, "x"])
+        let read = try elements(#"["a\"b", "é", 5, null, "x", null,null]"#) { (p) throws(JSONParseError) in try p.readString() }
+        #expect(read == ["a\"b", "é", nil, nil, "x", nil, nil])
         let candidate = "message-0:1764000000000000%abcdef0123456789"
         let reused = try elements(
             #"["message-0:1764000000000000%abcdef0123456789", "message-0:1764000000000000%abcdef012345678", "a\"b", "q\nr"]"#
