@@ -165,7 +165,7 @@ enum EventRows {
     ) throws(JSONParseError) {
         guard p.atArray() else {
             try p.skip()
-            return damaged(body)
+            return handDamaged(body)
         }
         var deviceID: String?
         var token: String?
@@ -189,11 +189,11 @@ enum EventRows {
             default: try p.skip()
             }
         }
-        if damaged || count != Block.groups + 1 { Self.damaged(body) }
+        if damaged || count != Block.groups + 1 { handDamaged(body) }
     }
 
     /// Hands `body` a damaged block.
-    private static func damaged(_ body: (inout StoredGroup) -> Void) {
+    private static func handDamaged(_ body: (inout StoredGroup) -> Void) {
         var g = StoredGroup.damaged
         body(&g)
     }
