@@ -63,20 +63,10 @@ extension JSONParser {
     public mutating func readString() throws(JSONParseError) -> String? {
         skipSpace()
         guard i < b.count, b[i] == UInt8(ascii: "\"") else {
-            if !skipNull() { try skip() }
+            try skip()
             return nil
         }
         return try string()
-    }
-
-    /// Passes a `null` at the reader, if there is one there: a column a group does not have
-    /// (most of a stored group's optional ones), without building a value to drop.
-    private mutating func skipNull() -> Bool {
-        guard i + 4 <= b.count, b[i] == UInt8(ascii: "n"), b[i + 1] == UInt8(ascii: "u"), b[i + 2] == UInt8(ascii: "l"),
-            b[i + 3] == UInt8(ascii: "l")
-        else { return false }
-        i += 4
-        return true
     }
 
     /// As `readString`, but `candidate` itself when the string is the same (no escapes, the
@@ -133,7 +123,11 @@ extension JSONParser {
     /// `Int64(text)` reads a number); nil, with the value checked and passed, otherwise.
     public mutating func readInteger() throws(JSONParseError) -> Int64? {
         skipSpace()
-        if skipNull() { return nil }
+        // Not a number (a null column, most often): checked and passed, not built.
+        guard i < b.count, b[i] == UInt8(ascii: "-") || isDigit(b[i]) else {
+            try skip()
+            return nil
+        }
         let start = i
         var negative = false
         var j = i

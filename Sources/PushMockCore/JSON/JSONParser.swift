@@ -204,7 +204,11 @@ public struct JSONParser {
             switch open {
             case UInt8(ascii: "\""): try skipString()
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try scanNumber()
-            default: _ = try value(depth: depth) // a literal, or the error
+            // A literal matched, not made into a value to drop (a stored group's absent columns).
+            case UInt8(ascii: "n"): try literal("null")
+            case UInt8(ascii: "t"): try literal("true")
+            case UInt8(ascii: "f"): try literal("false")
+            default: throw fail()
             }
             return
         }
