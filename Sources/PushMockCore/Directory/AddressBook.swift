@@ -32,7 +32,7 @@ final class AddressBook {
     /// The device with this FCM token: under the FID the token begins with, or (a token given
     /// that does not begin with its device's FID) under the token itself.
     private func device(withToken token: String) -> Device? {
-        if let own = texts[.registrationToken], own.count > 0, let d = own.find(token, has: { $0.token == token }) { return d }
+        if let d = ownEntry(token) { return d }
         guard let fids = texts[.installation] else { return nil }
         return token.withBytes { bytes in
             Device.fid(inToken: bytes).flatMap { fid in fids.find(bytes: fid) { $0.token == token } }
@@ -45,8 +45,15 @@ final class AddressBook {
     func holds(token: String, orFID fid: String) -> Bool {
         let beginsWithFID = token.withBytes { t in Device.fid(inToken: t).map { fid.hasBytes($0) } ?? false }
         guard beginsWithFID else { return device(withToken: token) != nil || device(at: .installation(fid)) != nil }
-        if let own = texts[.registrationToken], own.count > 0, own.find(token, has: { $0.token == token }) != nil { return true }
-        return texts[.installation]?.find(fid) { $0.token == token || $0.withFID { fid.hasBytes($0) } } != nil
+        if ownEntry(token) != nil { return true }
+        return texts[.installation]?.find(fid) { $0.token == token || $0.has(.installation(fid)) } != nil
+    }
+
+    /// The device with a token that has an entry of its own (one that does not begin with its
+    /// device's FID); most tokens have none.
+    private func ownEntry(_ token: String) -> Device? {
+        guard let own = texts[.registrationToken], own.count > 0 else { return nil }
+        return own.find(token) { $0.token == token }
     }
 
     /// When a retired address stopped being valid, and which device it named.

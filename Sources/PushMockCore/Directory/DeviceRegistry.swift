@@ -42,12 +42,10 @@ public final class DeviceRegistry {
     /// none given, the next `dN`, free since every `dN` claimed is below the numbering.
     func claimID(_ given: String?) -> String? {
         if let given {
-            let n = Self.number(given)
             // A `dN` at or past the numbering is free without a look-up (a restart claims a
-            // million saved ids, in order); any other is looked up.
-            guard let n, n >= nextNumber else { return self[given] == nil ? given : nil }
-            // (`d` and Int.max: no `dN` can be claimed after it, and N + 1 would overflow.)
-            guard n < .max else { return self[given] == nil ? given : nil }
+            // million saved ids, in order); any other is looked up. (`d` and Int.max: no `dN`
+            // can be claimed after it, and N + 1 would overflow.)
+            guard let n = Self.number(given), n >= nextNumber, n < .max else { return self[given] == nil ? given : nil }
             nextNumber = n + 1
             return given
         }

@@ -9,7 +9,11 @@ extension Gateway {
             let recording = changes.recording
             changes.recording = false
             defer { changes.recording = recording }
-            try seed(state, file: durable.path + " (saved state)", savedDevices: durable.savedDevices)
+            // One time for all of it (its devices' `created_at` start afresh), read once for a
+            // million devices.
+            try clock.pinned { () throws(SeedError) in
+                try seed(state, file: durable.path + " (saved state)", savedDevices: durable.savedDevices)
+            }
         }
         var restoring = Restoring(cutShort: durable.cutShort)
         // A stored token that is its device's own is read as that String (two million events
@@ -31,33 +35,29 @@ extension Gateway {
         var n = 0
         var members = DeviceMembers()
         let registration = registration // (not copied out of the gateway for each row)
-        // One time for every device restored (their `created_at` start afresh): the clock is
-        // read once, not twice a device.
-        try clock.pinned { () throws(SeedError) in
-            try rows.eachRow { (row) throws(SeedError) in
-                n += 1
-                func damaged(_ problem: String) -> SeedError { fail("saved device \(n) of \(rows.count) is damaged: \(problem)") }
-                // Read straight into the registration's members (one for every row), no tree;
-                // `topics` apart.
-                var topics: [JSONValue] = []
-                let read: Void? = try? JSONParser.reading(row) { (p) throws(JSONParseError) in
-                    try members.read(&p) { (name, p) throws(JSONParseError) in
-                        guard name == "topics" else { return false }
-                        topics = try p.readValue().arrayValue ?? []
-                        return true
-                    }
+        try rows.eachRow { (row) throws(SeedError) in
+            n += 1
+            func damaged(_ problem: String) -> SeedError { fail("saved device \(n) of \(rows.count) is damaged: \(problem)") }
+            // Read straight into the registration's members (one for every row), no tree;
+            // `topics` apart.
+            var topics: [JSONValue] = []
+            let read: Void? = try? JSONParser.reading(row) { (p) throws(JSONParseError) in
+                try members.read(&p) { (name, p) throws(JSONParseError) in
+                    guard name == "topics" else { return false }
+                    topics = try p.readValue().arrayValue ?? []
+                    return true
                 }
-                guard read != nil else { throw damaged("not a JSON object") }
-                let device: Device
-                do throws(RegistrationError) {
-                    device = try registration.restore(DeviceFields.spec(taking: &members), in: project)
-                } catch {
-                    throw damaged(error.message)
-                }
-                for topic in topics {
-                    guard let name = topic.stringValue, registration.restoreTopic(name, of: device, in: project) else {
-                        throw damaged("topics: \(JSONWriter.quotedJSON(topic)) is not a topic it can be subscribed to")
-                    }
+            }
+            guard read != nil else { throw damaged("not a JSON object") }
+            let device: Device
+            do throws(RegistrationError) {
+                device = try registration.restore(DeviceFields.spec(taking: &members), in: project)
+            } catch {
+                throw damaged(error.message)
+            }
+            for topic in topics {
+                guard let name = topic.stringValue, registration.restoreTopic(name, of: device, in: project) else {
+                    throw damaged("topics: \(JSONWriter.quotedJSON(topic)) is not a topic it can be subscribed to")
                 }
             }
         }

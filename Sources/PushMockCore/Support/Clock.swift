@@ -27,8 +27,7 @@ public final class Clock {
 
     /// Runs `body` with `now()` answering the time it started: everything one request does
     /// (a push accepted, delivered and displayed) happens at one time, read once, as
-    /// FCM's log shows a send's events (the system clock was read four times a push); and
-    /// every device a restart restores is created at one time.
+    /// FCM's log shows a send's events; and a restart puts its saved state back at one time.
     func pinned<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         if requestTime != nil { return try body() }
         requestTime = now()
