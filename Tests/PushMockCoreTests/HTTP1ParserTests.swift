@@ -19,8 +19,10 @@ struct HTTP1ParserTests {
         init(_ t: String) { text = t }
     }
 
-    func isInvalid(_ text: String) -> Bool {
-        if case .invalid = parse(text) { return true }
+    func isInvalid(_ text: String) -> Bool { isInvalid(parse(text)) }
+
+    func isInvalid(_ outcome: HTTP1HeadParser.Outcome) -> Bool {
+        if case .invalid = outcome { return true }
         return false
     }
 
@@ -121,6 +123,45 @@ struct HTTP1ParserTests {
             "GET / HTTP/1.1\r\nHost: a@b\r\n\r\n",
         ] {
             #expect(isInvalid(text), "\(text.debugDescription)")
+        }
+    }
+
+    @Test("a field name is a token: every tchar is taken, any other byte refused (RFC 9110 §5.6.2)")
+    func fieldNames() throws {
+        let tchars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for byte in UInt8(0x21)...0xFF where byte != UInt8(ascii: ":") {
+            let bytes = Array("GET / HTTP/1.1\r\nHost: a\r\nX".utf8) + [byte] + Array("y: v\r\n\r\n".utf8)
+            var parser = HTTP1HeadParser(maxHeadBytes: 1024)
+            let outcome = bytes.withUnsafeBytes { parser.parse($0) }
+            if tchars.contains(byte) {
+                guard case .head(let h, _) = outcome else { throw Failure("refused \(byte)") }
+                #expect(h.headers[1].name.utf8.elementsEqual([UInt8(ascii: "X"), byte, UInt8(ascii: "y")]))
+            } else {
+                #expect(isInvalid(outcome), "taken: \(byte)")
+            }
+        }
+    }
+
+    @Test("a control byte anywhere in a field value is refused, eight at a time or one by one; a tab is taken")
+    func controlBytesInValues() throws {
+        for length in 1...24 {
+            for place in 0..<length {
+                for control: UInt8 in [0x01, 0x0B, 0x1F, 0x7F] {
+                    var value = Array(repeating: UInt8(ascii: "v"), count: length)
+                    value[place] = control
+                    // Keep the value's ends: spaces and tabs around it are trimmed, not checked.
+                    value = [UInt8(ascii: "<")] + value + [UInt8(ascii: ">")]
+                    let bytes = Array("GET / HTTP/1.1\r\nHost: a\r\nX: ".utf8) + value + Array("\r\n\r\n".utf8)
+                    var parser = HTTP1HeadParser(maxHeadBytes: 1024)
+                    #expect(isInvalid(bytes.withUnsafeBytes { parser.parse($0) }), "\(length) \(place) \(control)")
+                }
+                var value = Array("<" + String(repeating: "v", count: length) + ">").map { UInt8($0.asciiValue!) }
+                value[place + 1] = 0x09
+                let bytes = Array("GET / HTTP/1.1\r\nHost: a\r\nX: ".utf8) + value + Array("\r\n\r\n".utf8)
+                var parser = HTTP1HeadParser(maxHeadBytes: 1024)
+                guard case .head(let h, _) = bytes.withUnsafeBytes({ parser.parse($0) }) else { throw Failure("tab refused") }
+                #expect(h.headers[1].value.utf8.elementsEqual(value))
+            }
         }
     }
 
