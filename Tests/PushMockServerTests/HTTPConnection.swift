@@ -29,6 +29,8 @@ final class HTTPConnection {
         let status: Int
         let headers: [String: String]
         let body: Data
+        /// The head as sent: the status line and the fields, each ending in CR LF.
+        var head = ""
         var text: String { String(decoding: body, as: UTF8.self) }
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
     }
@@ -161,7 +163,8 @@ final class HTTPConnection {
         } catch { return false }
     }
 
-    func readReply() throws -> Reply {
+    /// The next answer; `bodiless`: one to a HEAD request, whose Content-Length has no body.
+    func readReply(bodiless: Bool = false) throws -> Reply {
         let crlf2: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while headEnd == nil {
@@ -179,14 +182,14 @@ final class HTTPConnection {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        let length = Int(headers["content-length"] ?? "0") ?? 0
+        let length = bodiless ? 0 : Int(headers["content-length"] ?? "0") ?? 0
         let start = headEnd! + 4
         while buffer.count < start + length {
             guard try fill() else { throw Failure(description: "connection closed mid-body") }
         }
         let body = Data(buffer[start..<start + length])
         buffer.removeFirst(start + length)
-        return Reply(status: status, headers: headers, body: body)
+        return Reply(status: status, headers: headers, body: body, head: head + "\r\n")
     }
 
     private func find(_ needle: [UInt8]) -> Int? {

@@ -94,6 +94,38 @@ struct ServerTests {
         #expect(events.json["count"] as? Int == 20)
     }
 
+    @Test(
+        "an HTTP/1.x answer's head, byte for byte: the status line in the request's version, the answer's fields, Date, Content-Length, Connection",
+        arguments: Port.allCases)
+    func answerHeads(_ port: Port) throws {
+        let server = try ServerProcess()
+        let c = try HTTPConnection(server, port)
+        let date = try Regex(
+            #"Date: (Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT\r\n"#
+        )
+        func expectHead(_ reply: HTTPConnection.Reply, _ first: String, _ last: String) {
+            let shape = reply.head.replacing(date, with: "Date: *\r\n")
+            #expect(
+                shape == first + "Content-Type: application/json; charset=UTF-8\r\nDate: *\r\n" + last,
+                "\(reply.head.debugDescription)")
+        }
+        try c.write("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        let ok = try c.readReply()
+        expectHead(ok, "HTTP/1.1 200 OK\r\n", "Content-Length: 15\r\n")
+        #expect(ok.text == #"{"status":"ok"}"#)
+        // A HEAD answer has the length its GET would have, and no body: the next answer follows.
+        try c.write("HEAD /healthz HTTP/1.1\r\nHost: a\r\n\r\nGET /emulator/v1/nope HTTP/1.1\r\nHost: a\r\n\r\n")
+        expectHead(try c.readReply(bodiless: true), "HTTP/1.1 200 OK\r\n", "Content-Length: 15\r\n")
+        let missing = try c.readReply()
+        expectHead(missing, "HTTP/1.1 404 Not Found\r\n", "Content-Length: \(missing.body.count)\r\n")
+        // HTTP/1.0 closes unless asked to keep the connection, and says which.
+        try c.write("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        expectHead(try c.readReply(), "HTTP/1.0 200 OK\r\n", "Content-Length: 15\r\nConnection: keep-alive\r\n")
+        try c.write("GET /healthz HTTP/1.0\r\n\r\n")
+        expectHead(try c.readReply(), "HTTP/1.0 200 OK\r\n", "Content-Length: 15\r\nConnection: close\r\n")
+        #expect(c.isClosedByServer())
+    }
+
     @Test("a body over 1 MiB gets 413 and is logged as refused, once, in the key's project", arguments: Port.allCases)
     func oversize(_ port: Port) throws {
         let server = try ServerProcess()

@@ -3,7 +3,8 @@ import PushMockCore
 
 /// HTTP/1.x answers as bytes: the status line in the request's version, the answer's own
 /// fields, then `Date`, `Content-Length` and `Connection` (which the gateway never sets), and
-/// the body. One buffer is reused for every answer.
+/// the body. One buffer is reused for every answer; the head is written in place on the stack
+/// and added to it at once (each `append(contentsOf:)` costs more than copying a short field).
 struct HTTP1Encoder {
     private var scratch: [UInt8] = []
     private var dateSecond = -1
@@ -12,16 +13,17 @@ struct HTTP1Encoder {
     /// A whole answer. `close`: the connection ends after it.
     mutating func answer(_ response: Response, to head: HTTP1Head, close: Bool) -> [UInt8] {
         scratch.removeAll(keepingCapacity: true)
-        start(response, http10: head.isHTTP10)
         // 1xx, 204 and 304 answers have no body and no length (RFC 9110 §8.6).
         let bodiless = response.status < 200 || response.status == 204 || response.status == 304
-        if !bodiless {
-            append("Content-Length: ")
-            appendDecimal(response.body.count)
-            append("\r\n")
+        let connection: StaticString? = close ? "Connection: close\r\n" : head.isHTTP10 ? "Connection: keep-alive\r\n" : nil
+        writeHead(response, http10: head.isHTTP10) { w in
+            if !bodiless {
+                w.put("Content-Length: ")
+                w.putDecimal(response.body.count)
+                w.put("\r\n")
+            }
+            if let connection { w.put(connection) }
         }
-        if close { append("Connection: close\r\n") } else if head.isHTTP10 { append("Connection: keep-alive\r\n") }
-        append("\r\n")
         if !bodiless, head.method != "HEAD" { scratch.append(contentsOf: response.body) }
         return scratch
     }
@@ -30,9 +32,9 @@ struct HTTP1Encoder {
     /// the connection closes.
     static func streamHead(_ response: Response, to head: HTTP1Head, chunked: Bool) -> [UInt8] {
         var e = HTTP1Encoder()
-        e.start(response, http10: head.isHTTP10)
-        e.append(chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n")
-        e.append("\r\n")
+        e.writeHead(response, http10: head.isHTTP10) { w in
+            w.put(chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n")
+        }
         return e.scratch
     }
 
@@ -48,33 +50,34 @@ struct HTTP1Encoder {
 
     static let lastChunk = Array("0\r\n\r\n".utf8)
 
-    /// Status line, the answer's fields and `Date`.
-    private mutating func start(_ response: Response, http10: Bool) {
-        append(http10 ? "HTTP/1.0 " : "HTTP/1.1 ")
-        appendDecimal(response.status)
-        append(" ")
-        scratch.append(contentsOf: HTTPStatus.reason(response.status).utf8)
-        append("\r\n")
-        // From the strings' bytes in place (appending a `utf8` view goes a byte at a time).
-        for (name, value) in response.headers {
-            name.withBytes { scratch.append(contentsOf: $0) }
-            append(": ")
-            value.withBytes { scratch.append(contentsOf: $0) }
-            append("\r\n")
-        }
-        append("Date: ")
-        scratch.append(contentsOf: currentDate())
-        append("\r\n")
-    }
-
-    private mutating func append(_ s: StaticString) {
-        scratch.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
-    }
-
-    private mutating func appendDecimal(_ n: Int) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalDigits.maxCount) { d in
-            let start = DecimalDigits.write(UInt64(n), endingAt: d.count, in: d)
-            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: d[start...]))
+    /// Status line, the answer's fields, `Date`, what `tail` writes and the blank line, added
+    /// to `scratch`.
+    private mutating func writeHead(_ response: Response, http10: Bool, tail: (inout HeadWriter) -> Void) {
+        let reason = HTTPStatus.reason(response.status)
+        let date = currentDate()
+        // What the fixed parts can take: the status line's, `Date`'s and the blank line's bytes,
+        // and `tail`'s (a length and a Connection field at most).
+        var capacity = 128 + reason.utf8.count
+        for (name, value) in response.headers { capacity += name.utf8.count + value.utf8.count + 4 }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var w = HeadWriter(buffer)
+            w.put(http10 ? "HTTP/1.0 " : "HTTP/1.1 ")
+            w.putDecimal(response.status)
+            w.put(" ")
+            reason.withBytes { w.put($0) }
+            w.put("\r\n")
+            for (name, value) in response.headers {
+                name.withBytes { w.put($0) }
+                w.put(": ")
+                value.withBytes { w.put($0) }
+                w.put("\r\n")
+            }
+            w.put("Date: ")
+            date.withUnsafeBufferPointer { w.put($0) }
+            w.put("\r\n")
+            tail(&w)
+            w.put("\r\n")
+            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<w.count]))
         }
     }
 
@@ -94,5 +97,33 @@ struct HTTP1Encoder {
                     .utf8)
         }
         return date
+    }
+}
+
+/// Bytes written one after another into a buffer the caller sized: an answer's head.
+struct HeadWriter {
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(bytes.count <= buffer.count - count, "an answer's head outgrew its buffer")
+        guard let from = bytes.baseAddress else { return }
+        (buffer.baseAddress! + count).initialize(from: from, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func put(_ s: StaticString) {
+        put(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    mutating func putDecimal(_ n: Int) {
+        let length = DecimalDigits.count(UInt64(n))
+        precondition(length <= buffer.count - count, "an answer's head outgrew its buffer")
+        _ = DecimalDigits.write(UInt64(n), endingAt: buffer.baseAddress! + count + length)
+        count += length
     }
 }
