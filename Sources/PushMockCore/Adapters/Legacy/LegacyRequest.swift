@@ -64,7 +64,7 @@ struct LegacyRequest {
         // are ignored, as FCM did.
         for (name, v) in obj.entries {
             if case .null = v { continue }
-            guard let member = Member(rawValue: name) else { continue }
+            guard let member = Member.spellings.find(name) else { continue }
             switch member {
             case .to: to = try typed(name, v, "string", v.stringValue)
             case .registrationIDs:
@@ -156,8 +156,10 @@ struct LegacyRequest {
         return LegacyRequest(target: target, content: content, dryRun: flag("dry_run"), invalidTTL: invalidTTL, isForm: true)
     }
 
-    /// The request members FCM knew, by wire name (matched by comparing short strings).
-    private enum Member: String {
+    /// The request members FCM knew, by wire name.
+    private enum Member: String, CaseIterable, Sendable {
+        static let spellings = Spellings<Member>()
+
         case to, condition, priority, data, notification
         case registrationIDs = "registration_ids"
         case notificationKey = "notification_key"
