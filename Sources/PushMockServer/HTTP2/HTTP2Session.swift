@@ -46,6 +46,7 @@ final class HTTP2Session {
     private var lastBodyProgress: UInt64 = 0
     /// Whole requests waiting for `unsentBody` to fall below the bound, oldest first.
     private var waiting: [HTTP2Stream] = []
+    /// Set while waiting requests are answered: their answers are sent once, after.
     private var resuming = false
     /// Streams that ended with an error (reset by either side), and streams that completed.
     private var resetStreams = 0
@@ -143,16 +144,39 @@ final class HTTP2Session {
         return flush()
     }
 
-    /// `flush()`, unless input is being processed (`receive` then flushes once at the end).
+    /// `flush()`, unless input is being processed or waiting requests are being answered
+    /// (`receive` and `flush` then send once at the end, not once an answer).
     func flushUnlessReceiving() {
-        if !receiving { flush() }
+        if !receiving, !resuming { flush() }
     }
 
-    /// Sends what nghttp2 has queued, up to the output bound; returns false when the
-    /// session is over (an error, or GOAWAY sent and no stream left) and the connection
-    /// should close once the output is sent.
+    /// Sends what nghttp2 has queued, up to the output bound, then answers requests waiting
+    /// for room and sends those answers; returns false when the session is over (an error,
+    /// or GOAWAY sent and no stream left) and the connection should close once the output
+    /// is sent.
     @discardableResult
     func flush() -> Bool {
+        guard send() else { return false }
+        // Requests waiting for room are answered a batch at a time, each batch's answers
+        // sent before the next is taken up; out of time, the rest wait for the next turn.
+        while resumeWaiting() > 0 {
+            guard send() else { return false }
+            if waiting.isEmpty || abandoned { break }
+            if connection.turnSpent {
+                connection.resumeInput()
+                break
+            }
+        }
+        // Back-pressure: reading pauses while the peer is not reading what we send.
+        connection.updateReading()
+        if abandoned { return false }
+        if goingAway, streamTable.isEmpty { return false }
+        return nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
+    }
+
+    /// Moves what nghttp2 has queued to the connection's output and sends it, up to the
+    /// output bound; false on an error.
+    private func send() -> Bool {
         let output = connection.output
         while true {
             while evbuffer_get_length(output) < Connection.maxPendingOutput {
@@ -167,14 +191,8 @@ final class HTTP2Session {
             if full { connection.transmit() } else { connection.flush() }
             // Everything went and nghttp2 has more: go on; else the connection calls again
             // once the peer has taken what is waiting.
-            if !full || evbuffer_get_length(output) > 0 { break }
+            if !full || evbuffer_get_length(output) > 0 { return true }
         }
-        resumeWaiting()
-        // Back-pressure: reading pauses while the peer is not reading what we send.
-        connection.updateReading()
-        if abandoned { return false }
-        if goingAway, streamTable.isEmpty { return false }
-        return nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
     }
 
     /// Announces the end: no new streams; open ones finish. `debugData` tells the peer why.
@@ -292,23 +310,21 @@ final class HTTP2Session {
     }
 
     /// Answers waiting requests while the unsent bodies are below the bound and the turn's
-    /// time lasts; the rest go on in the next turn.
-    private func resumeWaiting() {
-        guard !resuming, !waiting.isEmpty else { return }
+    /// time lasts (at least one a call); returns how many.
+    private func resumeWaiting() -> Int {
+        guard !resuming, !waiting.isEmpty else { return 0 }
         resuming = true
         defer { resuming = false }
         var next = 0
         while next < waiting.count, unsentBody < Connection.maxPendingOutput, !abandoned {
-            if next > 0, connection.turnSpent {
-                connection.resumeInput()
-                break
-            }
+            if next > 0, connection.turnSpent { break }
             let stream = waiting[next]
             next += 1
             stream.waiting = false
             if !stream.closed { dispatch(stream) }
         }
         waiting.removeFirst(next)
+        return next
     }
 
     /// Whether whole requests wait to be answered (for room, or for the next turn).
@@ -351,7 +367,7 @@ final class HTTP2Session {
         if !stream.streaming, stream.head.method != "HEAD" { addBody(stream, response.body) }
         fields.start(status: response.status)
         for (name, value) in response.headers where !HTTP2Stream.isConnectionHeader(name) { fields.add(name, value) }
-        if !stream.responseBody.isEmpty, !stream.streaming { fields.add("content-length", String(stream.responseBody.count)) }
+        if !stream.responseBody.isEmpty, !stream.streaming { fields.add("content-length", stream.responseBody.count) }
         let hasBody = !stream.responseBody.isEmpty || stream.streaming
         let rc = fields.withNameValues { nva, count in
             if hasBody {

@@ -22,16 +22,27 @@ struct ResponseFields {
 
     private static let statusName = Array(":status".utf8)
 
+    /// A field from the gateway: its name lower-cased in place once copied.
     mutating func add(_ name: String, _ value: String) {
         let n0 = text.count
-        // Appended from the strings' bytes in place (appending a `utf8` view goes a byte at a time).
-        if name.hasASCIIUppercase {
-            for c in name.utf8 { text.append(c >= 0x41 && c <= 0x5A ? c | 0x20 : c) }
-        } else {
-            name.withBytes { text.append(contentsOf: $0) }
-        }
+        name.withBytes { text.append(contentsOf: $0) }
         let v0 = text.count
+        text.withUnsafeMutableBufferPointer { b in
+            for i in n0..<v0 where b[i] &- UInt8(ascii: "A") < 26 { b[i] |= 0x20 }
+        }
         value.withBytes { text.append(contentsOf: $0) }
+        spans.append((n0, v0, text.count))
+    }
+
+    /// A field whose value is a number, written without making a String.
+    mutating func add(_ name: StaticString, _ number: Int) {
+        let n0 = text.count
+        text.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        let v0 = text.count
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalDigits.maxCount) { d in
+            let start = DecimalDigits.write(UInt64(number), endingAt: d.count, in: d)
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: d[start...]))
+        }
         spans.append((n0, v0, text.count))
     }
 
