@@ -72,7 +72,7 @@ enum LegacyValidation {
 
     /// `from`, `message_type`, and anything starting with `google` or `gcm` (§A.4).
     static func isReservedDataKey(_ key: String) -> Bool {
-        key == "from" || key == "message_type" || key.utf8.starts(with: "google".utf8) || key.utf8.starts(with: "gcm".utf8)
+        key == "from" || key == "message_type" || key.hasBytePrefix("google") || key.hasBytePrefix("gcm")
     }
 
     /// UTF-8 bytes of the keys and values of `data` and `notification`; non-string values
