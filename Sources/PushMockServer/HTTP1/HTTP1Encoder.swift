@@ -55,8 +55,8 @@ struct HTTP1Encoder {
     private mutating func writeHead(_ response: Response, http10: Bool, tail: (inout HeadWriter) -> Void) {
         let reason = HTTPStatus.reason(response.status)
         let date = currentDate()
-        // What the fixed parts can take: the status line's, `Date`'s and the blank line's bytes,
-        // and `tail`'s (a length and a Connection field at most).
+        // Room for the answer's fields, and 128 bytes for the rest: the status line's and
+        // `Date`'s fixed parts, `tail`'s (a length and a Connection field at most), the blank line.
         var capacity = 128 + reason.utf8.count
         for (name, value) in response.headers { capacity += name.utf8.count + value.utf8.count + 4 }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in

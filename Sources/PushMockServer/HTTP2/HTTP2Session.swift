@@ -144,9 +144,9 @@ final class HTTP2Session {
         return flush()
     }
 
-    /// `flush()`, unless input is being processed or waiting requests are being answered
-    /// (`receive` and `flush` then send once at the end, not once an answer).
-    func flushUnlessReceiving() {
+    /// `flush()`, unless input is being processed or waiting requests are being answered:
+    /// `receive` and `flush` then send once for all the answers given meanwhile.
+    func flushUnlessBatching() {
         if !receiving, !resuming { flush() }
     }
 

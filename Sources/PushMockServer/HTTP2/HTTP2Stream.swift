@@ -52,7 +52,7 @@ final class HTTP2Stream: Responder, StreamResponder {
 
     func respond(_ response: Response) {
         live?.respond(self, response)
-        live?.flushUnlessReceiving()
+        live?.flushUnlessBatching()
     }
 
     func drop(_ mode: DropMode) { live?.drop(self, mode) }
@@ -60,7 +60,7 @@ final class HTTP2Stream: Responder, StreamResponder {
     func begin(_ head: Response) {
         streaming = true
         live?.respond(self, head)
-        live?.flushUnlessReceiving()
+        live?.flushUnlessBatching()
     }
 
     func send(_ bytes: [UInt8]) {

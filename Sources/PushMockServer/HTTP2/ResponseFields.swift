@@ -34,7 +34,7 @@ struct ResponseFields {
         spans.append((n0, v0, text.count))
     }
 
-    /// A field whose value is a number, written without making a String.
+    /// A field (named in lower case) whose value is a number, written without making a String.
     mutating func add(_ name: StaticString, _ number: Int) {
         let n0 = text.count
         text.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
