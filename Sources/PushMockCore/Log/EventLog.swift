@@ -30,9 +30,11 @@ public final class EventLog {
     func noteUnanswered(projectID: String, messageID: String, open: Bool) {
         sink?.unanswered(projectID: projectID, messageID: messageID, open: open)
     }
-    /// Also sees each appended event, after it is stored: the delivery bridges, set only
-    /// while one exists.
+    /// Also sees each appended event, just before it is stored: the delivery bridges, set
+    /// only while one exists. It must not append to the log itself.
     var listener: ((Event) -> Void)?
+    /// Set while the listener runs (checked in debug builds).
+    private var notifying = false
     /// Every event ever appended, by kind, and those with a reason by kind and reason
     /// (evicted ones included), for `/metrics`.
     public private(set) var kindCounts = KindCounts()
@@ -86,11 +88,13 @@ public final class EventLog {
             message: message, messageID: messageID, messageType: messageType ?? message?.messageType(on: device?.platform),
             device: device, token: token ?? device?.token, reason: reason, delay: delay)
         sink?.record(event)
+        // The listener sees the event before it is stored, so that storing moves it rather
+        // than copying it (a copy retains and releases each of its references).
         if let listener {
-            let seq = lastSeq
-            store(event)
+            assert(!notifying, "the log's listener appended to it")
+            notifying = true
             listener(event)
-            return seq
+            notifying = false
         }
         store(event)
         return lastSeq
