@@ -67,6 +67,66 @@ struct LegacyBadInputTests {
         #expect(r.bodyText == text)
     }
 
+    @Test(
+        "a body that is not JSON is refused for that before any member's type; then the first member in order",
+        arguments: [
+            (#"{"to":5,"data":{"a":"b"}"#, "JSON_PARSING_ERROR: Unexpected end of input at position 24.\n"),
+            (#"{"to":5,"data":"x"}"#, "Field \"to\" must be a JSON string: 5\n"),
+            (#"{"data":"x","to":5}"#, "Field \"data\" must be a JSON array: \"x\"\n"),
+            // The first wrong member refuses the send although a later one replaces it.
+            (#"{"to":5,"to":"a"}"#, "Field \"to\" must be a JSON string: 5\n"),
+            (#" "x" "#, "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n"),
+            ("null", "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n"),
+            ("[1,", "JSON_PARSING_ERROR: Unexpected end of input at position 3.\n"),
+            (#"{"to":"a"} x"#, "JSON_PARSING_ERROR: Unexpected character (x) at position 11.\n"),
+            // A name spelled with an escape is the member it spells.
+            (#"{"t\u006f":5}"#, "Field \"to\" must be a JSON string: 5\n"),
+        ])
+    func refusalOrder(_ body: String, _ text: String) throws {
+        let r = try Harness().send(body)
+        #expect(r.status == 400)
+        #expect(r.bodyText == text)
+    }
+
+    @Test("a body is refused with the reason and position the JSON parser gives, whatever member holds the fault")
+    func sameParseErrors() throws {
+        func nested(_ levels: Int) -> String { String(repeating: "[", count: levels) + String(repeating: "]", count: levels) }
+        let values = [
+            nested(62), nested(63), nested(64), "\"\u{1}\"", "\"\\ud800\"", "\"\\x\"", "01", "1.", "tru", "nulll",
+            "{\"a\":}", "[1,]", "{\"a\" 1}",
+        ]
+        var bodies: [[UInt8]] = []
+        for value in values {
+            for name in ["to", "data", "notification", "registration_ids", "whatever"] {
+                bodies.append(Array(#"{"to":"a","\#(name)":\#(value),"priority":"high"}"#.utf8))
+            }
+        }
+        // Bytes that are not UTF-8, in a known member's value and in an unknown member's name.
+        bodies.append(Array(#"{"to":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8))
+        bodies.append(Array(#"{""#.utf8) + [0xFF] + Array(#"":1}"#.utf8))
+        var refused = 0
+        for body in bodies {
+            let shown = String(decoding: body, as: UTF8.self)
+            do {
+                _ = try JSONParser.parse(body)
+                // JSON (nested to the deepest level allowed): never refused as unparseable.
+                do { _ = try LegacyRequest.decodeJSON(body) } catch {
+                    #expect(!error.text.hasPrefix("JSON_PARSING_ERROR"), "\(shown)")
+                }
+            } catch {
+                refused += 1
+                let text = LegacyRequest.parseErrorText(error, body)
+                do {
+                    _ = try LegacyRequest.decodeJSON(body)
+                    Issue.record("accepted: \(shown)")
+                } catch {
+                    #expect(error.text == text, "\(shown)")
+                }
+            }
+        }
+        #expect(refused == bodies.count - 10)
+    }
+
     @Test("target conflicts and registration_ids bounds get FCM's 400 texts")
     func targets() throws {
         let h = try Harness()

@@ -3,8 +3,8 @@
 /// `init(rawValue:)` compares the text with each case in turn, and a restart reads a million
 /// devices' platforms and states (docs/PERFORMANCE.md).
 struct Spellings<T: RawRepresentable & CaseIterable & Sendable>: Sendable where T.RawValue == String {
-    private let cases: [T]
-    private let names: MemberNames
+    fileprivate let cases: [T]
+    fileprivate let names: MemberNames
 
     init() {
         cases = Array(T.allCases)
@@ -15,5 +15,18 @@ struct Spellings<T: RawRepresentable & CaseIterable & Sendable>: Sendable where 
     func find(_ text: String) -> T? {
         var text = text
         return text.withUTF8 { names.index(of: $0) }.map { cases[$0] }
+    }
+}
+
+extension JSONParser {
+    /// Walks the object at the reader as `readMembers` does, each name handed over as the case
+    /// it spells, matched on its bytes (nil for a name that spells none, whose value `body`
+    /// must still consume).
+    mutating func readMembers<T>(
+        _ spellings: Spellings<T>, _ body: (inout JSONParser, T?) throws(JSONParseError) -> Void
+    ) throws(JSONParseError) {
+        try readMembers(spellings.names) { p, name throws(JSONParseError) in
+            if case .known(let index) = name { try body(&p, spellings.cases[index]) } else { try body(&p, nil) }
+        }
     }
 }

@@ -37,14 +37,12 @@ struct LegacyRequest {
         return send
     }
 
+    /// Reads the members FCM knew, matched on their bytes (others are checked and passed,
+    /// unbuilt), then refuses as FCM did: a body that is not JSON first, with the parser's
+    /// reason, then the first member in order whose value has the wrong type.
     static func decodeJSON(_ body: [UInt8]) throws(Rejection) -> LegacyRequest {
-        let root: JSONValue
-        do {
-            root = try JSONParser.parse(body)
-        } catch {
-            throw Rejection(text: parseErrorText(error, body))
-        }
-        guard let obj = root.objectValue else {
+        guard startsWithObject(body) else {
+            do { _ = try JSONParser.parse(body) } catch { throw Rejection(text: parseErrorText(error, body)) }
             throw Rejection(text: "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n")
         }
         var to: String?
@@ -60,31 +58,49 @@ struct LegacyRequest {
         var data: JSONObject?
         var notification: JSONObject?
         var priority: Priority?
-        // One pass over the members; a repeated member's last value wins. Unknown members
-        // are ignored, as FCM did.
-        for (name, v) in obj.entries {
-            if case .null = v { continue }
-            guard let member = Member.spellings.find(name) else { continue }
-            switch member {
-            case .to: to = try typed(name, v, "string", v.stringValue)
-            case .registrationIDs:
-                guard let array = v.arrayValue else { throw Rejection(text: "\"registration_ids\" field is not a JSON array\n") }
-                ids = array
-            case .condition: condition = try typed(name, v, "string", v.stringValue)
-            case .notificationKey: notificationKey = try typed(name, v, "string", v.stringValue)
-            case .collapseKey: collapseKey = try typed(name, v, "string", v.stringValue)
-            case .restrictedPackageName: restricted = try typed(name, v, "string", v.stringValue)
-            case .contentAvailable: contentAvailable = try typed(name, v, "boolean", v.boolValue)
-            case .mutableContent: mutableContent = try typed(name, v, "boolean", v.boolValue)
-            case .dryRun: dryRun = try typed(name, v, "boolean", v.boolValue)
-            case .delayWhileIdle: _ = try typed(name, v, "boolean", v.boolValue)
-            case .timeToLive: ttl = try typed(name, v, "number", v.numberValue)
-            // GCM's texts call any JSON object a "JSON array".
-            case .data: data = try typed(name, v, "array", v.objectValue)
-            case .notification: notification = try typed(name, v, "array", v.objectValue)
-            case .priority: priority = try decodePriority(v)
+        var rejection: Rejection?
+        // One pass over the members; a repeated member's last value wins, a null is as if
+        // absent, and unknown members are ignored, as FCM did.
+        do {
+            try body.withUnsafeBufferPointer { (buf) throws(JSONParseError) in
+                try JSONParser.reading(buf) { (p) throws(JSONParseError) in
+                    try p.readMembers(Member.spellings) { (p, member) throws(JSONParseError) in
+                        guard let member, rejection == nil else { return try p.skip() }
+                        let v = try p.readValue()
+                        if case .null = v { return }
+                        let name = member.rawValue
+                        do throws(Rejection) {
+                            switch member {
+                            case .to: to = try typed(name, v, "string", v.stringValue)
+                            case .registrationIDs:
+                                guard let array = v.arrayValue else {
+                                    throw Rejection(text: "\"registration_ids\" field is not a JSON array\n")
+                                }
+                                ids = array
+                            case .condition: condition = try typed(name, v, "string", v.stringValue)
+                            case .notificationKey: notificationKey = try typed(name, v, "string", v.stringValue)
+                            case .collapseKey: collapseKey = try typed(name, v, "string", v.stringValue)
+                            case .restrictedPackageName: restricted = try typed(name, v, "string", v.stringValue)
+                            case .contentAvailable: contentAvailable = try typed(name, v, "boolean", v.boolValue)
+                            case .mutableContent: mutableContent = try typed(name, v, "boolean", v.boolValue)
+                            case .dryRun: dryRun = try typed(name, v, "boolean", v.boolValue)
+                            case .delayWhileIdle: _ = try typed(name, v, "boolean", v.boolValue)
+                            case .timeToLive: ttl = try typed(name, v, "number", v.numberValue)
+                            // GCM's texts call any JSON object a "JSON array".
+                            case .data: data = try typed(name, v, "array", v.objectValue)
+                            case .notification: notification = try typed(name, v, "array", v.objectValue)
+                            case .priority: priority = try decodePriority(v)
+                            }
+                        } catch {
+                            rejection = error
+                        }
+                    }
+                }
             }
+        } catch {
+            throw Rejection(text: parseErrorText(error, body))
         }
+        if let rejection { throw rejection }
 
         let targets = (to != nil || notificationKey != nil ? 1 : 0) + (ids != nil ? 1 : 0) + (condition != nil ? 1 : 0)
         if targets > 1 {
@@ -190,6 +206,11 @@ struct LegacyRequest {
         default:
             throw Rejection(text: "Invalid value for \"priority\": \(JSONWriter.quotedJSON(v)). Use \"normal\" or \"high\".\n")
         }
+    }
+
+    /// Whether the body's first byte after white space opens an object.
+    private static func startsWithObject(_ body: [UInt8]) -> Bool {
+        body.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } == UInt8(ascii: "{")
     }
 
     static func parseErrorText(_ e: JSONParseError, _ body: [UInt8]) -> String {
