@@ -95,6 +95,33 @@ struct ServerTests {
     }
 
     @Test(
+        "a body is read byte for byte whether it comes with its head, in pieces, or larger than one read",
+        arguments: Port.allCases)
+    func bodiesWhole(_ port: Port) throws {
+        let server = try ServerProcess()
+        let c = try HTTPConnection(server, port)
+        for (blobBytes, pieces) in [(10, 1), (10, 7), (3000, 5), (300_000, 1), (300_000, 40)] {
+            let blob = String((0..<blobBytes).map { i in Character(UnicodeScalar(UInt8(97 + i % 26))) })
+            // An unknown member carries the bulk (FCM ignores it), so the data stays under 4 KB.
+            let body = #"{"to":"/topics/t","data":{"k":"v"},"padding":"\#(blob)"}"#
+            let request = Array(
+                ("POST /fcm/send HTTP/1.1\r\nHost: a\r\nAuthorization: key=pushmock-dev-server-key\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+            // The head alone first when in pieces, then the body cut in parts, a pause between.
+            let size = (request.count + pieces - 1) / pieces
+            for start in stride(from: 0, to: request.count, by: size) {
+                try c.write(Array(request[start..<min(start + size, request.count)]))
+                if pieces > 1 { usleep(5_000) }
+            }
+            let sent = try c.readReply()
+            #expect(sent.status == 200, "\(blobBytes) bytes in \(pieces)")
+            let id = try #require(sent.json["message_id"] as? Int)
+            let kept = try c.request("GET", "/emulator/v1/projects/demo-pushmock/messages/\(id)")
+            #expect((kept.json["request"] as? [String: Any])?["body"] as? String == body, "\(blobBytes) bytes in \(pieces)")
+        }
+    }
+
+    @Test(
         "an HTTP/1.x answer's head, byte for byte: the status line in the request's version, the answer's fields, Date, Content-Length, Connection",
         arguments: Port.allCases)
     func answerHeads(_ port: Port) throws {
