@@ -119,6 +119,21 @@ struct JSONTests {
         }
     }
 
+    @Test("integers are written as Swift spells them, from one digit to Int64's ends")
+    func writerIntegers() {
+        var values: [Int64] = [.min, .min + 1, .max, -10, -9, -1, 0]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            values += [power - 1, power, power + 1, power * 9]
+            power *= 10
+        }
+        for n in values {
+            var w = JSONWriter()
+            w.int64(n)
+            #expect(w.text == String(n))
+        }
+    }
+
     @Test("writer output round-trips through Foundation, with escapes and nesting")
     func writerRoundTrips() throws {
         var w = JSONWriter()

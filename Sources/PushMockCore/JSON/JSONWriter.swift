@@ -177,6 +177,8 @@ public struct JSONWriter {
     }
 
     static func appendInt(_ n: Int64, to out: inout [UInt8]) {
+        // One digit (an answer's counts, most often) is one byte, without the digits' buffer.
+        if n >= 0, n < 10 { return out.append(UInt8(ascii: "0") + UInt8(n)) }
         if n < 0 {
             out.append(UInt8(ascii: "-"))
             if n == .min {
