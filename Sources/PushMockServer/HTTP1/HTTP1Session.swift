@@ -117,6 +117,9 @@ final class HTTP1Session: Session {
                 switch head.framing {
                 case .none: dispatch(head, body: [])
                 case .length(let n) where n > dispatcher.maxBodyBytes: fail(.tooLarge, request(head))
+                // A body that came with its head (nearly every one) is read at once; the state
+                // keeps the head only while the rest is on its way.
+                case .length(let n) where evbuffer_get_length(input) >= n: dispatch(head, body: Self.take(n, from: input))
                 case .length(let n): state = .body(head, length: n)
                 case .chunked: state = .chunked(head, ChunkedDecoder(maxBytes: dispatcher.maxBodyBytes))
                 }
