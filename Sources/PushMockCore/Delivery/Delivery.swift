@@ -61,8 +61,6 @@ final class Delivery {
         project.topics[topic]?.devices ?? []
     }
 
-    /// Shares the storage of the content types nearly every request carries.
-
     /// Logs acceptance for one device, then stores or delivers the message.
     func deliver(_ message: Message, messageID: String, to device: Device, project: Project, now: Timestamp? = nil) {
         let now = now ?? clock.now()
