@@ -18,12 +18,6 @@ extension JSONParser {
         return result
     }
 
-    /// Whether the next value is an object (`readMembers` walks it; otherwise `skip` it).
-    public mutating func atObject() -> Bool {
-        skipSpace()
-        return i < b.count && b[i] == UInt8(ascii: "{")
-    }
-
     /// Whether the next value is an array (`eachElement` walks it; otherwise `skip` it).
     public mutating func atArray() -> Bool {
         skipSpace()
