@@ -124,6 +124,7 @@ struct LegacyBadInputTests {
                 }
             }
         }
+        // All but the ten nested to the limit (two depths, five members) are not JSON.
         #expect(refused == bodies.count - 10)
     }
 
