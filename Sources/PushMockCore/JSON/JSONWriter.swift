@@ -177,19 +177,8 @@ public struct JSONWriter {
     }
 
     static func appendInt(_ n: Int64, to out: inout [UInt8]) {
-        // One digit (an answer's counts, most often) is one byte, without the digits' buffer.
-        if n >= 0, n < 10 { return out.append(UInt8(ascii: "0") + UInt8(n)) }
-        if n < 0 {
-            out.append(UInt8(ascii: "-"))
-            if n == .min {
-                out.append(contentsOf: "9223372036854775808".utf8)
-                return
-            }
-        }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalDigits.maxCount) { digits in
-            let start = DecimalDigits.write(n.magnitude, endingAt: digits.count, in: digits)
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        DecimalDigits.append(n.magnitude, to: &out)
     }
 
     private static let hex = Array("0123456789abcdef".utf8)

@@ -1,6 +1,6 @@
 /// A number's decimal digits: how many there are, and written into a caller's memory from the
 /// last, two at a time (no String made): the store's event rows, the JSON writer's integers, an
-/// HTTP/1.1 answer's status and length, `dN` ids.
+/// HTTP/1.1 answer's status and length, an HTTP/2 answer's length, `dN` ids.
 public enum DecimalDigits {
     /// The most digits a `UInt64` has.
     public static let maxCount = 20
@@ -43,6 +43,17 @@ public enum DecimalDigits {
     public static func write(_ n: UInt64, endingAt end: Int, in buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let base = buffer.baseAddress!
         return write(n, endingAt: base + end) - base
+    }
+
+    /// Appends `n`'s digits to `out`: one digit as one byte, more written on the stack and
+    /// copied once (an array's append costs the same for one byte or twenty).
+    @inlinable
+    public static func append(_ n: UInt64, to out: inout [UInt8]) {
+        if n < 10 { return out.append(UInt8(ascii: "0") + UInt8(n)) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { digits in
+            let start = write(n, endingAt: digits.count, in: digits)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// "00" to "99", two bytes each.

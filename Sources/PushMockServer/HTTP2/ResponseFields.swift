@@ -39,10 +39,7 @@ struct ResponseFields {
         let n0 = text.count
         text.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         let v0 = text.count
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalDigits.maxCount) { d in
-            let start = DecimalDigits.write(UInt64(number), endingAt: d.count, in: d)
-            text.append(contentsOf: UnsafeBufferPointer(rebasing: d[start...]))
-        }
+        DecimalDigits.append(UInt64(number), to: &text)
         spans.append((n0, v0, text.count))
     }
 
