@@ -109,7 +109,7 @@ struct LegacyBadInputTests {
             let shown = String(decoding: body, as: UTF8.self)
             do {
                 _ = try JSONParser.parse(body)
-                // JSON (nested to the deepest level allowed): never refused as unparseable.
+                // JSON (nested to the limit or a level short of it): never refused as unparseable.
                 do { _ = try LegacyRequest.decodeJSON(body) } catch {
                     #expect(!error.text.hasPrefix("JSON_PARSING_ERROR"), "\(shown)")
                 }

@@ -107,7 +107,7 @@ struct ServerTests {
             let request = Array(
                 ("POST /fcm/send HTTP/1.1\r\nHost: a\r\nAuthorization: key=pushmock-dev-server-key\r\n"
                     + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
-            // The head alone first when in pieces, then the body cut in parts, a pause between.
+            // Cut in equal pieces (the first may end inside the head), a pause after each.
             let size = (request.count + pieces - 1) / pieces
             for start in stride(from: 0, to: request.count, by: size) {
                 try c.write(Array(request[start..<min(start + size, request.count)]))
