@@ -18,6 +18,13 @@ extension JSONParser {
         return result
     }
 
+    /// Whether the first byte after white space opens an object.
+    var startsObject: Bool {
+        var p = self
+        p.skipSpace()
+        return p.i < p.b.count && p.b[p.i] == UInt8(ascii: "{")
+    }
+
     /// Whether the next value is an array (`eachElement` walks it; otherwise `skip` it).
     public mutating func atArray() -> Bool {
         skipSpace()

@@ -41,7 +41,7 @@ struct LegacyRequest {
     /// unbuilt), then refuses as FCM did: a body that is not JSON first, with the parser's
     /// reason, then the first member in order whose value has the wrong type.
     static func decodeJSON(_ body: [UInt8]) throws(Rejection) -> LegacyRequest {
-        guard startsWithObject(body) else {
+        guard body.withUnsafeBufferPointer({ JSONParser($0).startsObject }) else {
             do { _ = try JSONParser.parse(body) } catch { throw Rejection(text: parseErrorText(error, body)) }
             throw Rejection(text: "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n")
         }
@@ -60,7 +60,8 @@ struct LegacyRequest {
         var priority: Priority?
         var rejection: Rejection?
         // One pass over the members; a repeated member's last value wins, a null is as if
-        // absent, and unknown members are ignored, as FCM did.
+        // absent, and unknown members are ignored, as FCM did. (The members are locals, not a
+        // struct's fields: those would be copied out and the struct dropped, a cost per send.)
         do {
             try body.withUnsafeBufferPointer { (buf) throws(JSONParseError) in
                 try JSONParser.reading(buf) { (p) throws(JSONParseError) in
@@ -206,11 +207,6 @@ struct LegacyRequest {
         default:
             throw Rejection(text: "Invalid value for \"priority\": \(JSONWriter.quotedJSON(v)). Use \"normal\" or \"high\".\n")
         }
-    }
-
-    /// Whether the body's first byte after white space opens an object.
-    private static func startsWithObject(_ body: [UInt8]) -> Bool {
-        body.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } == UInt8(ascii: "{")
     }
 
     static func parseErrorText(_ e: JSONParseError, _ body: [UInt8]) -> String {
