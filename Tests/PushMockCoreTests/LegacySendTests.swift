@@ -40,6 +40,16 @@ struct LegacySendTests {
         #expect(try h.inbox("d1").map { $0["message_id"] as? String } == [id])
     }
 
+    @Test("recipient message ids: FCM's shape, one suffix for the run, the timestamp always moving forward")
+    func recipientIDs() throws {
+        let ids = MessageIDs(random: RandomSource(seed: 7))
+        let made = (0..<1000).map { _ in ids.recipient() }
+        for id in made { #expect(id.range(of: #"^0:\d{16}%[0-9a-f]{16}$"#, options: .regularExpression) != nil, "\(id)") }
+        #expect(Set(made.map { $0.split(separator: "%")[1] }).count == 1)
+        let micros = made.map { Int64($0.dropFirst(2).split(separator: "%")[0])! }
+        #expect(zip(micros, micros.dropFirst()).allSatisfy { $0 < $1 })
+    }
+
     @Test("registration_ids gives one result per token in order, each with its own error")
     func multicastMixed() throws {
         let h = try Harness()

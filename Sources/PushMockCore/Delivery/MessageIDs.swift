@@ -5,13 +5,14 @@
 final class MessageIDs {
     private var lastMicros: Int64 = 0
     private var lastBulk: Int64 = 0
-    private let suffix: String
+    /// The id's last 16 characters, the same for the whole run.
+    private let suffix: [UInt8]
     private let random: RandomSource
 
     init(random: RandomSource) {
         self.random = random
         let half = random.hex(8)
-        suffix = half + half
+        suffix = Array((half + half).utf8)
     }
 
     /// A random UUID, in upper case (`apns-id`, `apns-unique-id`).
@@ -22,14 +23,20 @@ final class MessageIDs {
         return lastMicros
     }
 
-    /// `0:1500415314455276%31bd1c9631bd1c96`, built in one buffer.
+    /// `0:1500415314455276%31bd1c9631bd1c96`, written on the stack and made a String once
+    /// (every accepted token send takes one).
     func recipient() -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "0"), UInt8(ascii: ":")]
-        bytes.reserveCapacity(40)
-        JSONWriter.appendInt(nextMicros(), to: &bytes)
-        bytes.append(UInt8(ascii: "%"))
-        bytes.append(contentsOf: suffix.utf8)
-        return String(decoding: bytes, as: UTF8.self)
+        let micros = UInt64(nextMicros())
+        let digits = DecimalDigits.count(micros)
+        let length = 3 + digits + suffix.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { out in
+            out[0] = UInt8(ascii: "0")
+            out[1] = UInt8(ascii: ":")
+            _ = DecimalDigits.write(micros, endingAt: 2 + digits, in: out)
+            out[2 + digits] = UInt8(ascii: "%")
+            for (i, c) in suffix.enumerated() { out[3 + digits + i] = c }
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 
     /// A topic `message_id` or `multicast_id`: a 19-digit integer.
