@@ -54,6 +54,9 @@ public struct HTTP1HeadParser {
     public let maxHeadBytes: Int
     private var lastTarget = ""
     private var lastFields: [(name: String, value: String)] = []
+    /// How many fields the previous head had: the next head's array is given room for as many
+    /// (a client repeats its heads, and a kept send keeps the array, spare room included).
+    private var lastFieldCount = 8
 
     public init(maxHeadBytes: Int) {
         self.maxHeadBytes = maxHeadBytes
@@ -71,7 +74,7 @@ public struct HTTP1HeadParser {
             return .invalid
         }
         var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(8)
+        headers.reserveCapacity(lastFieldCount)
         var length: Int?
         var chunked = false
         var close = false
@@ -120,6 +123,7 @@ public struct HTTP1HeadParser {
                 headers.append((Self.text(name), Self.text(value)))
             }
         }
+        lastFieldCount = headers.count
         // Exactly one Host in HTTP/1.1 (RFC 9112 §3.2); at most one in HTTP/1.0.
         guard hosts == 1 || (isHTTP10 && hosts == 0) else { return .invalid }
         // Both framings: read as chunked, and close after the answer (RFC 9112 §6.3).
