@@ -9,7 +9,7 @@
 /// no entry of its own: one table fewer for a million devices.
 /// Loop thread only.
 final class AddressBook {
-    private var texts: [DeviceAddress.Kind: ObjectTable<Device>] = [:]
+    private var texts = TextTables()
     private var apnsTokens: [APNsToken: Device] = [:]
     /// Retired addresses: when each stopped being valid, and the device it named (deleted or
     /// not), so a push to it is logged for that device.
@@ -61,15 +61,14 @@ final class AddressBook {
 
     /// Room for `n` devices' installations (and so the FCM tokens that begin with them).
     func reserveCapacity(_ n: Int) {
-        let held = texts[.installation]?.count ?? 0
-        texts[.installation, default: ObjectTable()].reserveCapacity(held + n)
+        texts.update(.installation) { $0.reserveCapacity($0.count + n) }
     }
 
     /// Adds every address a new device has. Its FID is hashed where its bytes lie (its token,
     /// or its own string): registering or restoring a million devices makes no String of it.
     func addAll(of device: Device) {
         device.withFID { fid in
-            texts[.installation, default: ObjectTable()].insert(bytes: fid, device) { d in d.withFID { $0.sameBytes(as: fid) } }
+            texts.update(.installation) { $0.insert(bytes: fid, device) { d in d.withFID { $0.sameBytes(as: fid) } } }
         }
         device.forEachAddress(withFID: false) { add($0, of: device) }
     }
@@ -79,7 +78,7 @@ final class AddressBook {
         case .text(let text) where address.kind == .registrationToken:
             if !device.tokenHoldsFID { addOwnEntry(text, of: device) }
         case .text(let text):
-            texts[address.kind, default: ObjectTable()].insert(text, device) { $0.has(address) }
+            texts.update(address.kind) { $0.insert(text, device) { $0.has(address) } }
             // A new FID that the unchanged token does not begin with: the token needs its own entry.
             if address.kind == .installation, let token = device.token, !device.tokenHoldsFID { addOwnEntry(token, of: device) }
         case .apns(let token): apnsTokens[token] = device
@@ -95,7 +94,7 @@ final class AddressBook {
     }
 
     private func addOwnEntry(_ token: String, of device: Device) {
-        texts[.registrationToken, default: ObjectTable()].insert(token, device) { $0.token == token }
+        texts.update(.registrationToken) { $0.insert(token, device) { $0.token == token } }
     }
 
     /// Takes the address out if it names the device; whether it did.
@@ -104,9 +103,9 @@ final class AddressBook {
         case .text(let text) where address.kind == .registrationToken:
             // A token found under the FID has no entry to take: it stops naming the device as
             // the device's token changes. (Tokens do not retire, so what is returned is unused.)
-            _ = texts[.registrationToken]?.remove(text, device)
+            _ = texts.update(.registrationToken) { $0.remove(text, device) }
             return true
-        case .text(let text): return texts[address.kind]?.remove(text, device) ?? false
+        case .text(let text): return texts.update(address.kind) { $0.remove(text, device) }
         case .apns(let token):
             guard apnsTokens[token] === device else { return false }
             apnsTokens[token] = nil
@@ -120,5 +119,25 @@ final class AddressBook {
             d.forEachAddress { a in _ = take(a, of: d) }
         }
         retired = retired.filter { $0.value.device.projectID != project.id }
+    }
+}
+
+/// Each kind's table of text addresses. There are a few kinds (FCM tokens and FIDs, then those
+/// modules declare), so a kind is found by a scan: a dictionary hashed the kind on every
+/// look-up, and a send looks up two.
+private struct TextTables {
+    private var kinds: [DeviceAddress.Kind] = [.registrationToken, .installation]
+    private var tables: [ObjectTable<Device>] = [ObjectTable(), ObjectTable()]
+
+    subscript(kind: DeviceAddress.Kind) -> ObjectTable<Device>? {
+        kinds.firstIndex(of: kind).map { tables[$0] }
+    }
+
+    /// Changes the kind's table in place; a kind not seen before starts with an empty one.
+    mutating func update<R>(_ kind: DeviceAddress.Kind, _ change: (inout ObjectTable<Device>) -> R) -> R {
+        if let i = kinds.firstIndex(of: kind) { return change(&tables[i]) }
+        kinds.append(kind)
+        tables.append(ObjectTable())
+        return change(&tables[tables.count - 1])
     }
 }
