@@ -203,6 +203,20 @@ struct InspectorTests {
         #expect(h.call("GET", "/emulator/v1/projects/demo-pushmock/reports?format=xml").status == 400)
     }
 
+    @Test("metrics count a route and status again after others came between")
+    func metricsInterleaved() throws {
+        let h = try Harness()
+        let token = try h.device("android")["token"] as! String
+        for body in [#"{"to":"\#(token)"}"#, "{", #"{"to":"\#(token)"}"#, "{", "{", #"{"to":"\#(token)"}"#] {
+            _ = h.send(body, contentType: "application/json")
+            _ = h.call("GET", "/nope")
+        }
+        let text = h.call("GET", "/metrics").bodyText
+        #expect(text.contains(#"pushmock_http_requests_total{route="POST /fcm/send",status="200"} 3"#))
+        #expect(text.contains(#"pushmock_http_requests_total{route="POST /fcm/send",status="400"} 3"#))
+        #expect(text.contains(#"pushmock_http_requests_total{route="unmatched",status="404"} 6"#))
+    }
+
     @Test("metrics count requests by route and status, time them, and count events by kind and reason")
     func metrics() throws {
         let h = try Harness()
