@@ -159,11 +159,27 @@ public final class Message {
     public var topic: String? { if case .topic(let t) = target { t } else { nil } }
 
     /// The content payloads are rendered from, decoded from the request on first use.
-    public private(set) lazy var content: PushContent = format.decode(requestBytes)
+    public var content: PushContent { decoded.content }
 
     /// How a browser sees this send: whether it carries a notification, its TTL and its
-    /// collapse key (the Web Push `Topic`). Decoded with the content, once, on first use.
-    public private(set) lazy var web = WebOptions(content)
+    /// collapse key (the Web Push `Topic`). Read from the content, once, on first use.
+    public var web: WebOptions { decoded.web }
+
+    /// What is decoded from the request on first use, held by one reference: most kept sends
+    /// are never asked for it, and inline it made every one of them larger.
+    private final class Decoded {
+        let content: PushContent
+        lazy var web = WebOptions(content)
+
+        init(_ content: PushContent) { self.content = content }
+    }
+    private var decodedOnce: Decoded?
+    private var decoded: Decoded {
+        if let decodedOnce { return decodedOnce }
+        let new = Decoded(format.decode(requestBytes))
+        decodedOnce = new
+        return new
+    }
 
     /// The send left the message store (evicted or removed), but its events and the devices'
     /// inboxes still refer to it: a body larger than a payload can be (4 KiB), which may be a
