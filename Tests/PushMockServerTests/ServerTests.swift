@@ -122,6 +122,36 @@ struct ServerTests {
     }
 
     @Test(
+        "what one connection has sent of a request is kept while others are read and answered between its pieces",
+        arguments: Port.allCases)
+    func piecesBetweenOthers(_ port: Port) throws {
+        let server = try ServerProcess()
+        let slow = try HTTPConnection(server, port)
+        let others = try (0..<3).map { _ in try HTTPConnection(server, port) }
+        let body = #"{"to":"/topics/t","data":{"k":"\#(String(repeating: "s", count: 2000))"}}"#
+        let request = Array(
+            ("POST /fcm/send HTTP/1.1\r\nHost: a\r\nAuthorization: key=pushmock-dev-server-key\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+        // The slow request in four pieces (the first ends inside the head); after each, the
+        // others each send a whole request of other bytes and are answered.
+        let size = (request.count + 3) / 4
+        for start in stride(from: 0, to: request.count, by: size) {
+            try slow.write(Array(request[start..<min(start + size, request.count)]))
+            usleep(5_000)
+            for (i, other) in others.enumerated() {
+                let filler = String(repeating: "o", count: 500 * (i + 1))
+                let reply = try other.request("GET", "/emulator/v1/nope-\(filler)")
+                #expect(reply.status == 404)
+            }
+        }
+        let sent = try slow.readReply()
+        #expect(sent.status == 200)
+        let id = try #require(sent.json["message_id"] as? Int)
+        let kept = try slow.request("GET", "/emulator/v1/projects/demo-pushmock/messages/\(id)")
+        #expect((kept.json["request"] as? [String: Any])?["body"] as? String == body)
+    }
+
+    @Test(
         "an HTTP/1.x answer's head, byte for byte: the status line in the request's version, the answer's fields, Date, Content-Length, Connection",
         arguments: Port.allCases)
     func answerHeads(_ port: Port) throws {

@@ -184,6 +184,8 @@ final class Connection {
         case .choosing, .open, .closing, .lingering: break
         }
         turnNanos = 0
+        // The loop's read buffer is free again for the next connection when this turn ends.
+        defer { if !table.scratch.keepUnread(in: input) { abort() } }
         let ended = readEvent?.isArmed == true ? readSome() : false
         if isEnding {
             lingered += evbuffer_get_length(input)
@@ -200,8 +202,19 @@ final class Connection {
         var taken = 0
         var ended = false
         reads: while taken < Self.readBatch {
+            // With nothing unread, into the loop's read buffer (`ReadScratch`); else into a
+            // chain of the input's own.
+            let scratch = taken == 0 && evbuffer_get_length(input) == 0 ? table.scratch : nil
             var space = iovec()
-            guard evbuffer_reserve_space(input, 16 * 1024, &space, 1) == 1, let start = space.iov_base else {
+            if let scratch {
+                space = iovec(iov_base: scratch.bytes, iov_len: scratch.count)
+            } else {
+                guard evbuffer_reserve_space(input, 16 * 1024, &space, 1) == 1 else {
+                    ended = true
+                    break
+                }
+            }
+            guard let start = space.iov_base else {
                 ended = true
                 break
             }
@@ -209,7 +222,8 @@ final class Connection {
             switch channel.read(into: start, count: want) {
             case .bytes(let n):
                 space.iov_len = n
-                guard evbuffer_commit_space(input, &space, 1) == 0 else {
+                let kept = scratch?.lend(n, to: input) ?? (evbuffer_commit_space(input, &space, 1) == 0)
+                guard kept else {
                     ended = true
                     break reads
                 }

@@ -25,6 +25,9 @@ final class ConnectionTable {
     /// Server shutdown: no new connections, and each open one finishes.
     private(set) var draining = false
 
+    /// Where a connection with nothing unread reads (`ReadScratch`).
+    let scratch = ReadScratch()
+
     /// Where a warning goes (standard error).
     private let warn: @Sendable (String) -> Void
 
