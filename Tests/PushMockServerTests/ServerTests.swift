@@ -104,20 +104,14 @@ struct ServerTests {
             let blob = String((0..<blobBytes).map { i in Character(UnicodeScalar(UInt8(97 + i % 26))) })
             // An unknown member carries the bulk (FCM ignores it), so the data stays under 4 KB.
             let body = #"{"to":"/topics/t","data":{"k":"v"},"padding":"\#(blob)"}"#
-            let request = Array(
-                ("POST /fcm/send HTTP/1.1\r\nHost: a\r\nAuthorization: key=pushmock-dev-server-key\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
             // Cut in equal pieces (the first may end inside the head), a pause after each.
-            let size = (request.count + pieces - 1) / pieces
-            for start in stride(from: 0, to: request.count, by: size) {
-                try c.write(Array(request[start..<min(start + size, request.count)]))
+            for piece in Self.pieces(Self.legacySend(body), pieces) {
+                try c.write(piece)
                 if pieces > 1 { usleep(5_000) }
             }
             let sent = try c.readReply()
             #expect(sent.status == 200, "\(blobBytes) bytes in \(pieces)")
-            let id = try #require(sent.json["message_id"] as? Int)
-            let kept = try c.request("GET", "/emulator/v1/projects/demo-pushmock/messages/\(id)")
-            #expect((kept.json["request"] as? [String: Any])?["body"] as? String == body, "\(blobBytes) bytes in \(pieces)")
+            #expect(try Self.keptBody(sent, on: c) == body, "\(blobBytes) bytes in \(pieces)")
         }
     }
 
@@ -129,14 +123,10 @@ struct ServerTests {
         let slow = try HTTPConnection(server, port)
         let others = try (0..<3).map { _ in try HTTPConnection(server, port) }
         let body = #"{"to":"/topics/t","data":{"k":"\#(String(repeating: "s", count: 2000))"}}"#
-        let request = Array(
-            ("POST /fcm/send HTTP/1.1\r\nHost: a\r\nAuthorization: key=pushmock-dev-server-key\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
         // The slow request in four pieces (the first ends inside the head); after each, the
         // others each send a whole request of other bytes and are answered.
-        let size = (request.count + 3) / 4
-        for start in stride(from: 0, to: request.count, by: size) {
-            try slow.write(Array(request[start..<min(start + size, request.count)]))
+        for piece in Self.pieces(Self.legacySend(body), 4) {
+            try slow.write(piece)
             usleep(5_000)
             for (i, other) in others.enumerated() {
                 let filler = String(repeating: "o", count: 500 * (i + 1))
@@ -146,9 +136,27 @@ struct ServerTests {
         }
         let sent = try slow.readReply()
         #expect(sent.status == 200)
-        let id = try #require(sent.json["message_id"] as? Int)
-        let kept = try slow.request("GET", "/emulator/v1/projects/demo-pushmock/messages/\(id)")
-        #expect((kept.json["request"] as? [String: Any])?["body"] as? String == body)
+        #expect(try Self.keptBody(sent, on: slow) == body)
+    }
+
+    /// A legacy send's whole HTTP/1.1 request for `body`.
+    private static func legacySend(_ body: String) -> [UInt8] {
+        Array(
+            ("POST /fcm/send HTTP/1.1\r\nHost: a\r\nAuthorization: key=pushmock-dev-server-key\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+    }
+
+    /// `bytes` cut in `n` pieces of one size (the last may be shorter).
+    private static func pieces(_ bytes: [UInt8], _ n: Int) -> [[UInt8]] {
+        let size = (bytes.count + n - 1) / n
+        return stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
+    }
+
+    /// The request body pushmock kept for the topic send `reply` answered.
+    private static func keptBody(_ reply: HTTPConnection.Reply, on c: HTTPConnection) throws -> String? {
+        let id = try #require(reply.json["message_id"] as? Int)
+        let kept = try c.request("GET", "/emulator/v1/projects/demo-pushmock/messages/\(id)")
+        return (kept.json["request"] as? [String: Any])?["body"] as? String
     }
 
     @Test(
