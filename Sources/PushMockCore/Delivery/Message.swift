@@ -166,7 +166,7 @@ public final class Message {
     public var web: WebOptions { decoded.web }
 
     /// What is decoded from the request on first use, held by one reference: most kept sends
-    /// are never asked for it, and inline it made every one of them larger.
+    /// are never asked for it, and inline it would make every one of them larger.
     private final class Decoded {
         let content: PushContent
         lazy var web = WebOptions(content)

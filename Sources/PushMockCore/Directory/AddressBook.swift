@@ -123,7 +123,7 @@ final class AddressBook {
 }
 
 /// Each kind's table of text addresses. There are a few kinds (FCM tokens and FIDs, then those
-/// modules declare), so a kind is found by a scan: a dictionary hashed the kind on every
+/// modules declare), so a kind is found by a scan: a dictionary would hash the kind on every
 /// look-up, and a send looks up two.
 private struct TextTables {
     private var kinds: [DeviceAddress.Kind] = [.registrationToken, .installation]

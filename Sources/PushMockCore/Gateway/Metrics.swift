@@ -7,8 +7,8 @@ struct Metrics {
     static let bounds: [Double] = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1]
     /// Requests by `route << 10 | status` (route -1 is "no route"), in the order first seen.
     /// Routes and statuses are pushmock's own, so there are a few dozen pairs: a request's is
-    /// most often the last one counted, else found by a scan (a dictionary hashed the key on
-    /// every request).
+    /// most often the last one counted, else found by a scan (a dictionary would hash the key
+    /// on every request).
     private(set) var requests: [(key: Int, count: Int)] = []
     private var lastCounted = 0
     var buckets = [Int](repeating: 0, count: Metrics.bounds.count + 1)

@@ -204,17 +204,9 @@ final class Connection {
         reads: while taken < Self.readBatch {
             // With nothing unread, into the loop's read buffer (`ReadScratch`); else into a
             // chain of the input's own.
-            let scratch = taken == 0 && evbuffer_get_length(input) == 0 ? table.scratch : nil
-            var space = iovec()
-            if let scratch {
-                space = iovec(iov_base: scratch.bytes, iov_len: scratch.count)
-            } else {
-                guard evbuffer_reserve_space(input, 16 * 1024, &space, 1) == 1 else {
-                    ended = true
-                    break
-                }
-            }
-            guard let start = space.iov_base else {
+            let intoScratch = taken == 0 && evbuffer_get_length(input) == 0
+            var space = intoScratch ? table.scratch.space : iovec()
+            guard intoScratch || evbuffer_reserve_space(input, 16 * 1024, &space, 1) == 1, let start = space.iov_base else {
                 ended = true
                 break
             }
@@ -222,7 +214,7 @@ final class Connection {
             switch channel.read(into: start, count: want) {
             case .bytes(let n):
                 space.iov_len = n
-                let kept = scratch?.lend(n, to: input) ?? (evbuffer_commit_space(input, &space, 1) == 0)
+                let kept = intoScratch ? table.scratch.lend(n, to: input) : evbuffer_commit_space(input, &space, 1) == 0
                 guard kept else {
                     ended = true
                     break reads

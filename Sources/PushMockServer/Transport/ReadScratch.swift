@@ -1,8 +1,8 @@
 internal import CLibevent
 
 /// The loop's one read buffer for connections with nothing unread. libevent frees an input
-/// chain once it is drained, so reading each request into a chain of its own allocated and
-/// freed 16 KiB a request; instead the read goes here, the input refers to these bytes rather
+/// chain once it is drained, so reading each request into a chain of its own would allocate
+/// and free 16 KiB a request; instead the read goes here, the input refers to these bytes rather
 /// than copying them (`evbuffer_add_reference`), and whatever the session has not taken when
 /// the connection's turn ends is copied into the input's own memory (`keepUnread`), so the
 /// next connection can read here. Loop thread only.
@@ -18,6 +18,9 @@ final class ReadScratch {
     }
 
     deinit { bytes.deallocate() }
+
+    /// The whole buffer, as a read's destination.
+    var space: iovec { iovec(iov_base: bytes, iov_len: count) }
 
     /// Adds the `n` bytes just read into the buffer to `input` by reference; false if libevent
     /// could not.
