@@ -28,7 +28,7 @@ final class HTTP2Session {
     /// The policy's full stream count has been offered.
     private var streamsRaised: Bool
     /// Open streams by id; loop thread only.
-    private var streamTable: [Int32: HTTP2Stream] = [:]
+    private var streamTable = StreamTable<HTTP2Stream>()
     private var bufferedBytes = 0
     /// The connection's last request head, reused while requests repeat it.
     private var headerBlocks = HeaderBlockCache()
@@ -99,7 +99,7 @@ final class HTTP2Session {
     /// No request being worked on: streams whose request is still arriving do not count, so
     /// at the connection cap a connection that only holds stalled requests is closed before
     /// one that works (`ConnectionTable`).
-    var isIdle: Bool { streamTable.isEmpty || streamTable.values.allSatisfy(\.isArriving) }
+    var isIdle: Bool { !streamTable.contains { !$0.isArriving } }
     /// The connection sweeps (one a second) this session has seen: stream ages are counted
     /// in them, so opening a stream reads no clock.
     private var sweeps: UInt64 = 0
@@ -117,7 +117,7 @@ final class HTTP2Session {
 
     deinit {
         // Streams still held elsewhere (a parked answer) must not reach this session again.
-        for stream in streamTable.values { stream.closed = true }
+        for stream in streamTable.all { stream.closed = true }
         nghttp2_session_del(session)
     }
 
@@ -217,7 +217,7 @@ final class HTTP2Session {
         else { return 0 }
         let stream = HTTP2Stream(id: frame.pointee.hd.stream_id, session: self)
         stream.openedAtSweep = sweeps
-        streamTable[stream.id] = stream
+        streamTable.insert(stream, id: stream.id)
         receivingHeaders = Unmanaged.passUnretained(stream)
         return 0
     }
@@ -352,7 +352,7 @@ final class HTTP2Session {
     fileprivate func streamClosed(_ streamID: Int32, _ error: UInt32) -> Int32 {
         if error == NGHTTP2_NO_ERROR.rawValue { answeredStreams += 1 } else { resetStreams += 1 }
         if receivingHeaders?.takeUnretainedValue().id == streamID { receivingHeaders = nil }
-        if let stream = streamTable.removeValue(forKey: streamID) {
+        if let stream = streamTable.remove(streamID) {
             if !stream.dispatched { bufferedBytes -= stream.headerBytes + stream.body.count }
             unsentBody -= stream.pendingBytes
             stream.closed = true
@@ -520,7 +520,7 @@ extension HTTP2Session: Session {
         sweeps += 1
         // Opened within the sweep before: a stream's age is at least `sweeps - opened - 1` seconds.
         let most = (timeoutNanos + 999_999_999) / 1_000_000_000 + 1
-        for stream in streamTable.values where stream.isArriving && sweeps - stream.openedAtSweep > most {
+        for stream in streamTable.all where stream.isArriving && sweeps - stream.openedAtSweep > most {
             reset(stream)
         }
         guard !ending, streamTable.isEmpty, now - lastRead > UInt64(policy.idleSeconds * 1e9) else { return .goOn }
