@@ -155,4 +155,28 @@ struct JSONTests {
         #expect(parsed["n"] as? Int == 2)
         #expect(w.text.hasPrefix(#"{"q":"a\"b\\c\n\u0001é","list":[1,{"x":true},null],"n":2}"#))
     }
+
+    @Test("a writer of 16 bytes grows through long and escaped strings, numbers and another writer's JSON, and keeps every byte")
+    func writerGrows() throws {
+        var inner = JSONWriter(capacity: 16)
+        inner.beginArray()
+        for i in 0..<300 { inner.int(i * 1_000_003) }
+        inner.endArray()
+        var w = JSONWriter(capacity: 16)
+        w.beginObject()
+        let long = String(repeating: "x\"y\u{2}", count: 2_000)
+        w.member("long", long)
+        w.key("joined")
+        w.string(joining: "a\n", String(repeating: "b", count: 5_000), "c", "\"d\"")
+        w.key("inner")
+        w.raw(inner)
+        w.member("last", -42)
+        w.endObject()
+        #expect(w.byteCount == w.bytes.count && w.bytes.count > 20_000)
+        let parsed = try #require(json(w.text) as? [String: Any])
+        #expect(parsed["long"] as? String == long)
+        #expect(parsed["joined"] as? String == "a\n" + String(repeating: "b", count: 5_000) + "c\"d\"")
+        #expect((parsed["inner"] as? [Int]) == (0..<300).map { $0 * 1_000_003 })
+        #expect(parsed["last"] as? Int == -42)
+    }
 }

@@ -17,7 +17,7 @@ public struct Response: Sendable {
         Response(status: status, headers: jsonHeaders, body: Array(text.utf8))
     }
 
-    public static func json(_ status: Int, _ writer: JSONWriter) -> Response {
+    public static func json(_ status: Int, _ writer: borrowing JSONWriter) -> Response {
         Response(status: status, headers: jsonHeaders, body: writer.bytes)
     }
 

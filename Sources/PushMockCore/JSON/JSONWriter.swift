@@ -1,7 +1,8 @@
 /// Appends compact JSON to a byte buffer without Foundation. Callers write keys and values
-/// in order; the writer puts the commas and escapes strings.
-public struct JSONWriter {
-    public private(set) var bytes: [UInt8]
+/// in order; the writer puts the commas and escapes strings. It owns its bytes
+/// (`OwnedBytes`), so it cannot be copied.
+public struct JSONWriter: ~Copyable {
+    private var out: OwnedBytes
     /// Bit n is set while the container at depth n has no element yet (64 levels at most,
     /// beyond any document pushmock writes).
     private var isFirst: UInt64 = 0
@@ -10,11 +11,15 @@ public struct JSONWriter {
     private var afterKey = false
 
     public init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        out = OwnedBytes(capacity: capacity)
     }
 
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    /// What has been written (a copy).
+    public var bytes: [UInt8] { out.array }
+    public var byteCount: Int { out.count }
+    public var text: String { String(decoding: out.bytes, as: UTF8.self) }
+
+    private mutating func putQuoted(_ s: String) { s.withBytes { out.appendQuoted($0) } }
 
     private mutating func prefix() {
         if afterKey {
@@ -23,7 +28,7 @@ public struct JSONWriter {
         }
         guard depth > 0 else { return }
         let bit: UInt64 = 1 << UInt64(depth - 1)
-        if isFirst & bit != 0 { isFirst &= ~bit } else { bytes.append(UInt8(ascii: ",")) }
+        if isFirst & bit != 0 { isFirst &= ~bit } else { out.append(UInt8(ascii: ",")) }
     }
 
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
@@ -33,7 +38,7 @@ public struct JSONWriter {
 
     private mutating func open(_ bracket: UInt8) {
         prefix()
-        bytes.append(bracket)
+        out.append(bracket)
         precondition(depth < 64, "JSONWriter nests at most 64 levels")
         isFirst |= 1 << UInt64(depth)
         depth += 1
@@ -41,43 +46,43 @@ public struct JSONWriter {
 
     private mutating func close(_ bracket: UInt8) {
         depth -= 1
-        bytes.append(bracket)
+        out.append(bracket)
     }
 
     /// Writes `"name":`; the next call writes its value.
     public mutating func key(_ name: String) {
         prefix()
-        Self.appendQuoted(name, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
+        putQuoted(name)
+        out.append(UInt8(ascii: ":"))
         afterKey = true
     }
 
     public mutating func string(_ s: String) {
         prefix()
-        Self.appendQuoted(s, to: &bytes)
+        putQuoted(s)
     }
     /// A string value from its UTF-8 bytes.
     public mutating func string(bytes u: UnsafeBufferPointer<UInt8>) {
         prefix()
-        Self.appendQuoted(bytes: u, to: &bytes)
+        out.appendQuoted(u)
     }
     /// One string value made of four parts, written without joining them first.
     public mutating func string(joining a: String, _ b: String, _ c: String, _ d: String) {
         prefix()
-        bytes.append(UInt8(ascii: "\""))
-        Self.appendEscaped(a, to: &bytes)
-        Self.appendEscaped(b, to: &bytes)
-        Self.appendEscaped(c, to: &bytes)
-        Self.appendEscaped(d, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: "\""))
+        a.withBytes { out.appendEscaped($0) }
+        b.withBytes { out.appendEscaped($0) }
+        c.withBytes { out.appendEscaped($0) }
+        d.withBytes { out.appendEscaped($0) }
+        out.append(UInt8(ascii: "\""))
     }
     public mutating func int(_ n: Int) {
         prefix()
-        Self.appendInt(Int64(n), to: &bytes)
+        out.appendDecimal(Int64(n))
     }
     public mutating func int64(_ n: Int64) {
         prefix()
-        Self.appendInt(n, to: &bytes)
+        out.appendDecimal(n)
     }
     /// A finite number; whole ones are written without a fraction.
     public mutating func double(_ d: Double) {
@@ -85,20 +90,25 @@ public struct JSONWriter {
     }
     public mutating func bool(_ b: Bool) {
         prefix()
-        bytes.append(contentsOf: b ? Self.trueBytes : Self.falseBytes)
+        out.append(b ? Self.trueBytes : Self.falseBytes)
     }
     public mutating func null() {
         prefix()
-        bytes.append(contentsOf: Self.nullBytes)
+        out.append(Self.nullBytes)
     }
     /// Writes already-encoded JSON as one value.
     public mutating func raw(_ json: String) {
         prefix()
-        bytes.append(contentsOf: json.utf8)
+        json.withBytes { out.append($0) }
     }
     public mutating func raw(_ json: [UInt8]) {
         prefix()
-        bytes.append(contentsOf: json)
+        out.append(json)
+    }
+    /// Another writer's JSON as one value.
+    public mutating func raw(_ other: borrowing JSONWriter) {
+        prefix()
+        out.append(other.out.bytes)
     }
 
     private static let trueBytes = Array("true".utf8)

@@ -157,7 +157,7 @@ struct LegacyAPI {
         }
         results.endArray()
         if send.isForm { return .text(200, formLine + "\n") }
-        var w = JSONWriter(capacity: 96 + results.bytes.count)
+        var w = JSONWriter(capacity: 96 + results.byteCount)
         w.beginObject()
         w.key("multicast_id")
         w.int64(multicastID)
@@ -165,7 +165,7 @@ struct LegacyAPI {
         w.member("failure", failures)
         w.member("canonical_ids", 0)
         w.key("results")
-        w.raw(results.bytes)
+        w.raw(results)
         w.endObject()
         return .json(200, w)
     }

@@ -1,0 +1,110 @@
+/// A growing run of bytes in memory of its own. It cannot be copied, so an append is a bounds
+/// check and a copy: an array checks on every append whether its buffer is shared. For bytes
+/// written piece by piece on every request: JSON answers (`JSONWriter`), an HTTP/2 answer's
+/// header block, the store's pending commit.
+public struct OwnedBytes: ~Copyable {
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    @usableFromInline var written = 0
+
+    public var count: Int { written }
+
+    public init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The bytes written; valid until the next change.
+    @inlinable public var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: written) }
+
+    /// A copy as an array.
+    public var array: [UInt8] { Array(bytes) }
+
+    /// Empties it, keeping its memory.
+    public mutating func removeAll() { written = 0 }
+
+    @inlinable @inline(__always)
+    mutating func reserve(_ n: Int) {
+        if written + n > capacity { grow(to: written + n) }
+    }
+
+    @usableFromInline
+    mutating func grow(to needed: Int) {
+        var larger = capacity * 2
+        while larger < needed { larger *= 2 }
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.update(from: base, count: written)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    @inlinable @inline(__always)
+    public mutating func append(_ b: UInt8) {
+        reserve(1)
+        base[written] = b
+        written += 1
+    }
+
+    @inlinable @inline(__always)
+    public mutating func append(_ u: UnsafeBufferPointer<UInt8>) {
+        guard let from = u.baseAddress, !u.isEmpty else { return }
+        reserve(u.count)
+        (base + written).update(from: from, count: u.count)
+        written += u.count
+    }
+
+    public mutating func append(_ a: [UInt8]) { a.withUnsafeBufferPointer { append($0) } }
+
+    public mutating func append(_ s: StaticString) {
+        append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// Appends a copy of bytes already here.
+    public mutating func repeatBytes(_ range: Range<Int>) {
+        reserve(range.count)
+        (base + written).update(from: base + range.lowerBound, count: range.count)
+        written += range.count
+    }
+
+    /// A decimal number, written in place (`DecimalDigits`).
+    public mutating func appendDecimal(_ n: Int64) {
+        reserve(20)
+        if n < 0 {
+            base[written] = UInt8(ascii: "-")
+            written += 1
+        }
+        let digits = DecimalDigits.count(n.magnitude)
+        _ = DecimalDigits.write(n.magnitude, endingAt: base + written + digits)
+        written += digits
+    }
+
+    /// A JSON string in quotes, escaped as JSON requires (most need nothing: copied at once).
+    public mutating func appendQuoted(_ u: UnsafeBufferPointer<UInt8>) {
+        guard !JSONWriter.needsEscape(u) else {
+            append(UInt8(ascii: "\""))
+            appendEscaped(u)
+            return append(UInt8(ascii: "\""))
+        }
+        reserve(u.count + 2)
+        base[written] = UInt8(ascii: "\"")
+        if let from = u.baseAddress { (base + written + 1).update(from: from, count: u.count) }
+        base[written + 1 + u.count] = UInt8(ascii: "\"")
+        written += u.count + 2
+    }
+
+    /// A part of a JSON string, escaped, without quotes.
+    public mutating func appendEscaped(_ u: UnsafeBufferPointer<UInt8>) {
+        guard JSONWriter.needsEscape(u) else { return append(u) }
+        var escaped: [UInt8] = []
+        JSONWriter.appendEscaped(bytes: u, to: &escaped)
+        append(escaped)
+    }
+
+    /// ASCII capitals from `start` on, made lower-case in place.
+    public mutating func lowercase(from start: Int) {
+        for i in start..<written where base[i] &- UInt8(ascii: "A") < 26 { base[i] |= 0x20 }
+    }
+}
