@@ -264,7 +264,9 @@ final class HTTP2Session {
             guard bufferedBytes <= Self.maxBufferedBytes else {
                 return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
             }
-            stream.body.append(contentsOf: data.prefix(taken))
+            // Most bodies come in one DATA frame: then the array is made at its size.
+            let chunk = UnsafeBufferPointer(rebasing: data.prefix(taken))
+            if stream.body.isEmpty { stream.body = Array(chunk) } else { stream.body.append(contentsOf: chunk) }
         }
         return 0
     }
@@ -340,7 +342,8 @@ final class HTTP2Session {
     func addBody(_ stream: HTTP2Stream, _ bytes: [UInt8]) {
         if unsentBody == 0 { lastBodyProgress = MonotonicClock.nanos() }
         unsentBody += bytes.count
-        stream.responseBody.append(contentsOf: bytes)
+        // An answer's body is shared with the stream, not copied, unless more came before.
+        if stream.responseBody.isEmpty { stream.responseBody = bytes } else { stream.responseBody.append(contentsOf: bytes) }
     }
 
     /// The stream with `id`: the one receiving its header block, else the table's.
@@ -440,7 +443,9 @@ final class HTTP2Session {
         if n > 0 { lastBodyProgress = MonotonicClock.nanos() }
         if stream.responseOffset == stream.responseBody.count {
             if !stream.streaming || stream.ended { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
-            stream.responseBody.removeAll(keepingCapacity: true)
+            // A stream of events keeps its room for the next; an answer lets go of its body
+            // (shared with the answer, so keeping its room would copy it).
+            if stream.streaming { stream.responseBody.removeAll(keepingCapacity: true) } else { stream.responseBody = [] }
             stream.responseOffset = 0
         }
         return n
