@@ -30,12 +30,15 @@ public struct Request {
 
     /// The first value of a header; `name` is lower-case and matched case-insensitively.
     public func header(_ name: String) -> String? {
-        // By index, lengths first, so no (name, value) pair is copied out.
+        // By index, lengths first, so no (name, value) pair is copied out; `name`'s bytes are
+        // taken once, not once a candidate.
         let count = name.utf8.count
-        for i in headers.indices where headers[i].name.utf8.count == count && Self.equalsLowercased(headers[i].name, name) {
-            return headers[i].value
+        return name.withBytes { lower in
+            for i in headers.indices where headers[i].name.utf8.count == count {
+                if headers[i].name.withBytes({ Self.equalsLowercased($0, lower: lower) }) { return headers[i].value }
+            }
+            return nil
         }
-        return nil
     }
 
     /// ASCII case-insensitive comparison against an already lower-case string, on bytes.
@@ -45,14 +48,7 @@ public struct Request {
 
     /// The same for bytes (a part of a header value, say).
     public static func equalsLowercased(_ x: UnsafeBufferPointer<UInt8>, _ lower: String) -> Bool {
-        lower.withBytes { y in
-            guard x.count == y.count else { return false }
-            for i in 0..<x.count {
-                let c = x[i]
-                if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != y[i] { return false }
-            }
-            return true
-        }
+        lower.withBytes { equalsLowercased(x, lower: $0) }
     }
 
     /// The origin the client addressed: its scheme and `Host` (`http://127.0.0.1:4010`).
@@ -61,6 +57,16 @@ public struct Request {
     public func queryValue(_ name: String) -> String? {
         for (k, v) in query where k == name { return v }
         return nil
+    }
+
+    /// Whether `x` is `lower` once its ASCII capitals are made small.
+    public static func equalsLowercased(_ x: UnsafeBufferPointer<UInt8>, lower y: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard x.count == y.count else { return false }
+        for i in 0..<x.count {
+            let c = x[i]
+            if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != y[i] { return false }
+        }
+        return true
     }
 
     /// Whether the body's media type (before any `;` parameters) is `type`, which is
