@@ -188,6 +188,33 @@ struct HTTP1ParserTests {
         #expect(c.target == "/b" && c.headers.map(\.value) == ["5", "a"])
     }
 
+    @Test("a head with the last head's bytes reads as it did; one byte apart, or invalid, it is read afresh")
+    func repeatedHead() throws {
+        var parser = HTTP1HeadParser(maxHeadBytes: 8192)
+        func next(_ text: String) -> HTTP1HeadParser.Outcome { Array(text.utf8).withUnsafeBytes { parser.parse($0) } }
+        func length(_ outcome: HTTP1HeadParser.Outcome) -> (framing: HTTP1Head.Framing, keepAlive: Bool, end: Int)? {
+            guard case .head(let h, let end) = outcome else { return nil }
+            return (h.framing, h.keepAlive, end)
+        }
+        let send = "POST /fcm/send HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n"
+        let first = length(next(send + "{}"))
+        #expect(first?.framing == .length(2) && first?.end == send.utf8.count)
+        // Blank lines before it count in its length; what follows the head does not matter.
+        #expect(length(next("\r\n" + send + "[]"))?.end == send.utf8.count + 2)
+        let longer = send.replacingOccurrences(of: "Length: 2", with: "Length: 3")
+        #expect(length(next(longer))?.framing == .length(3))
+        #expect(length(next(send))?.framing == .length(2))
+        let closing = send.replacingOccurrences(of: "Host: a", with: "Host: a\r\nConnection: close")
+        #expect(length(next(closing))?.keepAlive == false && length(next(send))?.keepAlive == true)
+        // The same head but for a control byte in a value, or a second Host, is refused.
+        #expect(isInvalid(next(send.replacingOccurrences(of: "Host: a", with: "Host: a\u{1}"))))
+        #expect(isInvalid(next(send.replacingOccurrences(of: "Host: a", with: "Host: a\r\nHost: b"))))
+        #expect(length(next(send))?.framing == .length(2))
+        // A head longer than the remembered bound is read each time, and reads the same.
+        let long = send.replacingOccurrences(of: "Host: a", with: "Host: a\r\nX: " + String(repeating: "x", count: 5000))
+        #expect(length(next(long))?.framing == .length(2) && length(next(long))?.end == long.utf8.count)
+    }
+
     func decode(_ pieces: [String], max: Int = 1 << 20) -> (ChunkedDecoder.Outcome, String, rest: String) {
         var decoder = ChunkedDecoder(maxBytes: max)
         var pending: [UInt8] = []

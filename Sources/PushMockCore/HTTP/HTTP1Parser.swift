@@ -35,9 +35,10 @@ public struct HTTP1Head {
 }
 
 /// Reads request heads from bytes: pure, no I/O. Nothing is decoded until the whole head is
-/// there, so a head arriving a byte at a time costs a scan per read, not a parse. Strings
-/// the previous request had at the same place (target, each header by position) are reused
-/// when the bytes are the same: clients repeat them.
+/// there, so a head arriving a byte at a time costs a scan per read, not a parse. Clients
+/// repeat their heads: a head with the bytes of the last one read is the last one's reading,
+/// and otherwise the Strings the last request had at the same place (target, each header by
+/// position) are reused where the bytes are the same.
 public struct HTTP1HeadParser {
     public enum Outcome {
         /// More bytes are needed.
@@ -57,6 +58,12 @@ public struct HTTP1HeadParser {
     /// How many fields the previous head had: the next head's array is given room for as many
     /// (a client repeats its heads, and a kept send keeps the array, spare room included).
     private var lastFieldCount = 8
+    /// The last head read whole (from its request line to its blank line, at most
+    /// `maxRememberedHead` bytes) and what it read as. Only a valid head is remembered, so
+    /// the same bytes again are valid and read the same.
+    private var lastHeadBytes: [UInt8] = []
+    private var lastHead: HTTP1Head?
+    static let maxRememberedHead = 4096
 
     public init(maxHeadBytes: Int) {
         self.maxHeadBytes = maxHeadBytes
@@ -69,9 +76,27 @@ public struct HTTP1HeadParser {
         while start < b.count, b[start] == 0x0D || b[start] == 0x0A { start += 1 }
         guard let end = Self.headEnd(b, from: start) else { return b.count >= maxHeadBytes ? .invalid : .incomplete }
         guard end <= maxHeadBytes else { return .invalid }
+        let whole = UnsafeBufferPointer(rebasing: b[start..<end])
+        if let lastHead, lastHeadBytes.count == whole.count,
+            lastHeadBytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, whole.baseAddress!, whole.count) == 0 })
+        {
+            return .head(lastHead, length: end)
+        }
+        guard let head = read(b, from: start, to: end) else { return .invalid }
+        lastHead = nil
+        if whole.count <= Self.maxRememberedHead {
+            lastHeadBytes.removeAll(keepingCapacity: true)
+            lastHeadBytes.append(contentsOf: whole)
+            lastHead = head
+        }
+        return .head(head, length: end)
+    }
+
+    /// The head in `b[start..<end]` (its blank line included), or nil when it is not valid.
+    private mutating func read(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> HTTP1Head? {
         var lines = Lines(bytes: b, position: start, end: end)
         guard let requestLine = lines.next(), let (method, targetRange, isHTTP10) = Self.requestLine(b, requestLine) else {
-            return .invalid
+            return nil
         }
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(lastFieldCount)
@@ -83,12 +108,12 @@ public struct HTTP1HeadParser {
         var hosts = 0
         var hostField = 0
         while let line = lines.next(), !line.isEmpty {
-            guard let (nameRange, valueRange) = Self.field(b, line) else { return .invalid }
+            guard let (nameRange, valueRange) = Self.field(b, line) else { return nil }
             let name = UnsafeBufferPointer(rebasing: b[nameRange])
             let value = UnsafeBufferPointer(rebasing: b[valueRange])
             switch name.count {
             case 14 where Request.equalsLowercased(name, "content-length"):
-                guard let n = Self.decimal(value), length == nil || length == n else { return .invalid }
+                guard let n = Self.decimal(value), length == nil || length == n else { return nil }
                 length = n
             case 17 where Request.equalsLowercased(name, "transfer-encoding"):
                 // Only chunked is understood (a coding before it, `gzip, chunked`, is not: RFC
@@ -97,12 +122,12 @@ public struct HTTP1HeadParser {
                 var times = 0
                 var others = 0
                 Self.eachToken(of: value) { if Request.equalsLowercased($0, "chunked") { times += 1 } else { others += 1 } }
-                guard times == 1, others == 0, !chunked else { return .invalid }
+                guard times == 1, others == 0, !chunked else { return nil }
                 chunked = true
             case 4 where Request.equalsLowercased(name, "host"):
                 // `uri-host [ ":" port ]` (RFC 9112 §3.2, RFC 3986 §3.2.2): a server must answer
                 // an invalid Host with 400.
-                guard Self.isHost(value) else { return .invalid }
+                guard Self.isHost(value) else { return nil }
                 hosts += 1
                 hostField = headers.count
             case 10 where Request.equalsLowercased(name, "connection"):
@@ -125,7 +150,7 @@ public struct HTTP1HeadParser {
         }
         lastFieldCount = headers.count
         // Exactly one Host in HTTP/1.1 (RFC 9112 §3.2); at most one in HTTP/1.0.
-        guard hosts == 1 || (isHTTP10 && hosts == 0) else { return .invalid }
+        guard hosts == 1 || (isHTTP10 && hosts == 0) else { return nil }
         // Both framings: read as chunked, and close after the answer (RFC 9112 §6.3).
         if chunked, length != nil { close = true }
         let framing: HTTP1Head.Framing = chunked ? .chunked : length.map { .length($0) } ?? .none
@@ -133,7 +158,7 @@ public struct HTTP1HeadParser {
         if b[targetRange.lowerBound] != UInt8(ascii: "/") {
             // The absolute form, `http://host/path` (RFC 9112 §3.2.2: a server must accept
             // it): its authority is the request's host, its path and query the target.
-            guard let (authority, path) = Self.absoluteForm(target) else { return .invalid }
+            guard let (authority, path) = Self.absoluteForm(target) else { return nil }
             if hosts == 1 { headers[hostField].value = authority } else { headers.append(("Host", authority)) }
             target = path
         }
@@ -141,7 +166,7 @@ public struct HTTP1HeadParser {
             method: method, target: target, headers: headers, isHTTP10: isHTTP10,
             keepAlive: isHTTP10 ? keepAlive && !close : !close, framing: framing,
             expectsContinue: expectsContinue && !isHTTP10)
-        return .head(head, length: end)
+        return head
     }
 
     /// Whether a Host value is `uri-host [ ":" port ]`: a registered name or IPv4 address of
