@@ -151,9 +151,15 @@ struct ProtoJSON {
         var out: [(key: String, value: JSONValue)]?
         for (i, (key, item)) in object.entries.enumerated() {
             if violations.count >= Self.maxViolations { return nil }
-            let name = Self.snakeCase(key)
-            guard let fieldType = fields.first(where: { $0.key.utf8.count == name.utf8.count && $0.key == name })?.value
-            else {
+            // Most names come as the field's own (snake_case): looked up as sent, then in
+            // snake_case when they hold a capital.
+            var name = key
+            var found = Self.field(named: name, in: fields)
+            if found == nil, key.hasASCIIUppercase {
+                name = Self.snakeCase(key)
+                found = Self.field(named: name, in: fields)
+            }
+            guard let fieldType = found else {
                 nameViolation(key, "Cannot find field.", at: path())
                 continue
             }
@@ -180,6 +186,10 @@ struct ProtoJSON {
             out?.append((name, new ?? item))
         }
         return out.map { .object(JSONObject($0)) }
+    }
+
+    private static func field(named name: String, in fields: KeyValuePairs<String, ProtoType>) -> ProtoType? {
+        fields.first(where: { $0.key.utf8.count == name.utf8.count && $0.key == name })?.value
     }
 
     private mutating func nameViolation(_ key: String, _ why: String, at path: String) {
