@@ -90,11 +90,11 @@ public struct JSONWriter: ~Copyable {
     }
     public mutating func bool(_ b: Bool) {
         prefix()
-        out.append(b ? Self.trueBytes : Self.falseBytes)
+        out.append(b ? "true" : "false")
     }
     public mutating func null() {
         prefix()
-        out.append(Self.nullBytes)
+        out.append("null")
     }
     /// Writes already-encoded JSON as one value.
     public mutating func raw(_ json: String) {
@@ -110,10 +110,6 @@ public struct JSONWriter: ~Copyable {
         prefix()
         out.append(other.out.bytes)
     }
-
-    private static let trueBytes = Array("true".utf8)
-    private static let falseBytes = Array("false".utf8)
-    private static let nullBytes = Array("null".utf8)
 
     public mutating func value(_ v: JSONValue) {
         switch v {
