@@ -84,9 +84,9 @@ public struct OwnedBytes: ~Copyable {
     /// A JSON string in quotes, escaped as JSON requires (most need nothing: copied at once).
     public mutating func appendQuoted(_ u: UnsafeBufferPointer<UInt8>) {
         guard !JSONWriter.needsEscape(u) else {
-            append(UInt8(ascii: "\""))
-            appendEscaped(u)
-            return append(UInt8(ascii: "\""))
+            var escaped: [UInt8] = []
+            JSONWriter.appendQuoted(bytes: u, to: &escaped)
+            return append(escaped)
         }
         reserve(u.count + 2)
         base[written] = UInt8(ascii: "\"")

@@ -13,12 +13,13 @@ struct ResponseFields: ~Copyable {
         text.removeAll()
         spans.removeAll(keepingCapacity: true)
         text.append(":status")
+        let nameEnd = text.count
         // Three digits, written as bytes, without formatting a String.
         let s = min(max(status, 100), 999)
         text.append(UInt8(48 + s / 100))
         text.append(UInt8(48 + s / 10 % 10))
         text.append(UInt8(48 + s % 10))
-        spans.append((0, 7, text.count))
+        spans.append((0, nameEnd, text.count))
     }
 
     /// A field from the gateway: its name lower-cased in place once copied.
