@@ -94,13 +94,16 @@ final class Chaos {
     }
 
     /// The next scripted refusal of an FCM send to the device, taken from its script.
-    func scriptedRefusal(_ device: Device) -> Refusal? { takeNext(\.refusals, of: device) }
+    func scriptedRefusal(_ device: Device) -> Refusal? {
+        scriptsByDevice.isEmpty ? nil : takeNext(\.refusals, of: device)
+    }
 
     /// The next scripted code of an APNs push to the device, taken from its script.
-    func scriptedCode(_ device: Device) -> String? { takeNext(\.codes, of: device) }
+    func scriptedCode(_ device: Device) -> String? { scriptsByDevice.isEmpty ? nil : takeNext(\.codes, of: device) }
 
+    /// (Called only when some device has a script: the key path is made at every call.)
     private func takeNext<T>(_ list: WritableKeyPath<DeviceScript, [T]>, of device: Device) -> T? {
-        guard !scriptsByDevice.isEmpty, var s = scriptsByDevice[ObjectIdentifier(device)], !s[keyPath: list].isEmpty else {
+        guard var s = scriptsByDevice[ObjectIdentifier(device)], !s[keyPath: list].isEmpty else {
             return nil
         }
         let next = s[keyPath: list].removeFirst()

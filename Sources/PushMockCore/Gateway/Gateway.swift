@@ -35,7 +35,9 @@ public final class Gateway {
     private let exposure: Exposure
     /// The router's answer for the last method and path: a client sending to one route (a
     /// load test, a worker pushing to one project) skips the table walk.
-    private var lastRoute: (method: String, path: String, match: Router<Routes.Endpoint>.Match)?
+    /// (A class, not a tuple: a tuple is copied whole, through the run time's generic tuple
+    /// code, at every look.)
+    private var lastRoute: RouteMemo?
     /// Stored events the start could not put back into the log (`resume`).
     public internal(set) var unrestored = Unrestored()
     /// How long the last `handle` took (monotonic ns): the transport bounds a connection's
@@ -293,8 +295,20 @@ public final class Gateway {
         }
         if let last = lastRoute, last.method == request.method, last.path == request.path { return last.match }
         let match = router.match(method: request.method, path: request.path)
-        lastRoute = (request.method, request.path, match)
+        lastRoute = RouteMemo(method: request.method, path: request.path, match: match)
         return match
+    }
+
+    private final class RouteMemo {
+        let method: String
+        let path: String
+        let match: Router<Routes.Endpoint>.Match
+
+        init(method: String, path: String, match: Router<Routes.Endpoint>.Match) {
+            self.method = method
+            self.path = path
+            self.match = match
+        }
     }
 
     /// Expires stored and held messages whose TTL or `apns-expiration` has passed, applies
