@@ -13,10 +13,17 @@ public struct Request {
     /// The connection it came on, when the transport keeps per-connection state (HTTP/2).
     public var connection: ConnectionContext?
 
-    public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    /// (The transport passes `secure` and `connection` here: a request made and then changed
+    /// in another module is copied whole on its way out.)
+    public init(
+        method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+        secure: Bool = false, connection: ConnectionContext? = nil
+    ) {
         self.method = method
         self.headers = headers
         self.body = body
+        self.secure = secure
+        self.connection = connection
         // The `?` found on bytes: every request passes here.
         if let offset = target.withBytes({ $0.firstIndex(of: UInt8(ascii: "?")) }) {
             let q = target.utf8.index(target.utf8.startIndex, offsetBy: offset)

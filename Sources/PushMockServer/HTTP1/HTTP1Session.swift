@@ -190,10 +190,9 @@ final class HTTP1Session: Session {
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     private func request(_ head: HTTP1Head, body: [UInt8] = []) -> Request {
-        var request = Request(method: head.method, target: head.target, headers: head.headers, body: body)
-        request.secure = context.isTLS
-        request.connection = context
-        return request
+        Request(
+            method: head.method, target: head.target, headers: head.headers, body: body, secure: context.isTLS,
+            connection: context)
     }
 
     /// Hands a whole request to the gateway; the common answer is written at once.

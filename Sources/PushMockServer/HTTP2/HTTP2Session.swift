@@ -299,9 +299,7 @@ final class HTTP2Session {
     private func dispatch(_ stream: HTTP2Stream) {
         stream.dispatched = true
         bufferedBytes -= stream.headerBytes + stream.body.count
-        var request = stream.request()
-        request.secure = context.isTLS
-        request.connection = context
+        var request = stream.request(context)
         if stream.body.count > dispatcher.maxBodyBytes {
             request.body = []
             respond(stream, dispatcher.framingError(.tooLarge, request))

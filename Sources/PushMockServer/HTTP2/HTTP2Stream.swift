@@ -46,8 +46,11 @@ final class HTTP2Stream: Responder, StreamResponder {
     }
 
     /// The request as the gateway sees it.
-    func request() -> Request {
-        Request(method: head.method, target: head.path.isEmpty ? "/" : head.path, headers: head.headers, body: body)
+    /// The stream's request, as it came on the connection `context` describes.
+    func request(_ context: ConnectionContext) -> Request {
+        Request(
+            method: head.method, target: head.path.isEmpty ? "/" : head.path, headers: head.headers, body: body,
+            secure: context.isTLS, connection: context)
     }
 
     func respond(_ response: Response) {
