@@ -167,7 +167,8 @@ public struct ChaosSettings: Sendable, Equatable {
     /// The control API's body: `{"legacy": {"error_rate": 0.2, ...}, "apns": {...}}`.
     public static func parse(json: JSONObject) throws(ChaosSettingsError) -> ChaosSettings {
         var settings = ChaosSettings()
-        for (name, value) in json.entries {
+        for entry in json.entries {
+            let (name, value) = (entry.key, entry.value)
             guard let fields = value.objectValue else {
                 throw ChaosSettingsError(
                     ChaosSurface(rawValue: name) == nil
@@ -175,7 +176,7 @@ public struct ChaosSettings: Sendable, Equatable {
                         : "'\(name)' must be an object of settings.")
             }
             if fields.isEmpty, ChaosSurface(rawValue: name) != nil { continue }
-            for (field, v) in fields.entries { try settings.set(name, field, v) }
+            for entry in fields.entries { try settings.set(name, entry.key, entry.value) }
         }
         return settings
     }

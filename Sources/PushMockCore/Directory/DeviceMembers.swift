@@ -42,7 +42,7 @@ struct DeviceMembers {
     private(set) var firstUnknown: String?
 
     init(_ obj: JSONObject) {
-        for (key, value) in obj.entries { set(DeviceField(name: key), key, value) }
+        for entry in obj.entries { set(DeviceField(name: entry.key), entry.key, entry.value) }
     }
 
     init() {}

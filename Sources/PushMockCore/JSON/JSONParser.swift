@@ -99,7 +99,7 @@ public struct JSONParser {
     private mutating func object(depth: Int) throws(JSONParseError) -> JSONObject {
         if depth > Self.maxDepth { throw JSONParseError(kind: .tooDeep, position: i) }
         i += 1
-        var entries: [(key: String, value: JSONValue)] = []
+        var entries: [JSONObject.Entry] = []
         entries.reserveCapacity(8)
         skipSpace()
         if i < b.count, b[i] == UInt8(ascii: "}") {
@@ -108,7 +108,7 @@ public struct JSONParser {
         }
         while true {
             let key = try memberName()
-            entries.append((key, try value(depth: depth)))
+            entries.append(JSONObject.Entry(key, try value(depth: depth)))
             if try objectEnds() { return JSONObject(entries) }
         }
     }

@@ -53,9 +53,32 @@ public struct JSONNumber: Equatable, Sendable {
 
 /// An ordered JSON object. Lookups return the last value for a repeated key.
 public struct JSONObject: Equatable, Sendable {
-    public var entries: [(key: String, value: JSONValue)]
+    /// One member. (A struct, not a `(key:, value:)` tuple: an array of tuples is copied and
+    /// freed element by element through the run time's generic tuple code.)
+    public struct Entry: Sendable {
+        public var key: String
+        public var value: JSONValue
 
-    public init(_ entries: [(key: String, value: JSONValue)] = []) { self.entries = entries }
+        public init(_ key: String, _ value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public var entries: [Entry]
+
+    public init(_ entries: [Entry] = []) { self.entries = entries }
+
+    /// An object of these members, in order.
+    public init(_ pairs: [(key: String, value: JSONValue)]) { entries = pairs.map { Entry($0.key, $0.value) } }
+
+    public mutating func append(_ key: String, _ value: JSONValue) { entries.append(Entry(key, value)) }
+
+    /// Sets `key` to `value`: a member of that name is taken out, and the new one goes last.
+    public mutating func put(_ key: String, _ value: JSONValue) {
+        entries.removeAll { $0.key == key }
+        entries.append(Entry(key, value))
+    }
 
     public subscript(key: String) -> JSONValue? {
         for entry in entries.reversed() where entry.key == key { return entry.value }

@@ -123,9 +123,9 @@ public struct JSONWriter: ~Copyable {
             endArray()
         case .object(let o):
             beginObject()
-            for (k, item) in o.entries {
-                key(k)
-                value(item)
+            for entry in o.entries {
+                key(entry.key)
+                value(entry.value)
             }
             endObject()
         }

@@ -148,8 +148,9 @@ struct ProtoJSON {
     private mutating func rewritten(
         _ object: JSONObject, _ fields: KeyValuePairs<String, ProtoType>, at path: () -> String
     ) -> JSONValue? {
-        var out: [(key: String, value: JSONValue)]?
-        for (i, (key, item)) in object.entries.enumerated() {
+        var out: [JSONObject.Entry]?
+        for (i, entry) in object.entries.enumerated() {
+            let (key, item) = (entry.key, entry.value)
             if violations.count >= Self.maxViolations { return nil }
             // Most names come as the field's own (snake_case): looked up as sent, then in
             // snake_case when they hold a capital.
@@ -183,7 +184,7 @@ struct ProtoJSON {
                     return p.isEmpty ? name : "\(p).\(name)"
                 })
             if new != nil || name != key, out == nil { out = Array(object.entries[..<i]) }
-            out?.append((name, new ?? item))
+            out?.append(JSONObject.Entry(name, new ?? item))
         }
         return out.map { .object(JSONObject($0)) }
     }

@@ -53,11 +53,12 @@ public struct APNsRendering {
         if mutable { w.member("mutable-content", 1) }
         w.endObject()
         if let data = content.data {
-            for (k, v) in data.entries { w.member(k, v) }
+            for entry in data.entries { w.member(entry.key, entry.value) }
         }
         if let notification {
-            for (k, v) in notification.entries where !Self.mappedKeys.contains(k) {
-                w.member("gcm.notification." + k, v.stringValue ?? JSONWriter.quotedJSON(v))
+            for entry in notification.entries where !Self.mappedKeys.contains(entry.key) {
+                let v = entry.value
+                w.member("gcm.notification." + entry.key, v.stringValue ?? JSONWriter.quotedJSON(v))
             }
         }
         w.member("gcm.message_id", messageID)

@@ -52,7 +52,9 @@ public struct AndroidRendering {
         w.beginObject()
         if let data = content.data {
             // A Bundle holds strings: legacy non-string values arrive as their JSON text.
-            for (k, v) in data.entries where Self.isAppDataKey(k) { w.member(k, v.stringValue ?? JSONWriter.quotedJSON(v)) }
+            for entry in data.entries where Self.isAppDataKey(entry.key) {
+                w.member(entry.key, entry.value.stringValue ?? JSONWriter.quotedJSON(entry.value))
+            }
         }
         w.endObject()
         if let n = content.notification {

@@ -8,16 +8,16 @@ enum V1Rendering {
         let payload = m.value(at: "apns", "payload")?.objectValue ?? JSONObject()
         var aps = payload["aps"]?.objectValue ?? JSONObject()
         if aps["alert"] == nil, let n = m["notification"]?.objectValue, n["title"] != nil || n["body"] != nil {
-            var alert: [(key: String, value: JSONValue)] = []
-            if let t = n["title"] { alert.append(("title", t)) }
-            if let b = n["body"] { alert.append(("body", b)) }
-            aps.entries.insert(("alert", .object(JSONObject(alert))), at: 0)
+            var alert = JSONObject()
+            if let t = n["title"] { alert.append("title", t) }
+            if let b = n["body"] { alert.append("body", b) }
+            aps.entries.insert(JSONObject.Entry("alert", .object(alert)), at: 0)
         }
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         w.member("aps", .object(aps))
-        for (k, v) in payload.entries where k != "aps" { w.member(k, v) }
-        for (k, v) in m["data"]?.objectValue?.entries ?? [] { w.member(k, v) }
+        for entry in payload.entries where entry.key != "aps" { w.member(entry.key, entry.value) }
+        for entry in m["data"]?.objectValue?.entries ?? [] { w.member(entry.key, entry.value) }
         let image =
             m.value(at: "apns", "fcm_options", "image")?.stringValue
             ?? m.value(at: "notification", "image")?.stringValue
@@ -68,10 +68,7 @@ enum V1Rendering {
         let specific = m.value(at: "android", "notification")?.objectValue
         if common != nil || specific != nil {
             var merged = common ?? JSONObject()
-            for (k, v) in specific?.entries ?? [] {
-                merged.entries.removeAll { $0.key == k }
-                merged.entries.append((k, v))
-            }
+            for entry in specific?.entries ?? [] { merged.put(entry.key, entry.value) }
             w.member("notification", .object(merged))
         }
         w.endObject()

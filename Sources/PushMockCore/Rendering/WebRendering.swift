@@ -117,18 +117,15 @@ public struct WebRendering {
         var notification = m["notification"]?.objectValue
         if let specific = webpush?["notification"]?.objectValue {
             var merged = notification ?? JSONObject()
-            for (k, v) in specific.entries {
-                merged.entries.removeAll { $0.key == k }
-                merged.entries.append((k, v))
-            }
+            for entry in specific.entries { merged.put(entry.key, entry.value) }
             notification = merged
         }
         var fcmOptions = webpush?["fcm_options"]?.objectValue
         if fcmOptions?["analytics_label"] == nil, let label = m["fcm_options"]?["analytics_label"] {
-            fcmOptions = JSONObject((fcmOptions?.entries ?? []) + [("analytics_label", label)])
+            fcmOptions = JSONObject((fcmOptions?.entries ?? []) + [JSONObject.Entry("analytics_label", label)])
         }
         if let link = fcmOptions?["link"], notification != nil, notification?["click_action"] == nil {
-            notification?.entries.append(("click_action", link))
+            notification?.append("click_action", link)
         }
         let data = webpush?["data"]?.objectValue ?? m["data"]?.objectValue
         return (notification, data, fcmOptions)

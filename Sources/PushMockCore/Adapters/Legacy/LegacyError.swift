@@ -83,7 +83,8 @@ enum LegacyValidation {
 
     private static func size(_ obj: JSONObject?) -> Int {
         var n = 0
-        for (k, v) in obj?.entries ?? [] {
+        for entry in obj?.entries ?? [] {
+            let (k, v) = (entry.key, entry.value)
             n += k.utf8.count + (v.stringValue?.utf8.count ?? JSONWriter.quotedJSON(v).utf8.count)
         }
         return n

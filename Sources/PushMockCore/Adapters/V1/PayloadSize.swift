@@ -22,10 +22,7 @@ enum PayloadSize {
             var notificationSeen = notificationSize
             if let specific = android["notification"]?.objectValue {
                 var merged = notification ?? JSONObject()
-                for (k, v) in specific.entries {
-                    merged.entries.removeAll { $0.key == k }
-                    merged.entries.append((k, v))
-                }
+                for entry in specific.entries { merged.put(entry.key, entry.value) }
                 notificationSeen = pairs(merged)
             }
             if ((android["data"]?.objectValue).map(pairs) ?? dataSize) + notificationSeen > limit { return true }
@@ -47,9 +44,9 @@ enum PayloadSize {
     static func pairs(_ object: JSONObject?) -> Int {
         var n = 0
         guard let entries = object?.entries else { return 0 }
-        for (k, v) in entries {
-            n += k.utf8.count
-            switch v {
+        for entry in entries {
+            n += entry.key.utf8.count
+            switch entry.value {
             case .string(let s): n += s.utf8.count
             case .array(let items): for case .string(let s) in items { n += s.utf8.count }
             default: break

@@ -59,7 +59,8 @@ struct V1Request {
 
     private static func targetOf(_ m: JSONObject) throws(V1Error) -> Target {
         var found: Target?
-        for (name, value) in m.entries where isTargetField(name) {
+        for entry in m.entries where isTargetField(entry.key) {
+            let (name, value) = (entry.key, entry.value)
             guard let s = value.stringValue, !s.isEmpty else { continue }
             if found != nil {
                 // The proto parser's own refusal, like a wrong type: the front end's answer.
@@ -103,9 +104,9 @@ struct V1Request {
         let apns = m["apns"]?.objectValue
         let webpush = m["webpush"]?.objectValue
         func checkKeys(_ data: JSONValue?, _ path: StaticString) throws(V1Error) {
-            for (key, _) in data?.objectValue?.entries ?? [] where AndroidRendering.isReservedKey(key) {
+            for entry in data?.objectValue?.entries ?? [] where AndroidRendering.isReservedKey(entry.key) {
                 throw .invalid(
-                    "Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.",
+                    "Invalid data payload key: \(entry.key). Keys may not be from, message_type, or start with google. or gcm.",
                     field: "\(path)", reason: "reserved_data_key")
             }
         }
