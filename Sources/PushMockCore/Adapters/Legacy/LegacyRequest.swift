@@ -136,11 +136,15 @@ struct LegacyRequest {
         if let ttl {
             if let n = ttl.int, (0...PushContent.maxTTL).contains(n) { ttlSeconds = n } else { invalidTTL = true }
         }
-        let content = PushContent(
-            notification: notification, data: data, priority: priority,
-            contentAvailable: contentAvailable ?? false, mutableContent: mutableContent ?? false,
-            collapseKey: collapseKey, ttl: ttlSeconds, restrictedPackageName: restricted)
-        return LegacyRequest(target: target, content: content, dryRun: dryRun ?? false, invalidTTL: invalidTTL, isForm: false)
+        // The members the reading closure set are moved out (`take()`), not copied and then
+        // released.
+        return LegacyRequest(
+            target: target,
+            content: PushContent(
+                notification: notification.take(), data: data.take(), priority: priority,
+                contentAvailable: contentAvailable ?? false, mutableContent: mutableContent ?? false,
+                collapseKey: collapseKey.take(), ttl: ttlSeconds, restrictedPackageName: restricted.take()),
+            dryRun: dryRun ?? false, invalidTTL: invalidTTL, isForm: false)
     }
 
     /// The plain-text format: `registration_id=…&collapse_key=…&data.key=value`.
