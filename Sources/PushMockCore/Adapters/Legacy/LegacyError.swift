@@ -82,10 +82,11 @@ enum LegacyValidation {
     }
 
     private static func size(_ obj: JSONObject?) -> Int {
+        guard let entries = obj?.entries else { return 0 }
         var n = 0
-        for entry in obj?.entries ?? [] {
-            let (k, v) = (entry.key, entry.value)
-            n += k.utf8.count + (v.stringValue?.utf8.count ?? JSONWriter.quotedJSON(v).utf8.count)
+        for entry in entries {
+            n += entry.key.utf8.count
+            if case .string(let s) = entry.value { n += s.utf8.count } else { n += JSONWriter.quotedJSON(entry.value).utf8.count }
         }
         return n
     }
