@@ -12,15 +12,15 @@ public struct PushOptions: Sendable {
     public var priority: Priority
     public var contentAvailable: Bool
     public var mutableContent: Bool
-    public var collapseKey: String?
+    public var collapseKey: Optional<String>
     /// Seconds.
     public var ttl: Int
-    public var restrictedPackageName: String?
-    public var analyticsLabel: String?
+    public var restrictedPackageName: Optional<String>
+    public var analyticsLabel: Optional<String>
     public var isNotification: Bool
     /// HTTP v1: `apns.headers["apns-expiration"]` when the sender set it (epoch seconds; 0 is
     /// one attempt only).
-    public var apnsExpiration: Int64?
+    public var apnsExpiration: Optional<Int64>
 
     /// BigQuery's `message_type` for one recipient.
     public var messageType: MessageType { isNotification ? .displayNotification : .dataMessage }
@@ -30,22 +30,24 @@ public struct PushOptions: Sendable {
 /// user-visible `notification` and the `data` map.
 public struct PushContent: Sendable {
     /// The `notification` object as sent (legacy keys, in order).
-    public var notification: JSONObject?
-    public var data: JSONObject?
+    public var notification: Optional<JSONObject>
+    public var data: Optional<JSONObject>
     public var options: PushOptions
     /// A send that shapes each platform's payload itself (HTTP v1's `android`, `apns` and
     /// `webpush` blocks): the whole message, snake_case, as the renderers read it.
-    public var perPlatform: JSONObject?
+    public var perPlatform: Optional<JSONObject>
     /// A push that reaches a browser directly (Web Push): its data as the service worker gets
     /// it, decrypted; nil when it carried none or did not decrypt.
-    public var payload: [UInt8]?
+    public var payload: Optional<[UInt8]>
     /// Why a Web Push body did not decrypt: the browser drops it.
-    public var payloadError: String?
+    public var payloadError: Optional<String>
 
     public init(
         notification: JSONObject? = nil, data: JSONObject? = nil, priority: Priority? = nil,
         contentAvailable: Bool = false, mutableContent: Bool = false, collapseKey: String? = nil,
-        ttl: Int = PushContent.maxTTL, restrictedPackageName: String? = nil, analyticsLabel: String? = nil
+        ttl: Int = PushContent.maxTTL, restrictedPackageName: String? = nil, analyticsLabel: String? = nil,
+        isNotification: Bool? = nil, apnsExpiration: Int64? = nil, perPlatform: JSONObject? = nil,
+        payload: [UInt8]? = nil, payloadError: String? = nil
     ) {
         self.notification = notification
         self.data = data
@@ -54,7 +56,11 @@ public struct PushContent: Sendable {
             priority: priority ?? (notification != nil ? .high : .normal),
             contentAvailable: contentAvailable, mutableContent: mutableContent,
             collapseKey: collapseKey, ttl: ttl, restrictedPackageName: restrictedPackageName,
-            analyticsLabel: analyticsLabel, isNotification: notification != nil)
+            analyticsLabel: analyticsLabel, isNotification: isNotification ?? (notification != nil),
+            apnsExpiration: apnsExpiration)
+        self.perPlatform = perPlatform
+        self.payload = payload
+        self.payloadError = payloadError
     }
 
     /// Four weeks, FCM's default and maximum TTL.

@@ -9,9 +9,9 @@ public struct Request {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
     /// Whether it came over TLS.
-    public var secure = false
+    public var secure: Bool
     /// The connection it came on, when the transport keeps per-connection state (HTTP/2).
-    public var connection: ConnectionContext?
+    public var connection: Optional<ConnectionContext>
 
     /// (The transport passes `secure` and `connection` here: a request made and then changed
     /// in another module is copied whole on its way out.)

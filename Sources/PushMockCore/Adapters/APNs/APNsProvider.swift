@@ -115,12 +115,11 @@ struct APNsProvider {
         func isOne(_ key: String) -> Bool { aps.last { $0.key == key }?.scalar?.numberValue?.int == 1 }
         let hasAlert = aps.contains { $0.key == "alert" || $0.key == "sound" || $0.key == "badge" }
         let pushType = headers?.pushType ?? (hasAlert ? "alert" : "background")
-        var content = PushContent(
+        let content = PushContent(
             priority: (headers?.priority ?? 10) == 10 ? .high : .normal,
             contentAvailable: isOne("content-available"), mutableContent: isOne("mutable-content"),
-            collapseKey: headers?.collapseID)
-        content.options.isNotification = pushType == "alert" && hasAlert
-        content.options.apnsExpiration = headers?.expiration
+            collapseKey: headers?.collapseID, isNotification: pushType == "alert" && hasAlert,
+            apnsExpiration: headers?.expiration)
         let message = parts.delivery.accept(
             api: "apns", format: Self.format, options: content.options, target: .token, request: request,
             project: project, id: apnsID, bulkID: nil, refused: refused)

@@ -174,19 +174,15 @@ struct V1Request {
             m["fcm_options"]?["analytics_label"]?.stringValue
             ?? android?["fcm_options"]?["analytics_label"]?.stringValue
             ?? apns?["fcm_options"]?["analytics_label"]?.stringValue
-        var content = PushContent(
+        // A send without a priority is high only with a top-level `notification` (which
+        // makes it a notification message too): the content's default.
+        return PushContent(
             notification: m["notification"]?.objectValue, data: m["data"]?.objectValue,
             priority: priority, contentAvailable: aps?["content-available"]?.numberValue?.int == 1,
             mutableContent: aps?["mutable-content"]?.numberValue?.int == 1,
             collapseKey: android?["collapse_key"]?.stringValue, ttl: ttl,
             restrictedPackageName: android?["restricted_package_name"]?.stringValue,
-            analyticsLabel: label)
-        content.options.isNotification = isNotification
-        if !isNotification, priority == nil { content.options.priority = .normal }
-        if let exp = apnsHeaders?["apns-expiration"]?.stringValue.flatMap({ Int64($0) }) {
-            content.options.apnsExpiration = exp
-        }
-        content.perPlatform = m
-        return content
+            analyticsLabel: label, isNotification: isNotification,
+            apnsExpiration: apnsHeaders?["apns-expiration"]?.stringValue.flatMap({ Int64($0) }), perPlatform: m)
     }
 }

@@ -11,14 +11,12 @@ extension WebPushAPI {
             failure = error.why
         }
         let handling = ServiceWorker.handle(data ?? [])
-        var content = PushContent(
+        let content = PushContent(
             notification: handling.notification,
             data: data.flatMap { (try? JSONParser.parse($0))?.objectValue },
-            priority: headers.urgency == "high" ? .high : .normal, collapseKey: headers.topic, ttl: headers.ttl)
-        content.payload = data
-        content.payloadError = failure
-        let decoded = content
-        let format = MessageFormat(direct: true) { _ in decoded }
+            priority: headers.urgency == "high" ? .high : .normal, collapseKey: headers.topic, ttl: headers.ttl,
+            payload: data, payloadError: failure)
+        let format = MessageFormat(direct: true) { _ in content }
         let message = parts.delivery.accept(
             api: "webpush", format: format, options: content.options, target: .token, request: request, project: project,
             id: id, bulkID: nil)
