@@ -26,17 +26,25 @@ public struct JSONParser {
         }
     }
 
+    /// A member of an object read shallowly: its name, and its value if a scalar. (A struct, not
+    /// a tuple: an array of tuples is freed element by element through the run time's generic
+    /// tuple code.)
+    public struct ShallowMember {
+        public let key: String
+        public let scalar: JSONValue?
+    }
+
     /// The members of the object at top-level `key` in `bytes`, which must be valid JSON as a
     /// whole: names in order, scalar values built, nested objects and arrays only checked
     /// (nil). Nil when `bytes` is not an object or `key` does not name an object (the last
     /// one, if repeated).
-    public static func members(of key: String, in bytes: [UInt8]) -> [(key: String, scalar: JSONValue?)]? {
-        bytes.withUnsafeBufferPointer { buf -> [(key: String, scalar: JSONValue?)]? in
+    public static func members(of key: String, in bytes: [UInt8]) -> [ShallowMember]? {
+        bytes.withUnsafeBufferPointer { buf -> [ShallowMember]? in
             var p = JSONParser(buf)
             p.skipSpace()
             guard p.i < buf.count, buf[p.i] == UInt8(ascii: "{") else { return nil }
             do throws(JSONParseError) {
-                var found: [(key: String, scalar: JSONValue?)]?
+                var found: [ShallowMember]?
                 try p.eachMember { p, name throws(JSONParseError) in
                     if name == key { found = try p.shallowObject() } else { try p.skipValue(depth: 1) }
                 }
@@ -177,20 +185,20 @@ public struct JSONParser {
 
     /// A member's value at depth 1: an object's members with scalars built (nil for another
     /// value, which is only checked).
-    private mutating func shallowObject() throws(JSONParseError) -> [(key: String, scalar: JSONValue?)]? {
+    private mutating func shallowObject() throws(JSONParseError) -> [ShallowMember]? {
         guard i < b.count, b[i] == UInt8(ascii: "{") else {
             try skipValue(depth: 1)
             return nil
         }
-        var out: [(key: String, scalar: JSONValue?)] = []
+        var out: [ShallowMember] = []
         out.reserveCapacity(4)
         try eachMember { p, name throws(JSONParseError) in
             let open = p.i < p.b.count ? p.b[p.i] : 0
             if open == UInt8(ascii: "{") || open == UInt8(ascii: "[") {
                 try p.skipValue(depth: 2)
-                out.append((name, nil))
+                out.append(ShallowMember(key: name, scalar: nil))
             } else {
-                out.append((name, try p.value(depth: 2)))
+                out.append(ShallowMember(key: name, scalar: try p.value(depth: 2)))
             }
         }
         return out
