@@ -8,6 +8,10 @@ public enum Priority: String, Sendable {
 
 /// The delivery options of one send: what fan-out, the device model and the log columns
 /// need. Small, so every accepted message keeps it.
+///
+/// Its optionals are spelled `Optional<T>`, as `PushContent`'s and `Request`'s are: a stored
+/// `var x: T?` starts as nil before an initializer runs, and Swift then builds the struct in
+/// memory and copies it out whole (docs/PERFORMANCE.md, fourteenth pass).
 public struct PushOptions: Sendable {
     public var priority: Priority
     public var contentAvailable: Bool
@@ -27,7 +31,8 @@ public struct PushOptions: Sendable {
 }
 
 /// The normalized content of one send, whichever API it came through: the options plus the
-/// user-visible `notification` and the `data` map.
+/// user-visible `notification` and the `data` map. Made in one step by its initializer (a
+/// content made and then changed is copied out whole); its optionals as `PushOptions`'s.
 public struct PushContent: Sendable {
     /// The `notification` object as sent (legacy keys, in order).
     public var notification: Optional<JSONObject>

@@ -11,10 +11,11 @@ public struct Request {
     /// Whether it came over TLS.
     public var secure: Bool
     /// The connection it came on, when the transport keeps per-connection state (HTTP/2).
+    /// (`Optional<T>` and no defaults, as in `PushOptions`: the request is built in place.)
     public var connection: Optional<ConnectionContext>
 
     /// (The transport passes `secure` and `connection` here: a request made and then changed
-    /// in another module is copied whole on its way out.)
+    /// is copied whole on its way out.)
     public init(
         method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
         secure: Bool = false, connection: ConnectionContext? = nil
