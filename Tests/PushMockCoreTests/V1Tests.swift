@@ -392,6 +392,27 @@ struct V1Tests {
             ).status == 200)
     }
 
+    @Test(
+        "a send's options: high priority by default only with a top-level notification; what makes a notification message; the overrides"
+    )
+    func sendOptions() throws {
+        func options(_ message: String) throws -> PushOptions {
+            try V1Request.decode(Array(#"{"message":{"token":"t",\#(message)}}"#.utf8)).content.options
+        }
+        let top = try options(#""notification":{"title":"x"}"#)
+        #expect(top.priority == .high && top.isNotification)
+        let android = try options(#""android":{"notification":{"title":"x"}}"#)
+        #expect(android.priority == .normal && android.isNotification)
+        let alert = try options(#""apns":{"payload":{"aps":{"alert":"x"}}}"#)
+        #expect(alert.priority == .normal && alert.isNotification)
+        let data = try options(#""data":{"k":"v"}"#)
+        #expect(data.priority == .normal && !data.isNotification && data.apnsExpiration == nil)
+        let high = try options(#""data":{"k":"v"},"android":{"priority":"high","ttl":"60s","collapse_key":"c"}"#)
+        #expect(high.priority == .high && high.ttl == 60 && high.collapseKey == "c" && !high.isNotification)
+        let apns = try options(#""notification":{"title":"x"},"apns":{"headers":{"apns-priority":"5","apns-expiration":"0"}}"#)
+        #expect(apns.priority == .normal && apns.apnsExpiration == 0 && apns.isNotification)
+    }
+
     @Test("apns and android overrides reach the device as FCM merges them")
     func rendering() throws {
         let h = try Harness { $0.acceptAnyToken = true }
