@@ -18,6 +18,30 @@ struct LegacyBadInputTests {
         #expect(try h.eventNames() == Array(repeating: "AUTHENTICATION_ERROR", count: 4))
     }
 
+    @Test(
+        "the Authorization schemes: key= and Bearer in any case, spaces around a server key; a scheme alone, or another, is none")
+    func authorizationSchemes() throws {
+        let key = Configuration.defaultServerKey
+        #expect(Authorization.serverKey("key=" + key) == key && Authorization.serverKey("KEY=" + key) == key)
+        #expect(Authorization.serverKey("Key= \(key) ") == key)
+        for none in ["key=", "key", "", "Bearer " + key, "kex=" + key] {
+            #expect(Authorization.serverKey(none) == nil, "\(none)")
+        }
+        #expect(Authorization.bearerToken("Bearer t") == "t" && Authorization.bearerToken("bEARER t") == "t")
+        #expect(Authorization.bearerToken("Bearer  t ") == " t " && Authorization.bearerToken("Bearer  t ", trimmed: true) == "t")
+        for none in ["Bearer ", "Bearer", "Basic dXNlcg==", "key=t"] {
+            #expect(Authorization.bearerToken(none) == nil, "\(none)")
+        }
+        #expect(Authorization.bearerToken("Bearer   ", trimmed: true) == nil)
+        // Through the API: a key in another case is taken; the scheme alone is FCM's 401 page.
+        let h = try Harness()
+        let upper = h.call(
+            "POST", "/fcm/send", body: #"{"to":"/topics/a","data":{"a":"b"}}"#, headers: [("Authorization", "KEY=" + key)])
+        #expect(upper.status == 200)
+        let bare = h.call("POST", "/fcm/send", body: "{}", headers: [("Authorization", "key=")])
+        #expect(bare.status == 401 && bare.bodyText.contains("<H2>Error 401</H2>"))
+    }
+
     @Test("--accept-any-key accepts any key; a project's own key selects that project")
     func acceptAnyKey() throws {
         let h = try Harness { $0.acceptAnyKey = true }
