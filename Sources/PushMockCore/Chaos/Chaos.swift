@@ -35,7 +35,7 @@ final class Chaos {
     func reseed(_ seed: UInt64) { random = RandomSource(seed: seed) }
 
     func roll(_ surface: ChaosSurface, _ project: Project) -> Roll {
-        project.chaos.isSet(surface) ? roll(surface, project.chaos[surface]) : Roll()
+        roll(surface, project.chaos[surface])
     }
 
     private func roll(_ surface: ChaosSurface, _ settings: SurfaceChaos?) -> Roll {
@@ -59,7 +59,7 @@ final class Chaos {
         _ surface: ChaosSurface, _ project: Project, failure render: (ChaosFailure) -> (Response, EventKind),
         keep: () -> Message? = { nil }, _ body: () -> Reply
     ) -> Reply {
-        guard project.chaos.isSet(surface), let settings = project.chaos[surface] else { return body() }
+        guard let settings = project.chaos[surface] else { return body() }
         let roll = self.roll(surface, settings)
         if let mode = roll.drop {
             logChaos(.internalError, project, message: keep())
@@ -79,8 +79,7 @@ final class Chaos {
     /// A per-recipient failure for one recipient of a send on `surface`, if the roll says so:
     /// one of the surface's `perRecipientErrors`.
     func perRecipientFailure(_ surface: ChaosSurface, _ project: Project) -> String? {
-        guard project.chaos.isSet(surface), let s = project.chaos[surface], surface.perRecipientErrors.contains(s.error),
-            s.errorRate > 0,
+        guard let s = project.chaos[surface], surface.perRecipientErrors.contains(s.error), s.errorRate > 0,
             chance(s.errorRate)
         else { return nil }
         return s.error

@@ -141,21 +141,19 @@ public struct ChaosSettings: Sendable, Equatable {
     /// By `ChaosSurface` case, in `allCases` order: every send looks its surface up, and a
     /// String-backed enum as a dictionary key would hash its name each time.
     private var surfaces = [SurfaceChaos?](repeating: nil, count: ChaosSurface.allCases.count)
-    /// One bit a surface with settings: every request asks whether its surface has any, and
-    /// most find none. (Asking the array copies the settings out.)
+    /// One bit a surface with settings: every request asks for its surface's, and most find
+    /// none, which the bit says without copying the empty settings out of the array.
     private var setBits: UInt32 = 0
 
     public init() {}
 
     public subscript(surface: ChaosSurface) -> SurfaceChaos? {
-        get { surfaces[surface.index] }
+        get { setBits & (1 << surface.index) == 0 ? nil : surfaces[surface.index] }
         set {
             surfaces[surface.index] = newValue
             if newValue == nil { setBits &= ~(1 << surface.index) } else { setBits |= 1 << surface.index }
         }
     }
-
-    public func isSet(_ surface: ChaosSurface) -> Bool { setBits & (1 << surface.index) != 0 }
 
     /// `--chaos legacy.error_rate=0.2,legacy.error=503,apns.latency_ms=50`: the JSON fields
     /// as `surface.field=value`, comma-separated.

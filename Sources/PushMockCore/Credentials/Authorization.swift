@@ -3,7 +3,7 @@ enum Authorization {
     /// The key of `key=<server key>`, the scheme matched case-insensitively.
     static func serverKey(_ header: String) -> String? {
         let u = header.utf8
-        guard u.count > 4, starts(u, with: "key=") else { return nil }
+        guard starts(header, with: "key=") else { return nil }
         let key = String(Substring(u.dropFirst(4)))
         return key.utf8.first == 0x20 || key.utf8.last == 0x20 ? key.trimming(" \t") : key
     }
@@ -12,7 +12,7 @@ enum Authorization {
     /// (APNs takes them, Google's APIs do not), and an empty token is none.
     static func bearerToken(_ header: String, trimmed: Bool = false) -> String? {
         let u = header.utf8
-        guard u.count > 7, starts(u, with: "bearer ") else { return nil }
+        guard starts(header, with: "bearer ") else { return nil }
         var token = u.dropFirst(7)
         guard trimmed else { return String(Substring(token)) }
         while token.first == 0x20 { token = token.dropFirst() }
@@ -20,12 +20,9 @@ enum Authorization {
         return token.isEmpty ? nil : String(Substring(token))
     }
 
-    /// Whether the header starts with `scheme` (lower-case), matched case-insensitively.
-    private static func starts(_ u: String.UTF8View, with scheme: String) -> Bool {
-        var it = u.makeIterator()
-        for expected in scheme.utf8 {
-            guard let c = it.next(), (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) == expected else { return false }
-        }
-        return true
+    /// Whether the header is `scheme` (lower-case, matched case-insensitively) and more.
+    private static func starts(_ header: String, with scheme: String) -> Bool {
+        let n = scheme.utf8.count
+        return header.withBytes { $0.count > n && Request.equalsLowercased(UnsafeBufferPointer(rebasing: $0[..<n]), scheme) }
     }
 }

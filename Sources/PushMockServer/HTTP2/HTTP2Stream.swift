@@ -45,8 +45,7 @@ final class HTTP2Stream: Responder, StreamResponder {
         if !name.hasPrefix(":") { head.headers.append((name, value)) }
     }
 
-    /// The request as the gateway sees it.
-    /// The stream's request, as it came on the connection `context` describes.
+    /// The request as the gateway sees it, as it came on the connection `context` describes.
     func request(_ context: ConnectionContext) -> Request {
         Request(
             method: head.method, target: head.path.isEmpty ? "/" : head.path, headers: head.headers, body: body,
