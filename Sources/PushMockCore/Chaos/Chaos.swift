@@ -35,12 +35,12 @@ final class Chaos {
     func reseed(_ seed: UInt64) { random = RandomSource(seed: seed) }
 
     func roll(_ surface: ChaosSurface, _ project: Project) -> Roll {
-        roll(surface, project.chaos[surface])
+        guard let settings = project.chaos[surface] else { return Roll() }
+        return roll(surface, settings)
     }
 
-    private func roll(_ surface: ChaosSurface, _ settings: SurfaceChaos?) -> Roll {
+    private func roll(_ surface: ChaosSurface, _ s: SurfaceChaos) -> Roll {
         var roll = Roll()
-        guard let s = settings else { return roll }
         if s.dropRate > 0, chance(s.dropRate) { roll.drop = s.drop }
         // Per-recipient errors are rolled per recipient (`perRecipientFailure`).
         if s.errorRate > 0, !surface.perRecipientErrors.contains(s.error), chance(s.errorRate) {
