@@ -73,3 +73,5 @@ print(f"--data-dir, topic send to {n} subscribers: answered after {t4-t3:.2f} s,
 print(f"--data-dir, restart with {n} devices and {2*n+1} events: stopped in {t6-t5:.2f} s, serving again after {t7-t6:.2f} s "
       f"({kib/1024:.0f} MiB on disk)")
 PY
+source "$(dirname "$0")/goals.sh"
+goal "$work/goals" "--data-dir restart with $n devices" "$(python3 -c "print(f'{$t7 - $t6:.2f}')")" "<=" 10 s

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Part of make bench (bench/run.sh and bench/durable_scale.sh source it): each measure with a
+# goal is noted as it is taken, and the run ends with every goal, its figure and whether it
+# was met (the goals and why they are set there: docs/PERFORMANCE.md).
+
+# goal FILE LABEL VALUE OP TARGET UNIT: notes one measure (OP is >= or <=).
+goal() {
+  printf '%s\t%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "$5" "$6" >>"$1"
+}
+
+# goals_report FILE: the table of every goal noted in FILE.
+goals_report() {
+  python3 - "$1" <<'PY'
+import sys
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
+met = 0
+print("Goals:")
+for label, value, op, target, unit in rows:
+    v, t = float(value), float(target)
+    ok = v >= t if op == ">=" else v <= t
+    met += ok
+    sign = "≥" if op == ">=" else "≤"
+    print(f"  {label:<44} {(value + ' ' + unit).strip():>10}   goal {sign} {(target + ' ' + unit).strip():<8} {'met' if ok else 'NOT MET'}")
+print(f"{met} of {len(rows)} goals met")
+PY
+}
