@@ -3,15 +3,17 @@
 # goal is noted as it is taken, and the run ends with every goal, its figure and whether it
 # was met (the goals and why they are set there: docs/PERFORMANCE.md).
 
-# goal FILE LABEL VALUE OP TARGET UNIT: notes one measure (OP is >= or <=).
+# goal FILE LABEL VALUE OP TARGET UNIT: notes one measure, unrounded (OP is >= or <=).
 goal() {
   printf '%s\t%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "$5" "$6" >>"$1"
 }
 
-# goals_report FILE: the table of every goal noted in FILE.
+# goals_report FILE: the table of every goal noted in FILE. Each figure is compared unrounded
+# and shown rounded away from its goal (down for ≥, up for ≤), so a figure shown met is met.
 goals_report() {
   python3 - "$1" <<'PY'
-import sys
+import math, sys
+places = {"": 3, "s": 2}
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
 met = 0
 print("Goals:")
@@ -19,8 +21,11 @@ for label, value, op, target, unit in rows:
     v, t = float(value), float(target)
     ok = v >= t if op == ">=" else v <= t
     met += ok
+    p = places.get(unit, 0)
+    shown = (math.floor if op == ">=" else math.ceil)(v * 10**p) / 10**p
     sign = "≥" if op == ">=" else "≤"
-    print(f"  {label:<44} {(value + ' ' + unit).strip():>10}   goal {sign} {(target + ' ' + unit).strip():<8} {'met' if ok else 'NOT MET'}")
+    figure = f"{shown:.{p}f} {unit}".strip()
+    print(f"  {label:<44} {figure:>10}   goal {sign} {(target + ' ' + unit).strip():<8} {'met' if ok else 'NOT MET'}")
 print(f"{met} of {len(rows)} goals met")
 PY
 }
