@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Part of make bench (bench/run.sh and bench/durable_scale.sh source it): each measure with a
 # goal is noted as it is taken, and the run ends with every goal, its figure and whether it
-# was met (the goals and why they are set there: docs/PERFORMANCE.md).
+# was met (the runs, pass by pass: docs/PERFORMANCE.md).
 
 # goal FILE LABEL VALUE OP TARGET UNIT: notes one measure, unrounded (OP is >= or <=).
 goal() {

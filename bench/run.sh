@@ -6,7 +6,7 @@
 # Prints req/s, p99 and the ratios; then latency at 10,000 req/s; then the
 # 1,000,000-subscriber topic case with the memory of an idle device; then Web Push
 # (bench/webpush.sh), real GCM clients over MCS (bench/mcs.sh) and the durable store at scale
-# (bench/durable_scale.sh).
+# (bench/durable_scale.sh); last, every measure that has a goal against it (bench/goals.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${BENCH_SECONDS:-10}
