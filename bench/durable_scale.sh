@@ -74,4 +74,4 @@ print(f"--data-dir, restart with {n} devices and {2*n+1} events: stopped in {t6-
       f"({kib/1024:.0f} MiB on disk)")
 PY
 source "$(dirname "$0")/goals.sh"
-goal "$work/goals" "--data-dir restart with $n devices" "$(python3 -c "print($t7 - $t6)")" "<=" 10 s
+goal "$work" "--data-dir restart with $n devices" "$(python3 -c "print($t7 - $t6)")" "<=" 10 s

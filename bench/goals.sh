@@ -3,15 +3,17 @@
 # goal is noted as it is taken, and the run ends with every goal, its figure and whether it
 # was met (the runs, pass by pass: docs/PERFORMANCE.md).
 
-# goal FILE LABEL VALUE OP TARGET UNIT: notes one measure, unrounded (OP is >= or <=).
+# goal WORK LABEL VALUE OP TARGET UNIT: notes one measure, unrounded (OP is >= or <=), in the
+# run's work directory.
 goal() {
-  printf '%s\t%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "$5" "$6" >>"$1"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "$5" "$6" >>"$1/goals"
 }
 
-# goals_report FILE: the table of every goal noted in FILE. Each figure is compared unrounded
-# and shown rounded away from its goal (down for ≥, up for ≤), so a figure shown met is met.
+# goals_report WORK: the table of every goal noted in the run's work directory. Each figure is
+# compared unrounded and shown rounded away from its goal (down for ≥, up for ≤), so a figure
+# shown met is met.
 goals_report() {
-  python3 - "$1" <<'PY'
+  python3 - "$1/goals" <<'PY'
 import math, sys
 places = {"": 3, "s": 2}
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
