@@ -10,6 +10,10 @@
 #     from a service account, as `make bench` sends it;
 #   - nghttpd's static answer, and pushmock's APNs push to one iPhone over TLS and HTTP/2 with
 #     a provider token (4 connections of 100 streams, 20,000 pushes after 2,000).
+# pushmock keeps 100 sends and 300 events here, so the warm-up fills both and every measured
+# send evicts the oldest send and its events, as every send does in `make bench` once its
+# first second has filled the default 100,000 and 1,000,000. (With the defaults, 3,000 sends
+# would never evict, and the counts would leave out what eviction costs.)
 # BIN=path/to/pushmock measures another build (e.g. an older commit's; TUNE= runs it without
 # the malloc tunable, as a build from before the tunable ran).
 set -euo pipefail
@@ -23,6 +27,7 @@ port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)
 # GLIBC_TUNABLES as pushmock sets them for itself (it would otherwise re-execute itself to set
 # them, which callgrind would not follow).
 tune="${TUNE-glibc.malloc.tcache_count=1000:glibc.malloc.hugetlb=1}"
+full=(--max-messages 100 --max-events 300)
 
 load=()  # h2load arguments (without -n), set by each case's setup
 measure() { # name, warm-up count, count, readiness URL, command... → prints instructions per request
@@ -75,7 +80,7 @@ c = service_account.Credentials.from_service_account_file(sys.argv[1], scopes=["
 for api in legacy v1; do
   p=$(port); pm="http://127.0.0.1:$p"
   GLIBC_TUNABLES="$tune" setup=$api measure "pushmock-$api" 300 3000 "$pm/healthz" \
-    "$BIN" --port "$p" --tls-port off --device-rate-limit 0 --quota-per-minute 100000000
+    "$BIN" --port "$p" --tls-port off --device-rate-limit 0 --quota-per-minute 100000000 "${full[@]}"
 done
 
 # APNs: pushmock makes the certificates (in its --cert-dir) that nghttpd then serves with.
@@ -92,7 +97,7 @@ print(jwt.encode({"iss": k["team_id"], "iat": int(time.time())}, k["private_key"
 }
 p=$(port); t=$(port); pm="http://127.0.0.1:$p"; pmtls="https://127.0.0.1:$t"
 GLIBC_TUNABLES="$tune" setup=apns measure "pushmock-apns" 2000 20000 "$pm/healthz" \
-  "$BIN" --port "$p" --tls-port "$t" --cert-dir "$work/certs" --device-rate-limit 0 --quota-per-minute 100000000
+  "$BIN" --port "$p" --tls-port "$t" --cert-dir "$work/certs" --device-rate-limit 0 --quota-per-minute 100000000 "${full[@]}"
 g=$(port)
 load=("${load[@]:0:${#load[@]}-1}" "https://127.0.0.1:$g${load[-1]#"$pmtls"}")
 setup="" measure nghttpd 2000 20000 "https://127.0.0.1:$g/" \
