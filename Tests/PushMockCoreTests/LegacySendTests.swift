@@ -42,12 +42,26 @@ struct LegacySendTests {
 
     @Test("recipient message ids: FCM's shape, one suffix for the run, the timestamp always moving forward")
     func recipientIDs() throws {
-        let ids = MessageIDs(random: RandomSource(seed: 7))
+        let ids = MessageIDs(random: RandomSource(seed: 7), clock: Clock(mode: .system))
         let made = (0..<1000).map { _ in ids.recipient() }
         for id in made { #expect(id.range(of: #"^0:\d{16}%[0-9a-f]{16}$"#, options: .regularExpression) != nil, "\(id)") }
         #expect(Set(made.map { $0.split(separator: "%")[1] }).count == 1)
         let micros = made.map { Int64($0.dropFirst(2).split(separator: "%")[0])! }
         #expect(zip(micros, micros.dropFirst()).allSatisfy { $0 < $1 })
+    }
+
+    @Test("on the system clock a recipient id carries the time its send was accepted at (the request's, read once)")
+    func recipientIDTime() throws {
+        let h = try Harness(clock: Clock(mode: .system))
+        let token = try h.device("android")["token"] as! String
+        for _ in 0..<3 {
+            let results = try #require(json(h.send(#"{"to":"\#(token)"}"#))["results"] as? [[String: Any]])
+            let id = try #require(results.first?["message_id"] as? String)
+            let micros = try #require(Timestamp(id.dropFirst(2).split(separator: "%")[0]))
+            let accepted = try h.events(
+                "&event=MESSAGE_ACCEPTED&message_id=" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            #expect(accepted.map { $0["event_timestamp"] as? String } == [micros.rfc3339])
+        }
     }
 
     @Test("registration_ids gives one result per token in order, each with its own error")

@@ -2,7 +2,8 @@ import Foundation
 
 @testable import PushMockCore
 
-/// A gateway on a manual clock with seeded randomness, and helpers to call it in-process.
+/// A gateway on a manual clock (unless given another) with seeded randomness, and helpers to
+/// call it in-process.
 final class Harness {
     let gateway: Gateway
     static let start: Timestamp = 1_800_000_000_000_000
@@ -12,12 +13,12 @@ final class Harness {
 
     init(
         keys: (any KeyService)? = nil, webPush: (any WebPushCrypto)? = nil, carrier: (any BridgeCarrier)? = nil,
-        _ configure: (inout Configuration) -> Void = { _ in }
+        clock: Clock = Clock(mode: .manual, start: Harness.start), _ configure: (inout Configuration) -> Void = { _ in }
     ) throws {
         var c = Configuration()
         configure(&c)
         gateway = try Gateway(
-            configuration: c, clock: Clock(mode: .manual, start: Self.start), seed: 7,
+            configuration: c, clock: clock, seed: 7,
             services: ServerServices(keys: keys, webPush: webPush, shutdown: shutdown, bridgeCarrier: carrier))
     }
 

@@ -1,16 +1,18 @@
 /// Message ids in FCM's observed shapes (docs/reference/fcm-legacy.md §A.8): per-recipient
 /// `0:<16-digit µs timestamp>%<16 hex>`, topic ids and multicast ids as 19-digit integers.
-/// The timestamp part only moves forward, so ids are unique within a run. APNs' ids are
-/// UUIDs.
+/// The timestamp part is the wall clock's time of the request (`Clock.wallTime`) and only
+/// moves forward, so ids are unique within a run. APNs' ids are UUIDs.
 final class MessageIDs {
     private var lastMicros: Int64 = 0
     private var lastBulk: Int64 = 0
     /// The id's last 16 characters, the same for the whole run.
     private let suffix: [UInt8]
     private let random: RandomSource
+    private let clock: Clock
 
-    init(random: RandomSource) {
+    init(random: RandomSource, clock: Clock) {
         self.random = random
+        self.clock = clock
         let half = random.hex(8)
         suffix = Array((half + half).utf8)
     }
@@ -19,7 +21,7 @@ final class MessageIDs {
     func uuid() -> String { Identifiers.uuid(random) }
 
     private func nextMicros() -> Int64 {
-        lastMicros = max(lastMicros + 1, Clock.wallNow())
+        lastMicros = max(lastMicros + 1, clock.wallTime())
         return lastMicros
     }
 
@@ -41,7 +43,7 @@ final class MessageIDs {
 
     /// A topic `message_id` or `multicast_id`: a 19-digit integer.
     func bulk() -> Int64 {
-        lastBulk = max(lastBulk + 1, Clock.wallNow() * 1000)
+        lastBulk = max(lastBulk + 1, clock.wallTime() * 1000)
         return lastBulk
     }
 }

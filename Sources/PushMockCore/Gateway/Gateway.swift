@@ -59,7 +59,7 @@ public final class Gateway {
         let changes = StateChanges()
         changes.recording = services.durableLog != nil || configuration.dataDirectory != nil
         let random = RandomSource(seed: seed)
-        let ids = MessageIDs(random: random)
+        let ids = MessageIDs(random: random, clock: clock)
         let storeFailing = services.durableLog?.isFailing ?? { false }
         let directory = ProjectDirectory(configuration: configuration, changes: changes)
         let credentials = Credentials(

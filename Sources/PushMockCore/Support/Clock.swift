@@ -25,6 +25,13 @@ public final class Clock {
         return mode == .manual ? manualNow : Clock.wallNow()
     }
 
+    /// The wall clock's time, whatever a manual clock says, for what carries it (message ids):
+    /// on the system clock while a request is handled, the time it started, read once.
+    func wallTime() -> Timestamp {
+        if mode == .system, let requestTime { return requestTime }
+        return Clock.wallNow()
+    }
+
     /// Runs `body` with `now()` answering the time it started: everything one request does
     /// (a push accepted, delivered and displayed) happens at one time, read once, as
     /// FCM's log shows a send's events; and a restart puts its saved state back at one time.
