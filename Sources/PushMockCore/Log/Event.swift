@@ -58,8 +58,11 @@ public struct Event {
     public let projectNumber: Int64
     public let message: Message?
     public let device: Device?
-    public let projectID: String
-    public let messageID: String?
+    /// The project's id and the message id are kept only when the message does not hold them
+    /// (an event of no message, a multicast recipient's id): each of a send's events would
+    /// otherwise hold both again, a reference counted once when logged and once when evicted.
+    private let ownProjectID: String?
+    private let ownMessageID: String?
     /// The token the sender addressed, when there is no device (e.g. an unknown token).
     public let token: String?
     public let reason: String?
@@ -67,6 +70,11 @@ public struct Event {
     public let delay: Timestamp?
     public let kind: EventKind
     public let messageType: MessageType?
+    /// Whether `messageID` is the message's own id.
+    private let namesItsMessage: Bool
+
+    public var projectID: String { ownProjectID ?? message!.projectID }
+    public var messageID: String? { namesItsMessage ? message!.id : ownMessageID }
 
     init(
         seq: Int64, time: Timestamp, kind: EventKind, projectID: String, projectNumber: Int64, message: Message?,
@@ -75,10 +83,11 @@ public struct Event {
         self.seq = seq
         self.time = time
         self.kind = kind
-        self.projectID = projectID
+        ownProjectID = projectID == message?.projectID ? nil : projectID
         self.projectNumber = projectNumber
         self.message = message
-        self.messageID = messageID
+        namesItsMessage = messageID != nil && messageID == message?.id
+        ownMessageID = namesItsMessage ? nil : messageID
         self.messageType = messageType
         self.device = device
         self.token = token
