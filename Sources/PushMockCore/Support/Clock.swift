@@ -174,4 +174,12 @@ public enum MonotonicClock {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
+
+    /// The same clock as of its last tick (a few milliseconds behind, never ahead), read at a
+    /// quarter of the cost: for deadlines, which a sweep checks each second (`now > deadline`).
+    public static func coarseNanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
 }

@@ -247,7 +247,7 @@ final class HTTP1Session: Session {
             connection.closeWhenFlushed()
         } else {
             state = .head
-            connection.deadline = MonotonicClock.nanos() + connection.timeoutNanos
+            connection.deadline = MonotonicClock.coarseNanos() + connection.timeoutNanos
             // Requests already read (pipelined) are taken up by the read loop when it is
             // running; otherwise from the event loop, never from inside another request.
             if !reading, evbuffer_get_length(connection.input) > 0 { connection.resumeInput() }

@@ -41,7 +41,8 @@ final class HTTP2Session {
     private var fields = ResponseFields()
     private(set) var goingAway = false
     /// Answer bytes made and not yet taken by nghttp2, over every stream, and when that last
-    /// moved (monotonic ns): a peer that takes none for `--timeout` is cut off.
+    /// moved (monotonic ns, coarse: `MonotonicClock.coarseNanos`, as every stream reads it):
+    /// a peer that takes none for `--timeout` is cut off.
     private(set) var unsentBody = 0
     private var lastBodyProgress: UInt64 = 0
     /// Whole requests waiting for `unsentBody` to fall below the bound, oldest first.
@@ -338,7 +339,7 @@ final class HTTP2Session {
 
     /// More answer bytes for `stream`, counted until nghttp2 takes them.
     func addBody(_ stream: HTTP2Stream, _ bytes: [UInt8]) {
-        if unsentBody == 0 { lastBodyProgress = MonotonicClock.nanos() }
+        if unsentBody == 0 { lastBodyProgress = MonotonicClock.coarseNanos() }
         unsentBody += bytes.count
         // An answer's body is shared with the stream, not copied, unless more came before.
         if stream.responseBody.isEmpty { stream.responseBody = bytes } else { stream.responseBody.append(contentsOf: bytes) }
@@ -438,7 +439,7 @@ final class HTTP2Session {
         }
         stream.responseOffset += n
         unsentBody -= n
-        if n > 0 { lastBodyProgress = MonotonicClock.nanos() }
+        if n > 0 { lastBodyProgress = MonotonicClock.coarseNanos() }
         if stream.responseOffset == stream.responseBody.count {
             if !stream.streaming || stream.ended { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
             // A stream of events keeps its room for the next; an answer lets go of its body

@@ -89,7 +89,8 @@ final class Connection {
     private var handingOver = false
     /// Bytes of the peer's dropped while lingering.
     private var lingered = 0
-    /// When the connection must have moved on (monotonic ns), or 0 for no bound.
+    /// When the connection must have moved on (monotonic ns, from the coarse clock: it is set
+    /// for every request), or 0 for no bound.
     var deadline: UInt64
     /// When output last moved while some was waiting.
     private var lastWritten: UInt64
@@ -382,7 +383,7 @@ final class Connection {
     }
 
     private func handshakeDone() {
-        deadline = MonotonicClock.nanos() + timeoutNanos
+        deadline = MonotonicClock.coarseNanos() + timeoutNanos
         if case .own = choice {
             open()
         } else {
@@ -506,7 +507,7 @@ final class Connection {
         guard case .closing = lifecycle else { return }
         lifecycle = .lingering
         channel.shutdownWrite()
-        deadline = MonotonicClock.nanos() + Self.lingerNanos
+        deadline = MonotonicClock.coarseNanos() + Self.lingerNanos
     }
 
     /// Ends the connection from the loop, with nothing more sent (a chaos drop, a failed
