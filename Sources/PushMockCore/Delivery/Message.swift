@@ -198,7 +198,9 @@ public final class Message {
     /// smaller one stays (decoding it would cost every send of a full store more than it
     /// holds), as does an APNs body, which is the payload itself.
     func letGoOfRequest() {
-        guard !format.direct, requestBytes.count > 4096 else { return }
+        // The size kept is read first: it is on this object, while the body's own storage is
+        // long out of the cache when a send is evicted, and is then touched only for a large one.
+        guard !format.direct, keptBytes - Self.heldBesides > 4096, requestBytes.count > 4096 else { return }
         _ = content
         _ = web
         requestBytes = []

@@ -70,8 +70,10 @@ public final class MessageStore {
     }
 
     private func evictOldest() {
-        let oldest = order[first]
-        order[first] = nil
+        // Moved out of its slot, not copied: the send is long out of the cache, and a copy
+        // would touch it first with a retain (an atomic add that waits for the memory).
+        var oldest: Message?
+        swap(&oldest, &order[first])
         hashes[first] = 0
         first = (first + 1) % order.count
         used -= 1
