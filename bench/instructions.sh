@@ -12,7 +12,7 @@
 #     a provider token (4 connections of 100 streams, 20,000 pushes after 2,000).
 # pushmock keeps 100 sends and 300 events here, so the warm-up fills both and every measured
 # send evicts the oldest send and its events, as every send does in `make bench` once its
-# first second has filled the default 100,000 and 1,000,000. (With the defaults, 3,000 sends
+# first seconds have filled the default 100,000 and 1,000,000. (With the defaults, 3,000 sends
 # would never evict, and the counts would leave out what eviction costs.)
 # BIN=path/to/pushmock measures another build (e.g. an older commit's; TUNE= runs it without
 # the malloc tunable, as a build from before the tunable ran).

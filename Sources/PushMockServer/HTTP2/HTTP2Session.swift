@@ -41,8 +41,8 @@ final class HTTP2Session {
     private var fields = ResponseFields()
     private(set) var goingAway = false
     /// Answer bytes made and not yet taken by nghttp2, over every stream, and when that last
-    /// moved (monotonic ns, coarse: `MonotonicClock.coarseNanos`, as every stream reads it):
-    /// a peer that takes none for `--timeout` is cut off.
+    /// moved (monotonic ns, from the coarse clock: every stream sets it): a peer that takes none
+    /// for `--timeout` is cut off.
     private(set) var unsentBody = 0
     private var lastBodyProgress: UInt64 = 0
     /// Whole requests waiting for `unsentBody` to fall below the bound, oldest first.
