@@ -72,8 +72,7 @@ public final class MessageStore {
     private func evictOldest() {
         // Moved out of its slot, not copied: the send is long out of the cache, and a copy
         // would touch it first with a retain (an atomic add that waits for the memory).
-        var oldest: Message?
-        swap(&oldest, &order[first])
+        let oldest = order[first].take()
         hashes[first] = 0
         first = (first + 1) % order.count
         used -= 1

@@ -169,17 +169,15 @@ extension BinaryInteger {
 /// Nanoseconds on a clock that never steps: for durations (request timing, the transport's
 /// deadlines), never for event times.
 public enum MonotonicClock {
-    public static func nanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    public static func nanos() -> UInt64 { read(CLOCK_MONOTONIC) }
 
-    /// The same clock as of its last tick (a few milliseconds behind, never ahead), read at a
-    /// quarter of the cost: for deadlines, which a sweep checks each second (`now > deadline`).
-    public static func coarseNanos() -> UInt64 {
+    /// The same clock as of its last tick (a few milliseconds behind, never ahead), read without
+    /// the time stamp counter: for deadlines, which a sweep checks each second (`now > deadline`).
+    public static func coarseNanos() -> UInt64 { read(CLOCK_MONOTONIC_COARSE) }
+
+    private static func read(_ clock: clockid_t) -> UInt64 {
         var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)
+        clock_gettime(clock, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }
