@@ -153,9 +153,9 @@ struct ControlAPITests {
         #expect(json(h.call("GET", base))["events_evicted"] as? Int == 3)
     }
 
-    @Test("a log row takes 120 bytes (a million are kept by default; a topic send writes two per device)")
+    @Test("a log row takes 72 bytes (a million are kept by default; a topic send writes two per device)")
     func rowSize() throws {
-        #expect(MemoryLayout<Event>.stride == 120)
+        #expect(MemoryLayout<Event>.stride == 72)
     }
 
     @Test("messages list newest first; DELETE messages clears sends, inboxes and events; DELETE project resets")

@@ -50,31 +50,46 @@ public enum EventKind: String, Sendable, CaseIterable {
 }
 
 /// One row of the delivery log. Message-level columns come from the shared `Message`, device
-/// columns from the `Device`, so a row stays small. The fields are declared widest first, so
-/// the one-byte ones share the padding after `delay` (the log holds a million rows).
+/// columns from the `Device`, so a row stays small. What few rows carry (a reason, a delay,
+/// names the message does not hold) is kept apart, behind one reference: the log holds a
+/// million rows, and each of a row's references is released when it is evicted. The fields
+/// are declared widest first, so the one-byte ones share the padding at the end.
 public struct Event {
     public let seq: Int64
     public let time: Timestamp
     public let projectNumber: Int64
     public let message: Message?
     public let device: Device?
-    /// The project's id and the message id are kept only when the message does not hold them
-    /// (an event of no message, a multicast recipient's id): each of a send's events would
-    /// otherwise hold both again, a reference counted once when logged and once when evicted.
-    private let ownProjectID: String?
-    private let ownMessageID: String?
-    /// The token the sender addressed, when there is no device (e.g. an unknown token).
+    /// The token the sender addressed, or the device's token when the event was logged.
     public let token: String?
-    public let reason: String?
-    /// How long the message waited (stored offline or held) before this event.
-    public let delay: Timestamp?
+    private let extras: Extras?
     public let kind: EventKind
     public let messageType: MessageType?
     /// Whether `messageID` is the message's own id.
     private let namesItsMessage: Bool
 
-    public var projectID: String { ownProjectID ?? message!.projectID }
-    public var messageID: String? { namesItsMessage ? message!.id : ownMessageID }
+    /// The columns most rows leave empty.
+    private final class Extras {
+        /// The project's id and the message id, when the message does not hold them (an
+        /// event of no message, a multicast recipient's id).
+        let projectID: String?
+        let messageID: String?
+        let reason: String?
+        /// How long the message waited (stored offline or held) before this event.
+        let delay: Timestamp?
+
+        init(projectID: String?, messageID: String?, reason: String?, delay: Timestamp?) {
+            self.projectID = projectID
+            self.messageID = messageID
+            self.reason = reason
+            self.delay = delay
+        }
+    }
+
+    public var projectID: String { extras?.projectID ?? message!.projectID }
+    public var messageID: String? { namesItsMessage ? message!.id : extras?.messageID }
+    public var reason: String? { extras?.reason }
+    public var delay: Timestamp? { extras?.delay }
 
     init(
         seq: Int64, time: Timestamp, kind: EventKind, projectID: String, projectNumber: Int64, message: Message?,
@@ -83,16 +98,17 @@ public struct Event {
         self.seq = seq
         self.time = time
         self.kind = kind
-        ownProjectID = projectID == message?.projectID ? nil : projectID
         self.projectNumber = projectNumber
         self.message = message
         namesItsMessage = messageID != nil && messageID == message?.id
-        ownMessageID = namesItsMessage ? nil : messageID
+        let ownProjectID = projectID == message?.projectID ? nil : projectID
+        let ownMessageID = namesItsMessage ? nil : messageID
+        extras =
+            ownProjectID == nil && ownMessageID == nil && reason == nil && delay == nil
+            ? nil : Extras(projectID: ownProjectID, messageID: ownMessageID, reason: reason, delay: delay)
         self.messageType = messageType
         self.device = device
         self.token = token
-        self.reason = reason
-        self.delay = delay
     }
 }
 
