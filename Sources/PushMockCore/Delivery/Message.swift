@@ -104,6 +104,14 @@ public final class Message {
         }
     }
 
+    // What evicting a send reads comes first, beside the reference count: a send is evicted
+    // long after it was made, when it is out of the cache, and each other line read is a
+    // wait for memory.
+    /// The bytes of the request this send keeps (body, request line and headers) and of the
+    /// send itself, which `--max-message-mb` bounds.
+    let keptBytes: Int
+    /// Message ids of the recipients that were accepted (token and multicast sends).
+    public internal(set) var recipientIDs: [String] = []
     public let id: String
     /// The id's hash, computed once (`MessageKey.fold`): the message store finds sends by it.
     let idHash: UInt64
@@ -119,9 +127,6 @@ public final class Message {
     /// The request's method, path and headers as received (empty for a send read back from
     /// `--data-dir`, whose log keeps no requests).
     public let requestHead: RequestHead
-    /// The bytes of the request this send keeps (body, request line and headers) and of the
-    /// send itself, which `--max-message-mb` bounds.
-    let keptBytes: Int
     /// What a kept send holds besides its request: this object, its ids and options, its
     /// recipients' ids (about; measured in docs/hardening.md).
     static let heldBesides = 512
@@ -131,8 +136,6 @@ public final class Message {
     /// How the request arrived, so a test can tell its client used HTTP/2 or TLS.
     public internal(set) var overHTTP2 = false
     public internal(set) var overTLS = false
-    /// Message ids of the recipients that were accepted (token and multicast sends).
-    public internal(set) var recipientIDs: [String] = []
     /// What the send's protocol keeps besides the content (APNs: the headers as read and the
     /// push type they resolve to).
     public internal(set) var details: (any MessageDetails)?
@@ -200,7 +203,7 @@ public final class Message {
     func letGoOfRequest() {
         // The size kept is read first: it is on this object, while the body's own storage is
         // long out of the cache when a send is evicted, and is then touched only for a large one.
-        guard !format.direct, keptBytes - Self.heldBesides > 4096, requestBytes.count > 4096 else { return }
+        guard keptBytes - Self.heldBesides > 4096, !format.direct, requestBytes.count > 4096 else { return }
         _ = content
         _ = web
         requestBytes = []
