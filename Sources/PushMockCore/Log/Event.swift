@@ -51,7 +51,7 @@ public enum EventKind: String, Sendable, CaseIterable {
 
 /// One row of the delivery log. Message-level columns come from the shared `Message`, device
 /// columns from the `Device`, so a row stays small. What few rows carry (a reason, a delay,
-/// names the message does not hold) is kept apart, behind one reference: the log holds a
+/// ids the message does not hold) is kept apart, behind one reference: the log holds a
 /// million rows, and each of a row's references is released when it is evicted. The fields
 /// are declared widest first, so the one-byte ones share the padding at the end.
 public struct Event {
