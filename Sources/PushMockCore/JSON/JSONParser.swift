@@ -337,7 +337,7 @@ public struct JSONParser {
         guard i < b.count else { throw fail() }
         if b[i] == UInt8(ascii: "\"") {
             let slice = UnsafeBufferPointer(rebasing: b[start..<i])
-            let s = ascii ? String(decoding: slice, as: UTF8.self) : try validated(slice, at: start)
+            let s = ascii ? String(ascii: slice) : try validated(slice, at: start)
             i += 1
             return s
         }

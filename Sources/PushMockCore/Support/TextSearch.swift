@@ -53,3 +53,20 @@ extension UnsafeBufferPointer<UInt8> {
         count == other.count && (count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0)
     }
 }
+
+extension String {
+    /// A String of bytes the caller knows are ASCII. Swift keeps a string of up to 15 bytes in
+    /// place, and `init(unsafeUninitializedCapacity:)` makes one of ASCII bytes without
+    /// validating them as UTF-8; `String(decoding:)` validates every string, whatever its length.
+    @inlinable
+    public init(ascii bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, bytes.count <= 15 else {
+            self.init(decoding: bytes, as: UTF8.self)
+            return
+        }
+        self.init(unsafeUninitializedCapacity: bytes.count) { out in
+            out.baseAddress!.update(from: base, count: bytes.count)
+            return bytes.count
+        }
+    }
+}
