@@ -150,6 +150,46 @@ struct JSONReadingTests {
         }
     }
 
+    @Test("names compared without regard to ASCII case, eight bytes at a time, as byte by byte")
+    func caseInsensitiveBytes() {
+        // The letters' edges and their capitals, the bytes 0x20 apart from them that are no
+        // letters, and bytes from 0x80 whose low seven bits are letters.
+        let bytes: [UInt8] = [
+            0x2D, 0x40, 0x41, 0x5A, 0x5B, 0x60, 0x61, 0x6D, 0x7A, 0x7B, 0x0D, 0x4D, 0xC1, 0xE1, 0xFA, 0xFB,
+        ]
+        func lowered(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50_000 {
+            let n = Int.random(in: 0...20, using: &generator)
+            let lower = (0..<n).map { _ in lowered(bytes.randomElement(using: &generator)!) }
+            // Each byte of the other side is the same byte, its capital, or another byte.
+            let other = lower.map { c -> UInt8 in
+                switch Int.random(in: 0..<8, using: &generator) {
+                case 0: bytes.randomElement(using: &generator)!
+                case 1, 2: c >= 0x61 && c <= 0x7A ? c & ~0x20 : c
+                default: c
+                }
+            }
+            let expected = other.map(lowered) == lower
+            let found = other.withUnsafeBufferPointer { x in
+                lower.withUnsafeBufferPointer { Request.equalsLowercased(x, lower: $0) }
+            }
+            #expect(found == expected, "\(other) against \(lower)")
+        }
+        #expect(Request.equalsLowercased("Content-TYPE", "content-type"))
+        #expect(!Request.equalsLowercased("content-typf", "content-type"))
+        #expect(!Request.equalsLowercased("content-type ", "content-type"))
+    }
+
+    @Test("a String made of ASCII bytes in place is the String decoding them makes")
+    func asciiStrings() {
+        for n in [0, 1, 7, 15, 16, 40, 163] {
+            let bytes = (0..<n).map { UInt8(0x21 + $0 % 90) }
+            let made = bytes.withUnsafeBufferPointer { String(ascii: $0) }
+            #expect(made == String(decoding: bytes, as: UTF8.self) && made.utf8.count == n)
+        }
+    }
+
     @Test("an enum's cases found by their spellings' bytes, as init(rawValue:) finds them")
     func spellings() {
         for state in AppState.allCases { #expect(AppState.spellings.find(state.rawValue) == state) }

@@ -34,6 +34,18 @@ enum ByteWord {
     @inline(__always)
     static func first(_ mask: UInt64) -> Int { mask.trailingZeroBitCount >> 3 }
 
+    /// 0x20 in each byte that is an ASCII small letter (a to z), 0 in the others: OR-ed into
+    /// another word, it makes each of that word's capitals equal to the small letter here,
+    /// and changes nothing where this word has no letter. (The sums are taken on the low seven
+    /// bits of each byte, so no carry leaves a byte.)
+    @inline(__always)
+    static func smallLetterBits(_ w: UInt64) -> UInt64 {
+        let low = w & ~highs
+        let fromA = low &+ ones &* (0x80 - 0x61)
+        let pastZ = low &+ ones &* (0x80 - 0x7B)
+        return (fromA & ~pastZ & ~w & highs) >> 2
+    }
+
     /// The high bit of each byte that is 0x80 or above (not ASCII).
     @inline(__always)
     static func nonASCIIMask(_ w: UInt64) -> UInt64 { w & highs }
