@@ -36,7 +36,7 @@ final class MessageIDs {
             out[1] = UInt8(ascii: ":")
             _ = DecimalDigits.write(micros, endingAt: 2 + digits, in: out)
             out[2 + digits] = UInt8(ascii: "%")
-            for (i, c) in suffix.enumerated() { out[3 + digits + i] = c }
+            suffix.withUnsafeBufferPointer { (out.baseAddress! + 3 + digits).update(from: $0.baseAddress!, count: $0.count) }
             return String(decoding: out, as: UTF8.self)
         }
     }
