@@ -38,7 +38,9 @@ let package = Package(
         .target(name: "CDashboard", cSettings: cSettings),
         // One GNU extension of posix_spawn that Swift's Glibc module leaves out.
         .target(name: "CSpawn", cSettings: cSettings),
-        .target(name: "PushMockCore", swiftSettings: releaseSettings),
+        // A cache prefetch hint, for the message store and the event log.
+        .target(name: "CPrefetch", cSettings: cSettings),
+        .target(name: "PushMockCore", dependencies: ["CPrefetch"], swiftSettings: releaseSettings),
         .target(
             name: "PushMockServer",
             dependencies: [

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer binary: PushMockCore's sources and Fuzz/FuzzRequests.swift as one
-# module, with coverage (fuzzer) and the address sanitizer. Prints the binary's path.
+# module, with coverage (fuzzer) and the address sanitizer, and the one C header Core imports
+# (CPrefetch, found by its module map). Prints the binary's path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/fuzz/fuzz-requests
 mkdir -p .build/fuzz
 sources=$(find Sources/PushMockCore -name '*.swift' | sort)
-if [ ! -x "$out" ] || [ -n "$(find $sources Fuzz/FuzzRequests.swift -newer "$out" | head -n1)" ]; then
-  swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -use-ld=lld -module-name PushMockCore \
+headers=Sources/CPrefetch/include
+if [ ! -x "$out" ] || [ -n "$(find $sources $headers Fuzz/FuzzRequests.swift -newer "$out" | head -n1)" ]; then
+  swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -use-ld=lld -module-name PushMockCore -I $headers \
     $sources Fuzz/FuzzRequests.swift -o "$out" >&2
 fi
 echo "$out"

@@ -37,6 +37,37 @@ struct MessageStoreTests {
         #expect(store.message(id: "s0") != nil && store.message(id: "d") == nil)
     }
 
+    @Test("a full store and a full log, past how far ahead they ask for memory, keep the newest and let go of the rest")
+    func fullRings() {
+        let store = MessageStore(capacity: 50)
+        let log = EventLog(capacity: 100)
+        var released: [() -> Bool] = []
+        for n in 0..<1_000 {
+            let m = message("m\(n)")
+            weak var kept = m
+            released.append { kept == nil }
+            store.add(m)
+            // Four events a send, as a token send logs them; now and then one without its message.
+            for k in 0..<4 {
+                _ = log.append(
+                    kind: .messageAccepted, time: Timestamp(n), projectID: "p", projectNumber: 1,
+                    message: k == 3 && n % 7 == 0 ? nil : m)
+            }
+        }
+        #expect(store.count == 50 && store.evicted == 950 && store.message(id: "m950") != nil && store.message(id: "m949") == nil)
+        var seqs: [Int64] = []
+        var ids: [String] = []
+        log.visit { event in
+            seqs.append(event.seq)
+            if let m = event.message { ids.append(m.id) }
+            return true
+        }
+        #expect(seqs == Array(3_901...4_000) && log.evicted == 3_900)
+        #expect(Set(ids) == Set((975..<1_000).map { "m\($0)" }))
+        // What neither holds is let go: the sends before the log's oldest 25, the store's 50.
+        #expect(released[..<950].allSatisfy { $0() } && released[950...].allSatisfy { !$0() })
+    }
+
     @Test(
         "ids find their sends until evicted, the newest of a repeated id wins, recipients are found and forgotten with their send"
     )

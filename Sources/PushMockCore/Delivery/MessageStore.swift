@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// The sends a project accepted, newest last, bounded by count and by the bytes of their
 /// requests (each send keeps its body and headers for `GET .../messages`): the oldest are evicted
 /// (and counted) to make room. Every recipient message id finds its send.
@@ -76,6 +78,7 @@ public final class MessageStore {
         hashes[first] = 0
         first = (first + 1) % order.count
         used -= 1
+        if used > 0 { prefetch(slot: first) }
         if let oldest {
             forget(oldest)
             oldest.letGoOfRequest()
@@ -111,6 +114,17 @@ public final class MessageStore {
     func addRecipient(_ messageID: String, of message: Message) {
         message.recipientIDs.append(messageID)
         recipients[MessageKey(messageID)] = message
+    }
+
+    /// Asks for the send in `slot` to be brought into the cache without waiting for it: the
+    /// next send evicts it, long after it was made. Its reference is read as bits, not
+    /// retained (a retain would wait for the memory it asks for).
+    private func prefetch(slot: Int) {
+        order.withUnsafeBufferPointer { slots in
+            if let object = UnsafeRawPointer(slots.baseAddress! + slot).load(as: UnsafeRawPointer?.self) {
+                pushmock_prefetch(object)
+            }
+        }
     }
 
     private func forget(_ message: Message) {

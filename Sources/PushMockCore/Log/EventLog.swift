@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// The append-only delivery log, held in memory as a ring with a fixed capacity. When full,
 /// the oldest event is evicted and counted; nothing disappears silently. Storage grows in
 /// fixed blocks, so appending never copies the log.
@@ -68,6 +70,35 @@ public final class EventLog {
         return (i / Self.blockSize, i % Self.blockSize)
     }
 
+    /// Overwriting the oldest row lets go of its message, device and token, and of the message
+    /// itself with the last of its events: memory written long ago, out of the cache. So each
+    /// overwrite asks for what later ones will read, without waiting for it: the row 32 ahead
+    /// (eight sends' events), and the message of the row 8 ahead (that row asked for earlier).
+    private static let rowAhead = 32
+    private static let messageAhead = 8
+    private static let messageOffset = MemoryLayout<Event>.offset(of: \Event.message)!
+    /// The cache lines asked for from a message's start: its fields fit in six.
+    private static let messageLines = 6
+
+    private func prefetchAhead() {
+        guard capacity > Self.rowAhead else { return }
+        onRow(Self.rowAhead) { pushmock_prefetch($0) }
+        onRow(Self.messageAhead) { row in
+            // The reference is read as bits, not retained: a retain would wait for the memory.
+            guard let message = (row + Self.messageOffset).load(as: UnsafeRawPointer?.self) else { return }
+            for line in 0..<Self.messageLines { pushmock_prefetch(message + 64 * line) }
+        }
+    }
+
+    /// Runs `body` on the k-th oldest event's row, if it has been written.
+    private func onRow(_ k: Int, _ body: (UnsafeRawPointer) -> Void) {
+        let (b, i) = slot(k)
+        guard b < blocks.count else { return }
+        blocks[b].withUnsafeBufferPointer { rows in
+            if i < rows.count { body(UnsafeRawPointer(rows.baseAddress! + i)) }
+        }
+    }
+
     private func event(at k: Int) -> Event {
         let (b, i) = slot(k)
         return blocks[b][i]
@@ -111,6 +142,7 @@ public final class EventLog {
             if i < blocks[b].count { blocks[b][i] = event } else { blocks[b].append(event) }
             count += 1
         } else {
+            prefetchAhead()
             let (b, i) = slot(0)
             blocks[b][i] = event
             head = head + 1 == capacity ? 0 : head + 1
