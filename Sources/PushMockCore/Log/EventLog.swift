@@ -71,9 +71,11 @@ public final class EventLog {
     }
 
     /// Overwriting the oldest row lets go of its message, device and token, and of the message
-    /// itself with the last of its events: memory written long ago, out of the cache. So each
-    /// overwrite asks for what later ones will read, without waiting for it: the row 32 ahead
-    /// (eight sends' events), and the message of the row 8 ahead (that row asked for earlier).
+    /// itself with the last of its events: memory written long ago, out of the cache. So every
+    /// fourth overwrite asks for what later ones will read, without waiting for it: the four
+    /// rows 32 ahead (eight sends' events), and the messages of the four rows 8 ahead (rows
+    /// asked for earlier).
+    private static let rowsAsked = 4
     private static let rowAhead = 32
     private static let messageAhead = 8
     private static let messageOffset = MemoryLayout<Event>.offset(of: \Event.message)!
@@ -81,21 +83,26 @@ public final class EventLog {
     private static let messageLines = 6
 
     private func prefetchAhead() {
-        guard capacity > Self.rowAhead else { return }
-        onRow(Self.rowAhead) { pushmock_prefetch($0) }
-        onRow(Self.messageAhead) { row in
-            // The reference is read as bits, not retained: a retain would wait for the memory.
-            guard let message = (row + Self.messageOffset).load(as: UnsafeRawPointer?.self) else { return }
-            for line in 0..<Self.messageLines { pushmock_prefetch(message + 64 * line) }
-        }
-    }
-
-    /// Runs `body` on the k-th oldest event's row, if it has been written.
-    private func onRow(_ k: Int, _ body: (UnsafeRawPointer) -> Void) {
-        let (b, i) = slot(k)
-        guard b < blocks.count else { return }
-        blocks[b].withUnsafeBufferPointer { rows in
-            if i < rows.count { body(UnsafeRawPointer(rows.baseAddress! + i)) }
+        guard capacity > Self.rowAhead + Self.rowsAsked else { return }
+        let (rowBlock, row) = slot(Self.rowAhead)
+        let (messageBlock, messageRow) = slot(Self.messageAhead)
+        blocks.withUnsafeBufferPointer { blocks in
+            blocks[rowBlock].withUnsafeBufferPointer { rows in
+                // The rows to the end of the block at most (the ring's end is a block's).
+                let bytes = min(Self.rowsAsked, rows.count - row) * MemoryLayout<Event>.stride
+                let start = UnsafeRawPointer(rows.baseAddress! + row)
+                for offset in stride(from: 0, to: bytes, by: 64) { pushmock_prefetch(start + offset) }
+            }
+            blocks[messageBlock].withUnsafeBufferPointer { rows in
+                var last: UnsafeRawPointer? = nil
+                for k in messageRow..<min(messageRow + Self.rowsAsked, rows.count) {
+                    // The reference is read as bits, not retained: a retain would wait for the memory.
+                    let field = UnsafeRawPointer(rows.baseAddress! + k) + Self.messageOffset
+                    guard let message = field.load(as: UnsafeRawPointer?.self), message != last else { continue }
+                    last = message
+                    for line in 0..<Self.messageLines { pushmock_prefetch(message + 64 * line) }
+                }
+            }
         }
     }
 
@@ -142,7 +149,7 @@ public final class EventLog {
             if i < blocks[b].count { blocks[b][i] = event } else { blocks[b].append(event) }
             count += 1
         } else {
-            prefetchAhead()
+            if head % Self.rowsAsked == 0 { prefetchAhead() }
             let (b, i) = slot(0)
             blocks[b][i] = event
             head = head + 1 == capacity ? 0 : head + 1
