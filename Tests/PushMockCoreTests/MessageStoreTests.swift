@@ -64,7 +64,7 @@ struct MessageStoreTests {
         }
         #expect(seqs == Array(3_901...4_000) && log.evicted == 3_900)
         #expect(Set(ids) == Set((975..<1_000).map { "m\($0)" }))
-        // What neither holds is let go: the sends before the log's oldest 25, the store's 50.
+        // What neither holds is let go: every send but the store's newest 50 (the log's 25 among them).
         #expect(released[..<950].allSatisfy { $0() } && released[950...].allSatisfy { !$0() })
     }
 
