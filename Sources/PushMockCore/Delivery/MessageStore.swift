@@ -1,5 +1,3 @@
-import CPrefetch
-
 /// The sends a project accepted, newest last, bounded by count and by the bytes of their
 /// requests (each send keeps its body and headers for `GET .../messages`): the oldest are evicted
 /// (and counted) to make room. Every recipient message id finds its send.
@@ -116,14 +114,11 @@ public final class MessageStore {
         recipients[MessageKey(messageID)] = message
     }
 
-    /// Asks for the send in `slot` to be brought into the cache without waiting for it: the
-    /// next send evicts it, long after it was made. Its reference is read as bits, not
-    /// retained (a retain would wait for the memory it asks for).
+    /// Asks for the send in `slot` (its first line, what evicting reads first) to be brought
+    /// into the cache: the next send evicts it, long after it was made.
     private func prefetch(slot: Int) {
         order.withUnsafeBufferPointer { slots in
-            if let object = UnsafeRawPointer(slots.baseAddress! + slot).load(as: UnsafeRawPointer?.self) {
-                pushmock_prefetch(object)
-            }
+            if let send = Prefetch.object(referencedAt: slots.baseAddress! + slot) { Prefetch.bytes(1, at: send) }
         }
     }
 

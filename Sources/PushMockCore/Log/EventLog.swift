@@ -1,5 +1,3 @@
-import CPrefetch
-
 /// The append-only delivery log, held in memory as a ring with a fixed capacity. When full,
 /// the oldest event is evicted and counted; nothing disappears silently. Storage grows in
 /// fixed blocks, so appending never copies the log.
@@ -79,28 +77,27 @@ public final class EventLog {
     private static let rowAhead = 32
     private static let messageAhead = 8
     private static let messageOffset = MemoryLayout<Event>.offset(of: \Event.message)!
-    /// The cache lines asked for from a message's start: its fields fit in six.
-    private static let messageLines = 6
+    /// The bytes asked for from a message's start: its fields fit in six cache lines.
+    private static let messageBytes = 6 * 64
 
     private func prefetchAhead() {
         guard capacity > Self.rowAhead + Self.rowsAsked else { return }
         let (rowBlock, row) = slot(Self.rowAhead)
         let (messageBlock, messageRow) = slot(Self.messageAhead)
+        let messageOffset = Self.messageOffset
         blocks.withUnsafeBufferPointer { blocks in
             blocks[rowBlock].withUnsafeBufferPointer { rows in
                 // The rows to the end of the block at most (the ring's end is a block's).
-                let bytes = min(Self.rowsAsked, rows.count - row) * MemoryLayout<Event>.stride
-                let start = UnsafeRawPointer(rows.baseAddress! + row)
-                for offset in stride(from: 0, to: bytes, by: 64) { pushmock_prefetch(start + offset) }
+                let count = min(Self.rowsAsked, rows.count - row)
+                Prefetch.bytes(count * MemoryLayout<Event>.stride, at: rows.baseAddress! + row)
             }
             blocks[messageBlock].withUnsafeBufferPointer { rows in
                 var last: UnsafeRawPointer? = nil
                 for k in messageRow..<min(messageRow + Self.rowsAsked, rows.count) {
-                    // The reference is read as bits, not retained: a retain would wait for the memory.
-                    let field = UnsafeRawPointer(rows.baseAddress! + k) + Self.messageOffset
-                    guard let message = field.load(as: UnsafeRawPointer?.self), message != last else { continue }
+                    let field = UnsafeRawPointer(rows.baseAddress! + k) + messageOffset
+                    guard let message = Prefetch.object(referencedAt: field), message != last else { continue }
                     last = message
-                    for line in 0..<Self.messageLines { pushmock_prefetch(message + 64 * line) }
+                    Prefetch.bytes(Self.messageBytes, at: message)
                 }
             }
         }
