@@ -267,6 +267,21 @@ struct LegacySendTests {
         #expect(try off.eventNames("&event=QUOTA_EXCEEDED").isEmpty)
     }
 
+    @Test("the body's media type read without regard to case, before its parameters: any other type is plain text")
+    func mediaTypes() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
+        let body = #"{"to":"\#(t)","data":{"k":"v"}}"#
+        for type in ["Application/JSON", " APPLICATION/json ; charset=UTF-8", "application/json\t;x=1"] {
+            let r = h.send(body, contentType: type)
+            #expect(r.status == 200 && r.bodyText.hasPrefix(#"{"multicast_id":"#), "\(type)")
+        }
+        // A JSON body as another type is read as plain text: it names no registration_id.
+        for type in ["application/jsonp", "application/jso", "text/json", "application/x-www-form-urlencoded"] {
+            #expect(h.send(body, contentType: type).bodyText == "Error=MissingRegistration\n", "\(type)")
+        }
+    }
+
     @Test("plain-text (form) requests answer id= and Error= lines")
     func formRequests() throws {
         let h = try Harness()
