@@ -9,8 +9,8 @@ indirect enum ProtoType: Sendable {
     /// An enum: its full name and its value names in number order (a number picks one by
     /// position), with other spellings a service takes (`aliases`: FCM's lower-case priorities).
     case enumeration(String, [String], aliases: [String] = [])
-    /// A message: its full name and its fields. Found by a scan: a message has at most a few dozen.
-    case message(String, KeyValuePairs<String, ProtoType>)
+    /// A message: its full name and its fields.
+    case message(String, ProtoFields)
     /// `map<string, string>`: its entry type's full name.
     case stringMap(String)
     /// `google.protobuf.Struct`: any JSON object.
@@ -45,6 +45,24 @@ indirect enum ProtoType: Sendable {
         case .string, .bool, .int32, .float, .enumeration: true
         default: false
         }
+    }
+}
+
+/// A message's fields by their proto (snake_case) names, written as a dictionary literal in
+/// declaration order. A name is found on its bytes, among the names of its length
+/// (`MemberNames`): every member of every HTTP v1 send is looked up here.
+struct ProtoFields: ExpressibleByDictionaryLiteral, Sendable {
+    private let types: [ProtoType]
+    private let names: MemberNames
+
+    init(dictionaryLiteral fields: (String, ProtoType)...) {
+        types = fields.map(\.1)
+        names = MemberNames(fields.map(\.0))
+    }
+
+    /// The type of the field called `name`, nil when the message has none.
+    func type(named name: String) -> ProtoType? {
+        name.withBytes { names.index(of: $0) }.map { types[$0] }
     }
 }
 
@@ -146,7 +164,7 @@ struct ProtoJSON {
 
     /// A message's members, by name: each known, of a shape its field takes, and canonical.
     private mutating func rewritten(
-        _ object: JSONObject, _ fields: KeyValuePairs<String, ProtoType>, at path: () -> String
+        _ object: JSONObject, _ fields: ProtoFields, at path: () -> String
     ) -> JSONValue? {
         var out: [JSONObject.Entry]?
         for (i, entry) in object.entries.enumerated() {
@@ -155,10 +173,10 @@ struct ProtoJSON {
             // Most names come as the field's own (snake_case): looked up as sent, then in
             // snake_case when they hold a capital.
             var name = key
-            var found = Self.field(named: name, in: fields)
+            var found = fields.type(named: name)
             if found == nil, key.hasASCIIUppercase {
                 name = Self.snakeCase(key)
-                found = Self.field(named: name, in: fields)
+                found = fields.type(named: name)
             }
             guard let fieldType = found else {
                 nameViolation(key, "Cannot find field.", at: path())
@@ -187,10 +205,6 @@ struct ProtoJSON {
             out?.append(JSONObject.Entry(name, new ?? item))
         }
         return out.map { .object(JSONObject($0)) }
-    }
-
-    private static func field(named name: String, in fields: KeyValuePairs<String, ProtoType>) -> ProtoType? {
-        fields.first(where: { $0.key.utf8.count == name.utf8.count && $0.key == name })?.value
     }
 
     private mutating func nameViolation(_ key: String, _ why: String, at path: String) {

@@ -5,7 +5,7 @@
 enum V1Schema {
     static let package = "google.firebase.fcm.v1."
 
-    static func message(_ name: String, _ fields: KeyValuePairs<String, ProtoType>) -> ProtoType {
+    static func message(_ name: String, _ fields: ProtoFields) -> ProtoType {
         .message(package + name, fields)
     }
 
