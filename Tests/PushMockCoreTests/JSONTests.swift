@@ -119,6 +119,30 @@ struct JSONTests {
         }
     }
 
+    @Test(
+        "a writer's strings, copied eight bytes at a time as they are checked, come out as the escaping writer spells them, at every length and every place of an escape"
+    )
+    func writerCopiesWordsAndEscapes() throws {
+        let specials = ["", "\"", "\\", "\n", "\u{1F}", "\u{7F}", "é"]
+        for length in 0...40 {
+            let plain = String((0..<length).map { i in Character(UnicodeScalar(UInt8(0x61 + i % 26))) })
+            for special in specials {
+                for offset in special.isEmpty ? [0] : Array(0...length) {
+                    var s = plain
+                    s.insert(contentsOf: special, at: s.index(s.startIndex, offsetBy: offset))
+                    var w = JSONWriter(capacity: 16)
+                    w.beginArray()
+                    w.string(s)
+                    w.string(joining: s, "-", s, "")
+                    w.endArray()
+                    let expected = "[" + JSONWriter.quoted(s) + "," + JSONWriter.quoted(s + "-" + s) + "]"
+                    #expect(w.text == expected, "\(expected)")
+                    #expect(w.byteCount == expected.utf8.count)
+                }
+            }
+        }
+    }
+
     @Test("integers are written as Swift spells them, from one digit to Int64's ends")
     func writerIntegers() {
         var values: [Int64] = [.min, .min + 1, .max, -10, -9, -1, 0]

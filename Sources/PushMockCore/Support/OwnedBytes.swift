@@ -81,26 +81,55 @@ public struct OwnedBytes: ~Copyable {
         written += digits
     }
 
-    /// A JSON string in quotes, escaped as JSON requires (most need nothing: copied at once).
+    /// A JSON string in quotes, escaped as JSON requires (most need nothing: copied as they
+    /// are checked).
     public mutating func appendQuoted(_ u: UnsafeBufferPointer<UInt8>) {
-        guard !JSONWriter.needsEscape(u) else {
+        reserve(u.count + 2)
+        guard Self.copyUnescaped(u, to: base + written + 1) else {
             var escaped: [UInt8] = []
             JSONWriter.appendQuoted(bytes: u, to: &escaped)
             return append(escaped)
         }
-        reserve(u.count + 2)
         base[written] = UInt8(ascii: "\"")
-        if let from = u.baseAddress { (base + written + 1).update(from: from, count: u.count) }
         base[written + 1 + u.count] = UInt8(ascii: "\"")
         written += u.count + 2
     }
 
     /// A part of a JSON string, escaped, without quotes.
     public mutating func appendEscaped(_ u: UnsafeBufferPointer<UInt8>) {
-        guard JSONWriter.needsEscape(u) else { return append(u) }
-        var escaped: [UInt8] = []
-        JSONWriter.appendEscaped(bytes: u, to: &escaped)
-        append(escaped)
+        reserve(u.count)
+        guard Self.copyUnescaped(u, to: base + written) else {
+            var escaped: [UInt8] = []
+            JSONWriter.appendEscaped(bytes: u, to: &escaped)
+            return append(escaped)
+        }
+        written += u.count
+    }
+
+    /// Copies `u` to `to` unless one of its bytes needs a JSON escape (a quote, a backslash, a
+    /// control character): then false, and what was copied is not counted. Eight bytes at a
+    /// time, each word checked as it is copied; the last word ends with the last byte (it may
+    /// overlap the one before), so there is no tail to copy a byte at a time.
+    @inline(__always)
+    private static func copyUnescaped(_ u: UnsafeBufferPointer<UInt8>, to: UnsafeMutablePointer<UInt8>) -> Bool {
+        guard let from = u.baseAddress else { return true }
+        let n = u.count
+        guard n >= 8 else {
+            for i in 0..<n {
+                let c = from[i]
+                if c < 0x20 || c == 0x22 || c == 0x5C { return false }
+                to[i] = c
+            }
+            return true
+        }
+        var i = 0
+        while true {
+            let w = ByteWord.load(from + i)
+            if ByteWord.needsEscape(w) { return false }
+            UnsafeMutableRawPointer(to + i).storeBytes(of: w, as: UInt64.self)
+            if i + 8 == n { return true }
+            i = min(i + 8, n - 8)
+        }
     }
 
     /// ASCII capitals from `start` on, made lower-case in place.
