@@ -146,9 +146,10 @@ final class LongPolls {
         }
     }
 
-    /// Re-checks parked long-polls when the log has grown.
+    /// Re-checks parked long-polls when the log has grown. (Called after every request: with
+    /// none parked, the usual case, nothing is walked.)
     func noteChanges() {
-        if gateway.log.lastSeq != lastSeenSeq {
+        if !parked.isEmpty, gateway.log.lastSeq != lastSeenSeq {
             lastSeenSeq = gateway.log.lastSeq
             recheck()
         }
