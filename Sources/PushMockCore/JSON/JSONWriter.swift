@@ -195,7 +195,7 @@ public struct JSONWriter: ~Copyable {
     /// one before), so there is no tail to scan a byte at a time.
     public static func needsEscape(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = u.baseAddress, u.count >= 8 else {
-            return u.contains { c in c < 0x20 || c == 0x22 || c == 0x5C }
+            return u.contains(where: needsEscape(byte:))
         }
         var i = 0
         while i + 8 <= u.count {
@@ -204,6 +204,11 @@ public struct JSONWriter: ~Copyable {
         }
         return i < u.count && ByteWord.needsEscape(ByteWord.load(base + u.count - 8))
     }
+
+    /// Whether one byte needs an escape in a JSON string: a quote, a backslash or a control
+    /// character.
+    @inline(__always)
+    static func needsEscape(byte c: UInt8) -> Bool { c < 0x20 || c == 0x22 || c == 0x5C }
 
     public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
@@ -228,7 +233,7 @@ public struct JSONWriter: ~Copyable {
         var start = 0
         for i in 0..<u.count {
             let c = u[i]
-            guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
+            guard needsEscape(byte: c) else { continue }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
             // Byte by byte, so an escape allocates nothing.
             out.append(0x5C)

@@ -78,7 +78,7 @@ public final class EventLog {
     private static let messageAhead = 8
     private static let messageOffset = MemoryLayout<Event>.offset(of: \Event.message)!
     /// The bytes asked for from a message's start: its fields fit in six cache lines.
-    private static let messageBytes = 6 * 64
+    private static let messageBytes = 6 * Prefetch.lineBytes
 
     private func prefetchAhead() {
         guard capacity > Self.rowAhead + Self.rowsAsked else { return }

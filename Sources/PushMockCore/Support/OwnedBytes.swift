@@ -117,7 +117,7 @@ public struct OwnedBytes: ~Copyable {
         guard n >= 8 else {
             for i in 0..<n {
                 let c = from[i]
-                if c < 0x20 || c == 0x22 || c == 0x5C { return false }
+                if JSONWriter.needsEscape(byte: c) { return false }
                 to[i] = c
             }
             return true
