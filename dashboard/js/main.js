@@ -24,7 +24,7 @@ const EVENTS = ["MESSAGE_ACCEPTED", "MESSAGE_DELIVERED", "MESSAGE_DISPLAYED", "M
   "MESSAGE_RECEIVED_INTERNAL_ERROR", "INVALID_APNS_CREDENTIAL", "INVALID_PACKAGE_NAME", "INVALID_TTL", "MISSING_REGISTRATIONS",
   "LEGACY_API_CALL"];
 
-const state = { view: "messages", id: null, dirty: true, refreshed: 0, source: null, streamProject: null };
+const state = { view: "messages", id: null, routed: null, dirty: true, refreshed: 0, source: null, streamProject: null };
 
 const href = (view, id) => `#/${encodeURIComponent(project())}/${view}${id ? "/" + encodeURIComponent(id) : ""}`;
 
@@ -32,7 +32,9 @@ const href = (view, id) => `#/${encodeURIComponent(project())}/${view}${id ? "/"
 const ctx = {
   get id() { return state.id; },
   href,
-  go(view, id) { location.hash = href(view, id); },
+  /** Navigates at once: a refresh that runs before the browser's hashchange event (a timer's, a
+   *  live event's) renders the new place, never the one left (a message just deleted, say). */
+  go(view, id) { location.hash = href(view, id); route(); },
   refresh() { state.dirty = true; refresh(); },
   /** Runs a change through the API; shows its error, refreshes either way; answers its result. */
   async act(change) {
@@ -72,6 +74,7 @@ function route() {
   for (const s of $$(".view")) s.hidden = s.id !== "view-" + view;
   document.body.classList.toggle("has-detail", !!id);
   document.title = `${id ? id + " · " : ""}${view} · ${p} · pushmock`;
+  state.routed = location.hash;
   connect();
   state.dirty = true;
   refresh();
@@ -172,7 +175,8 @@ function start() {
   });
   for (const v of Object.values(VIEWS)) v.bind(ctx);
   document.addEventListener("keydown", keyboard);
-  window.addEventListener("hashchange", route);
+  // A navigation `ctx.go` has already routed is not routed again.
+  window.addEventListener("hashchange", () => { if (location.hash !== state.routed) route(); });
   setInterval(() => {
     const every = state.view === "reports" ? REPORT_REFRESH_MS : REFRESH_MS;
     if (state.dirty && Date.now() - state.refreshed >= every) refresh();
