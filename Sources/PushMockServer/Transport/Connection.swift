@@ -11,10 +11,14 @@ import PushMockCore
 ///
 /// I/O: when the socket is readable the connection reads what arrived (up to `readBatch`, its
 /// budget for one turn of the loop: the rest waits until every other connection has had its
-/// turn) into `input` and hands it to the session. Over TLS, what the session writes meanwhile
-/// collects in `output` and goes out in one write after; on a plain socket an answer with
-/// nothing queued before it is written at once. The write event is armed only while the socket
-/// takes less than it is given, so a busy connection costs no `epoll_ctl`.
+/// turn) into `input` and hands it to the session. What the session writes meanwhile collects
+/// in `output` and goes out once every connection ready in this turn has been handed its input
+/// (`ConnectionTable.transmitLater`): the turn's answers leave in one burst, which the kernel
+/// delivers to the peers for less than answers spread between the requests' work. (TLS makes
+/// one batch of records of a connection's answers.) A write from outside a turn's input (a
+/// stream, a long-poll, a timer) with nothing queued before it goes at once on a plain socket.
+/// The write event is armed only while the socket takes less than it is given, so a busy
+/// connection costs no `epoll_ctl`.
 ///
 /// Bounds, the same on every port and protocol (checked by the table's sweep each second):
 /// `deadline`, set for the TLS handshake, for each HTTP/1.1 request to arrive whole (from the
@@ -84,9 +88,11 @@ final class Connection {
     /// What carries the connection once it is open; kept while it closes, let go when it is
     /// closed.
     private(set) var session: (any Session)?
-    /// Input is being handed to the session: its writes collect in `output` and go out once,
-    /// after (TLS makes one batch of records of them).
+    /// Input is being handed to the session: its writes collect in `output` and go out at the
+    /// turn's end, with every other connection's (TLS makes one batch of records of them).
     private var handingOver = false
+    /// In the table's list of connections whose output goes at the turn's end.
+    var isTransmitDue = false
     /// Bytes of the peer's dropped while lingering.
     private var lingered = 0
     /// When the connection must have moved on (monotonic ns, from the coarse clock: it is set
@@ -238,8 +244,8 @@ final class Connection {
         return ended
     }
 
-    /// Hands the input to the session (or lets the first bytes choose one), then sends what
-    /// it wrote.
+    /// Hands the input to the session (or lets the first bytes choose one); what it wrote goes
+    /// at the turn's end.
     private func deliver() {
         handingOver = true
         if case .choosing = lifecycle {
@@ -249,6 +255,14 @@ final class Connection {
         }
         handingOver = false
         if isClosed { return }
+        if pendingOutput > 0 { table.transmitLater(self) }
+        updateReading()
+    }
+
+    /// The turn's end: sends what collected while input was handed over, and reads on if
+    /// output held reading back.
+    func transmitDue() {
+        guard !isClosed else { return }
         transmit()
         updateReading()
     }
@@ -296,9 +310,9 @@ final class Connection {
 
     // MARK: Writing
 
-    /// Sends bytes: on a plain socket with nothing queued, straight from the caller's buffer;
-    /// otherwise queued, and sent at once or after the input being handed over (TLS gathers a
-    /// batch of answers into one write).
+    /// Sends bytes: while input is handed over, queued for the turn's end; otherwise, on a
+    /// plain socket with nothing queued, straight from the caller's buffer, else queued and
+    /// sent at once.
     func write(_ bytes: UnsafeRawBufferPointer) {
         switch lifecycle {
         case .lingering, .aborting, .closed: return
@@ -306,7 +320,7 @@ final class Connection {
         }
         guard var start = bytes.baseAddress, !bytes.isEmpty else { return }
         var count = bytes.count
-        if !channel.isTLS, writeEvent?.isArmed == false, pendingOutput == 0 {
+        if !channel.isTLS, !handingOver, writeEvent?.isArmed == false, pendingOutput == 0 {
             switch channel.write(from: start, count: count) {
             case .bytes(let n):
                 start += n
@@ -321,7 +335,8 @@ final class Connection {
         if !handingOver { transmit() }
     }
 
-    /// Sends what a session added to `output` itself, unless input is being handed over.
+    /// Sends what a session added to `output` itself, unless input is being handed over (then
+    /// it goes at the turn's end).
     func flush() {
         if !handingOver { transmit() }
     }
@@ -459,7 +474,8 @@ final class Connection {
         switch end {
         case .goOn: break
         case .closeWhenFlushed: if session?.abandoned == true { abort() } else { closeWhenFlushed() }
-        case .finish: finish()
+        // An answer written in this turn may still wait for the turn's end: it goes first.
+        case .finish: if pendingOutput > 0 { closeWhenFlushed() } else { finish() }
         case .cutOff: cutOff()
         }
     }

@@ -27,6 +27,10 @@ final class ConnectionTable {
 
     /// Where a connection with nothing unread reads (`ReadScratch`).
     let scratch = ReadScratch()
+    /// Connections whose answers go at the turn's end, and the event that sends them: made
+    /// active when the first is added, it runs after every callback already due in this turn.
+    private var due: [Connection] = []
+    private var dueEvent: LoopEvent?
 
     /// Where a warning goes (standard error).
     private let warn: @Sendable (String) -> Void
@@ -43,6 +47,8 @@ final class ConnectionTable {
             base: base, fd: -1, what: Int16(EV_PERSIST), callback: tableSweep,
             argument: Unmanaged.passUnretained(self).toOpaque())
         sweep?.add(seconds: 1)
+        dueEvent = try LoopEvent(
+            base: base, fd: -1, what: 0, callback: tableTransmitDue, argument: Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit { close() }
@@ -136,6 +142,26 @@ final class ConnectionTable {
         for c in Array(connections.values) { c.finish() }
         connections.removeAll()
         sweep = nil
+        due.removeAll()
+        dueEvent = nil
+    }
+
+    /// Sends `connection`'s output once this turn's ready callbacks have run: every answer
+    /// written in a turn leaves together (`Connection.deliver`).
+    func transmitLater(_ connection: Connection) {
+        guard !connection.isTransmitDue else { return }
+        connection.isTransmitDue = true
+        if due.isEmpty { dueEvent?.activate() }
+        due.append(connection)
+    }
+
+    fileprivate func transmitDue() {
+        let connections = due
+        due.removeAll(keepingCapacity: true)
+        for c in connections {
+            c.isTransmitDue = false
+            c.transmitDue()
+        }
     }
 
     fileprivate func sweepNow() {
@@ -147,6 +173,11 @@ final class ConnectionTable {
 private func tableAcceptRetry(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     Unmanaged<ConnectionTable>.fromOpaque(arg).takeUnretainedValue().resumeListeners()
+}
+
+private func tableTransmitDue(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<ConnectionTable>.fromOpaque(arg).takeUnretainedValue().transmitDue()
 }
 
 private func tableSweep(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {

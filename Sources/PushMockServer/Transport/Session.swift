@@ -34,7 +34,8 @@ enum SessionEnd {
     case goOn
     /// Close once what is queued is sent (at once when the session was abandoned).
     case closeWhenFlushed
-    /// Close now, with nothing more sent.
+    /// Close now, with nothing more sent than what is already queued (an answer written in this
+    /// turn of the loop, which goes at its end).
     case finish
     /// The peer stopped reading: reset, keeping nothing for it.
     case cutOff
