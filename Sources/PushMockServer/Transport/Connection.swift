@@ -12,13 +12,13 @@ import PushMockCore
 /// I/O: when the socket is readable the connection reads what arrived (up to `readBatch`, its
 /// budget for one turn of the loop: the rest waits until every other connection has had its
 /// turn) into `input` and hands it to the session. What the session writes meanwhile collects
-/// in `output` and goes out once every connection ready in this turn has been handed its input
-/// (`ConnectionTable.transmitLater`): the turn's answers leave in one burst, which the kernel
-/// delivers to the peers for less than answers spread between the requests' work. (TLS makes
-/// one batch of records of a connection's answers.) A write from outside a turn's input (a
-/// stream, a long-poll, a timer) with nothing queued before it goes at once on a plain socket.
-/// The write event is armed only while the socket takes less than it is given, so a busy
-/// connection costs no `epoll_ctl`.
+/// in `output`. On a plain socket it goes out once every connection ready in this turn has been
+/// handed its input (`ConnectionTable.transmitLater`): the turn's answers leave in one burst,
+/// which the kernel delivers to the peers for less than answers spread between the requests'
+/// work. Over TLS it goes at once, as one batch of records (measured: deferring it only made
+/// TLS answers later). A write from outside a turn's input (a stream, a long-poll, a timer)
+/// with nothing queued before it goes at once on a plain socket. The write event is armed only
+/// while the socket takes less than it is given, so a busy connection costs no `epoll_ctl`.
 ///
 /// Bounds, the same on every port and protocol (checked by the table's sweep each second):
 /// `deadline`, set for the TLS handshake, for each HTTP/1.1 request to arrive whole (from the
@@ -88,8 +88,8 @@ final class Connection {
     /// What carries the connection once it is open; kept while it closes, let go when it is
     /// closed.
     private(set) var session: (any Session)?
-    /// Input is being handed to the session: its writes collect in `output` and go out at the
-    /// turn's end, with every other connection's (TLS makes one batch of records of them).
+    /// Input is being handed to the session: its writes collect in `output` and go out after
+    /// (`deliver`).
     private var handingOver = false
     /// In the table's list of connections whose output goes at the turn's end.
     var isTransmitDue = false
@@ -245,7 +245,7 @@ final class Connection {
     }
 
     /// Hands the input to the session (or lets the first bytes choose one); what it wrote goes
-    /// at the turn's end.
+    /// at the turn's end on a plain socket, at once over TLS.
     private func deliver() {
         handingOver = true
         if case .choosing = lifecycle {
@@ -255,7 +255,9 @@ final class Connection {
         }
         handingOver = false
         if isClosed { return }
-        if pendingOutput > 0 { table.transmitLater(self) }
+        if pendingOutput > 0 {
+            if channel.isTLS { transmit() } else { table.transmitLater(self) }
+        }
         updateReading()
     }
 
@@ -310,9 +312,9 @@ final class Connection {
 
     // MARK: Writing
 
-    /// Sends bytes: while input is handed over, queued for the turn's end; otherwise, on a
-    /// plain socket with nothing queued, straight from the caller's buffer, else queued and
-    /// sent at once.
+    /// Sends bytes: while input is handed over, queued until the session is done with it
+    /// (`deliver`); otherwise, on a plain socket with nothing queued, straight from the
+    /// caller's buffer, else queued and sent at once.
     func write(_ bytes: UnsafeRawBufferPointer) {
         switch lifecycle {
         case .lingering, .aborting, .closed: return
@@ -336,7 +338,7 @@ final class Connection {
     }
 
     /// Sends what a session added to `output` itself, unless input is being handed over (then
-    /// it goes at the turn's end).
+    /// it goes after, `deliver`).
     func flush() {
         if !handingOver { transmit() }
     }

@@ -27,8 +27,9 @@ final class ConnectionTable {
 
     /// Where a connection with nothing unread reads (`ReadScratch`).
     let scratch = ReadScratch()
-    /// Connections whose answers go at the turn's end, and the event that sends them: made
-    /// active when the first is added, it runs after every callback already due in this turn.
+    /// Plain-socket connections whose answers go at the turn's end, and the event that sends
+    /// them: made active when the first is added, it runs after every callback already due in
+    /// this turn.
     private var due: [Connection] = []
     private var dueEvent: LoopEvent?
 
