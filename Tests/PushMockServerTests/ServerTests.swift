@@ -215,6 +215,32 @@ struct ServerTests {
     }
 
     @Test(
+        "requests on many connections read in one turn: each connection gets its own answer; a request followed at once by the client's half-close: answered, then closed",
+        arguments: Port.allCases)
+    func answersOfOneTurn(_ port: Port) throws {
+        let server = try ServerProcess()
+        // Every request is written before any answer is read, so the server reads several in
+        // one turn and sends their answers together at its end (on the plain port).
+        let clients = try (0..<16).map { _ in try HTTPConnection(server, port) }
+        for (i, c) in clients.enumerated() {
+            let body = #"{"platform":"android","app":"com.example.c\#(i)"}"#
+            try c.write(
+                "POST /emulator/v1/projects/demo-pushmock/devices HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        }
+        for (i, c) in clients.enumerated() {
+            let r = try c.readReply()
+            #expect(r.status == 201 && r.json["app"] as? String == "com.example.c\(i)", "\(r.text)")
+        }
+        guard port == .plain else { return }
+        let c = try HTTPConnection(server, port)
+        try c.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(Glibc.shutdown(c.fd, Int32(SHUT_WR)) == 0)
+        #expect(try c.readReply().status == 200)
+        #expect(c.isClosedByServer())
+    }
+
+    @Test(
         "HTTP/1.1 framing: pipelined requests answered in order, chunked bodies, Expect: 100-continue, HTTP/1.0, malformed heads",
         arguments: Port.allCases)
     func framing(_ port: Port) throws {
