@@ -156,13 +156,17 @@ final class ConnectionTable {
         due.append(connection)
     }
 
+    /// Walks the list in place (a copy of it would cost an allocation every turn); a
+    /// connection added meanwhile is sent too.
     fileprivate func transmitDue() {
-        let connections = due
-        due.removeAll(keepingCapacity: true)
-        for c in connections {
+        var i = 0
+        while i < due.count {
+            let c = due[i]
             c.isTransmitDue = false
             c.transmitDue()
+            i += 1
         }
+        due.removeAll(keepingCapacity: true)
     }
 
     fileprivate func sweepNow() {
