@@ -98,7 +98,8 @@ final class Connection {
     /// When the connection must have moved on (monotonic ns, from the coarse clock: it is set
     /// for every request), or 0 for no bound.
     var deadline: UInt64
-    /// When output last moved while some was waiting.
+    /// When output last moved while some was waiting (from the coarse clock, which is read
+    /// for less and is never ahead: the sweep compares it with `--timeout`, in seconds).
     private var lastWritten: UInt64
     /// When bytes last arrived.
     private var lastRead: UInt64
@@ -332,7 +333,7 @@ final class Connection {
             }
             if count == 0 { return }
         }
-        if pendingOutput == 0 { lastWritten = MonotonicClock.nanos() }
+        if pendingOutput == 0 { lastWritten = MonotonicClock.coarseNanos() }
         guard evbuffer_add(output, start, count) == 0 else { return abort() }
         if !handingOver { transmit() }
     }
@@ -358,7 +359,7 @@ final class Connection {
             switch channel.write(from: bytes, count: n) {
             case .bytes(let written):
                 evbuffer_drain(output, written)
-                lastWritten = MonotonicClock.nanos()
+                lastWritten = MonotonicClock.coarseNanos()
             case .wantWrite, .wantRead: return armWriting()
             case .ended: return abort()
             }
