@@ -262,11 +262,14 @@ final class Connection {
         updateReading()
     }
 
-    /// The turn's end: sends what collected while input was handed over, and reads on if
-    /// output held reading back.
+    /// The turn's end: sends what collected while input was handed over; once the peer took it
+    /// all, a session that held back for it goes on (as after `writable`), and reading resumes
+    /// if output held it back.
     func transmitDue() {
         guard !isClosed else { return }
         transmit()
+        if isEnding || writeEvent?.isArmed == true { return }
+        if let session, !session.outputDrained() { apply(.closeWhenFlushed) }
         updateReading()
     }
 
