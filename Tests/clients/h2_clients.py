@@ -181,21 +181,25 @@ def case_continuation_flood(port, ca):
     return read_until_closed(sock, conn, limit=5)
 
 
+def ask_health(s):
+    """Asks /healthz on an HTTP/1.1 socket and reads the answer; OSError if the server closed it."""
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    got = b""
+    while not got.endswith(b'"ok"}'):
+        chunk = s.recv(4096)
+        if not chunk:
+            raise OSError("closed")
+        got += chunk
+
+
 def watch_latency(http_port, stop, out):
     """A well-behaved HTTP/1.1 client on the plain port: /healthz every 10 ms until `stop`;
     `out` gets each answer's time in ms (or None when it failed)."""
     s = socket.create_connection(("127.0.0.1", http_port), timeout=10)
-    request = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
     while not stop.is_set():
         start = time.monotonic()
         try:
-            s.sendall(request)
-            got = b""
-            while not got.endswith(b'"ok"}'):
-                chunk = s.recv(4096)
-                if not chunk:
-                    raise OSError("closed")
-                got += chunk
+            ask_health(s)
             out.append(round((time.monotonic() - start) * 1000, 2))
         except OSError:
             out.append(None)
@@ -251,13 +255,7 @@ def case_log_scans(port, ca, http_port, streams=100):
         while not stop.is_set():
             start = time.monotonic()
             try:
-                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
-                got = b""
-                while not got.endswith(b'"ok"}'):
-                    chunk = s.recv(4096)
-                    if not chunk:
-                        raise OSError("closed")
-                    got += chunk
+                ask_health(s)
                 answered.append((time.monotonic(), round((time.monotonic() - start) * 1000, 2)))
             except OSError:
                 # Closed by the server (its idle bound, in a slow sanitized build): ask on a new

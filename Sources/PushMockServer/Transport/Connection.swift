@@ -15,8 +15,8 @@ import PushMockCore
 /// in `output`. On a plain socket it goes out once every connection ready in this turn has been
 /// handed its input (`ConnectionTable.transmitLater`): the turn's answers leave in one burst,
 /// which the kernel delivers to the peers for less than answers spread between the requests'
-/// work. Over TLS it goes at once, as one batch of records (held to the turn's end, APNs over
-/// TLS measured no faster). A write from outside a turn's input (a stream, a long-poll, a timer)
+/// work. Over TLS it goes at once, as one batch of records (docs/PERFORMANCE.md, twentieth
+/// pass, says why). A write from outside a turn's input (a stream, a long-poll, a timer)
 /// with nothing queued before it goes at once on a plain socket. The write event is armed only
 /// while the socket takes less than it is given, so a busy connection costs no `epoll_ctl`.
 ///
@@ -262,13 +262,17 @@ final class Connection {
         updateReading()
     }
 
-    /// The turn's end: sends what collected while input was handed over; once the peer took it
-    /// all, a session that held back for it goes on (as after `writable`), and reading resumes
-    /// if output held it back.
+    /// The turn's end: sends what collected while input was handed over (`outputTaken` once the
+    /// peer took it all, as after `writable`).
     func transmitDue() {
         guard !isClosed else { return }
         transmit()
-        if isEnding || writeEvent?.isArmed == true { return }
+        if !isEnding, writeEvent?.isArmed == false { outputTaken() }
+    }
+
+    /// The peer took everything: a session that held back for it goes on, and reading
+    /// resumes if output held it back.
+    private func outputTaken() {
         if let session, !session.outputDrained() { apply(.closeWhenFlushed) }
         updateReading()
     }
@@ -385,9 +389,7 @@ final class Connection {
         }
         transmit()
         if isEnding || writeEvent?.isArmed == true { return }
-        // The peer took everything: a session that held back may go on.
-        if let session, !session.outputDrained() { apply(.closeWhenFlushed) }
-        updateReading()
+        outputTaken()
         // A TLS read that needed to write first gets its turn again.
         if channel.hasPending { resumeInput() }
     }
