@@ -1,3 +1,5 @@
+import Glibc
+
 /// A fake phone with one app installed. Its identity (id, platform, app, project) is fixed;
 /// its addresses change only through its project's registry (`DeviceRegistry`), its state
 /// through `Delivery.change`, its topics through `TopicIndex`, each by a method named for what
@@ -23,10 +25,16 @@ public final class Device {
     }
     /// The FID when the token does not begin with it.
     @usableFromInline var ownFID: String? { extras?.ownFID }
-    /// The bytes before a token's first colon: the FID, if the token begins with one.
+    /// The bytes before a token's first colon: the FID, if the token begins with one. Found
+    /// with `memchr`: a log scan asks this of every event, and the generic `firstIndex(of:)`
+    /// allocates for each byte in a build without optimization (a scan took seconds under the
+    /// address sanitizer).
     @usableFromInline
     static func fid(inToken token: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
-        token.firstIndex(of: UInt8(ascii: ":")).map { UnsafeBufferPointer(rebasing: token[..<$0]) }
+        guard let start = token.baseAddress, let colon = memchr(start, Int32(UInt8(ascii: ":")), token.count) else {
+            return nil
+        }
+        return UnsafeBufferPointer(start: start, count: UnsafeRawPointer(colon) - UnsafeRawPointer(start))
     }
     /// The string the FID is read from: its own, or the token that begins with it. The same
     /// source, the same FID (what the store compares event by event).
