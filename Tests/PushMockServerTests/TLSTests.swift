@@ -236,6 +236,25 @@ struct TLSTests {
     }
 
     @Test(
+        "a turn whose work outlasts --timeout: quiet HTTP/2 and HTTP/1.1 connections asking meanwhile are answered, not cut off as peers that stopped reading",
+        arguments: Port.allCases)
+    func busyTurn(_ port: Port) throws {
+        let server = try ServerProcess(["--timeout", "1"])
+        let target = try Self.h2Target(server, port)
+        let (status, out) = try runCommand(
+            RealClientTests.python,
+            [
+                Self.clients + "/h2_clients.py", "busy", target.port, ServerProcess.caFile, String(server.port),
+                String(server.process.processIdentifier),
+            ] + target.flags)
+        #expect(status == 0, "\(out)")
+        let seen = lastJSON(out)
+        #expect(seen["before"] as? [String] == ["200", "answered"], "\(out)")
+        #expect(seen["during"] as? [String] == ["200", "answered"], "\(out)")
+        #expect(server.stop() == 0)
+    }
+
+    @Test(
         "answers and bodies far larger than the socket buffers go through whole over HTTP/2 and HTTP/1.1; a client that stops reading is cut off at the timeout",
         arguments: Port.allCases)
     func backPressure(_ port: Port) throws {

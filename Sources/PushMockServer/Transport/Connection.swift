@@ -98,8 +98,9 @@ final class Connection {
     /// When the connection must have moved on (monotonic ns, from the coarse clock: it is set
     /// for every request), or 0 for no bound.
     var deadline: UInt64
-    /// When output last moved while some was waiting (from the coarse clock, which is read
-    /// for less and is never ahead: the sweep compares it with `--timeout`, in seconds).
+    /// When the socket last took output, or was last offered it without having refused any
+    /// before (from the coarse clock, which is read for less and is never ahead: the sweep
+    /// compares it with `--timeout`, in seconds).
     private var lastWritten: UInt64
     /// When bytes last arrived.
     private var lastRead: UInt64
@@ -340,7 +341,6 @@ final class Connection {
             }
             if count == 0 { return }
         }
-        if pendingOutput == 0 { lastWritten = MonotonicClock.coarseNanos() }
         guard evbuffer_add(output, start, count) == 0 else { return abort() }
         if !handingOver { transmit() }
     }
@@ -360,13 +360,15 @@ final class Connection {
         case .handshake, .choosing, .open, .closing, .lingering: break
         }
         guard writeEvent?.isArmed == false else { return }
+        // The peer's time to take its output runs from here: output that waited for the
+        // turn's end, or for a long request's work, was not refused meanwhile.
+        lastWritten = MonotonicClock.coarseNanos()
         while case let pending = pendingOutput, pending > 0 {
             let n = min(pending, Self.writeBatch)
             guard let bytes = evbuffer_pullup(output, n) else { return abort() }
             switch channel.write(from: bytes, count: n) {
             case .bytes(let written):
                 evbuffer_drain(output, written)
-                lastWritten = MonotonicClock.coarseNanos()
             case .wantWrite, .wantRead: return armWriting()
             case .ended: return abort()
             }
@@ -494,7 +496,8 @@ final class Connection {
     /// the session applies its own bounds (HTTP/2: a closed window, its idle GOAWAY).
     func checkTime(now: UInt64) {
         if deadline != 0, now > deadline { return finish() }
-        if pendingOutput > 0, now - lastWritten > timeoutNanos { return cutOff() }
+        // Output waiting for the turn's end has not been offered to the peer yet.
+        if pendingOutput > 0, !isTransmitDue, now - lastWritten > timeoutNanos { return cutOff() }
         guard let session, !isClosed else { return }
         apply(session.check(now: now, lastRead: lastRead, timeoutNanos: timeoutNanos, ending: isEnding))
     }
