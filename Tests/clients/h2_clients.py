@@ -18,6 +18,9 @@ usage: h2_clients.py httpx PORT CA HTTP_PORT   httpx http2=True: FCM v1 and APNs
                                                working one keeps its place, the stalled streams are reset
        h2_clients.py streams PORT CA HTTP_PORT  SETTINGS_MAX_CONCURRENT_STREAMS before and after
                                                the first valid provider token; prints JSON
+       h2_clients.py busy PORT CA HTTP_PORT PID [--h2c]
+                                               quiet connections ask while a turn's work outlasts the
+                                               server's --timeout: each is answered; prints JSON
 """
 import json
 import socket
@@ -213,7 +216,8 @@ def case_hpack_bomb(port, ca, http_port, seconds=3.0):
     once its streams keep failing; a client on another connection is served meanwhile."""
     import threading
     stop, latencies = threading.Event(), []
-    watcher = threading.Thread(target=watch_latency, args=(http_port, stop, latencies))
+    # A daemon: should the attack raise, the watcher does not keep the process alive.
+    watcher = threading.Thread(target=watch_latency, args=(http_port, stop, latencies), daemon=True)
     watcher.start()
     sock, conn = client(port, ca)
     block = b"\x90" * 16000
@@ -263,27 +267,31 @@ def case_log_scans(port, ca, http_port, streams=100):
                 s = socket.create_connection(("127.0.0.1", http_port), timeout=30)
             time.sleep(0.005)
 
-    watcher = threading.Thread(target=watch)
+    watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     time.sleep(0.2)
     sock, conn = client(port, ca)
-    for _ in range(streams):
-        conn.send_headers(conn.get_next_available_stream_id(),
-                          headers("/emulator/v1/projects/demo-pushmock/events?count=true&token=none"), end_stream=True)
-    sock.sendall(conn.data_to_send())
     ended = []
-    sock.settimeout(30)
-    while len(ended) < streams:
-        data = sock.recv(65536)
-        if not data:
-            break
-        for event in conn.receive_data(data):
-            if isinstance(event, h2.events.StreamEnded):
-                ended.append(time.monotonic())
+    try:
+        for _ in range(streams):
+            conn.send_headers(conn.get_next_available_stream_id(),
+                              headers("/emulator/v1/projects/demo-pushmock/events?count=true&token=none"), end_stream=True)
         sock.sendall(conn.data_to_send())
-    stop.set()
-    watcher.join()
-    sock.close()
+        sock.settimeout(30)
+        while len(ended) < streams:
+            data = sock.recv(65536)
+            if not data:
+                break
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.StreamEnded):
+                    ended.append(time.monotonic())
+            sock.sendall(conn.data_to_send())
+    except OSError:
+        pass  # cut off or timed out: `answered` below says how far it got
+    finally:
+        stop.set()
+        watcher.join()
+        sock.close()
     during = sorted(ms for t, ms in answered if ended and ended[0] < t < ended[-1])
     return {"answered": len(ended), "seconds": round(ended[-1] - ended[0], 2) if ended else None,
             "others_between": len(during), "p99_ms": during[int(len(during) * 0.99)] if during else None}
@@ -646,6 +654,69 @@ def streams(port, ca, http_port):
     }))
 
 
+def stream_status(sock, conn, stream):
+    """Reads until `stream` ends: its :status, or "reset" / "closed" if it never does."""
+    status = None
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            return "closed"
+        for e in conn.receive_data(data):
+            if isinstance(e, h2.events.ResponseReceived) and e.stream_id == stream:
+                status = dict(e.headers).get(":status")
+            elif isinstance(e, h2.events.StreamEnded) and e.stream_id == stream:
+                return status
+            elif isinstance(e, (h2.events.ConnectionTerminated, h2.events.StreamReset)):
+                return "reset"
+        sock.sendall(conn.data_to_send())
+
+
+def busy(port, ca, http_port, pid, scans=16):
+    """A quiet HTTP/2 connection and a quiet HTTP/1.1 one ask while the server is busy: `scans`
+    log scans on as many connections, written while it was stopped (SIGSTOP) so that one turn
+    reads them all and runs them for longer than its --timeout. The quiet connections'
+    requests are read in the next turn, with the sweep that fell due meanwhile: each must get
+    its answer, not be cut off as a peer that stopped reading. Prints what each got."""
+    import os
+    import signal
+    control = f"http://127.0.0.1:{http_port}/emulator/v1/projects/demo-pushmock"
+    with httpx.Client(timeout=60) as c:
+        c.post(control + "/devices:batchCreate",
+               json={"platform": "android", "app": "com.example.scan", "count": 20000, "topics": ["scan"]})
+        for _ in range(2):
+            c.post(f"http://127.0.0.1:{http_port}/fcm/send", headers={"Authorization": "key=pushmock-dev-server-key"},
+                   json={"to": "/topics/scan", "data": {"k": "v"}})
+    sock, conn = client(port, ca)
+    sock.settimeout(60)
+    plain = socket.create_connection(("127.0.0.1", http_port), timeout=60)
+    scanners = [socket.create_connection(("127.0.0.1", http_port), timeout=60) for _ in range(scans)]
+
+    def ask_quiet(stream):
+        conn.send_headers(stream, headers(), end_stream=True)
+        sock.sendall(conn.data_to_send())
+        plain.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        got = []
+        for read in (lambda: stream_status(sock, conn, stream), lambda: (ask_health(plain), "answered")[1]):
+            try:
+                got.append(read())
+            except OSError as e:
+                got.append(type(e).__name__)
+        return got
+
+    out = {"before": ask_quiet(1)}
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for s in scanners:
+            s.sendall(b"GET /emulator/v1/projects/demo-pushmock/events?count=true&token=none HTTP/1.1\r\n"
+                      b"Host: localhost\r\n\r\n")
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    time.sleep(0.3)
+    out["during"] = ask_quiet(3)
+    for s in scanners:
+        s.close()
+    return out
+
 if __name__ == "__main__":
     sys.argv = [a for a in sys.argv if a != "--h2c"]
     mode, port, ca = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -663,5 +734,7 @@ if __name__ == "__main__":
         lockout(port, ca, int(sys.argv[4]), float(sys.argv[5]))
     elif mode == "stalled":
         stalled(port, ca, int(sys.argv[4]), float(sys.argv[5]))
+    elif mode == "busy":
+        print(json.dumps(busy(port, ca, int(sys.argv[4]), int(sys.argv[5]))))
     elif mode == "streams":
         streams(port, ca, int(sys.argv[4]))

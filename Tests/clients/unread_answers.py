@@ -68,7 +68,7 @@ def http1_unread(tls, paths):
 def attack(name, open_attacker):
     before = rss_kib()
     stop, latencies = threading.Event(), []
-    watcher = threading.Thread(target=watch_latency, args=(http_port, stop, latencies))
+    watcher = threading.Thread(target=watch_latency, args=(http_port, stop, latencies), daemon=True)
     watcher.start()
     start = time.monotonic()
     sock = open_attacker()
