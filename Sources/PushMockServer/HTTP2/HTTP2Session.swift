@@ -178,21 +178,20 @@ final class HTTP2Session {
     /// Moves what nghttp2 has queued to the connection's output and sends it, up to the
     /// output bound; false on an error.
     private func send() -> Bool {
-        let output = connection.output
         while true {
-            while evbuffer_get_length(output) < Connection.maxPendingOutput {
+            while connection.pendingOutput < Connection.maxPendingOutput {
                 var data: UnsafePointer<UInt8>?
                 let n = nghttp2_session_mem_send(session, &data)
                 guard n >= 0 else { return false }
                 guard n > 0, let data else { break }
-                guard evbuffer_add(output, data, n) == 0 else { return false }
+                guard connection.queue(data, n) else { return false }
             }
-            let full = evbuffer_get_length(output) >= Connection.maxPendingOutput
+            let full = connection.pendingOutput >= Connection.maxPendingOutput
             // Full: send now, even while input is handed over, to make room for more.
             if full { connection.transmit() } else { connection.flush() }
             // Everything went and nghttp2 has more: go on; else the connection calls again
             // once the peer has taken what is waiting.
-            if !full || evbuffer_get_length(output) > 0 { return true }
+            if !full || connection.pendingOutput > 0 { return true }
         }
     }
 

@@ -12,10 +12,10 @@ import PushMockCore
 /// I/O: when the socket is readable the connection reads what arrived (up to `readBatch`, its
 /// budget for one turn of the loop: the rest waits until every other connection has had its
 /// turn) into `input` and hands it to the session. What the session writes meanwhile collects
-/// in `output`. On a plain socket it goes out once every connection ready in this turn has been
-/// handed its input (`ConnectionTable.transmitLater`): the turn's answers leave in one burst,
-/// which the kernel delivers to the peers for less than answers spread between the requests'
-/// work. Over TLS it goes at once, as one batch of records (docs/PERFORMANCE.md, twentieth
+/// in `staged` (the connection's own reused memory) and past it in `output`. On a plain socket
+/// it goes out once every connection ready in this turn has been handed its input
+/// (`ConnectionTable.transmitLater`): the turn's answers leave in one burst, which the kernel
+/// delivers to the peers for less than answers spread between the requests' work. Over TLS it goes at once, as one batch of records (docs/PERFORMANCE.md, twentieth
 /// pass, says why). A write from outside a turn's input (a stream, a long-poll, a timer)
 /// with nothing queued before it goes at once on a plain socket. The write event is armed only
 /// while the socket takes less than it is given, so a busy connection costs no `epoll_ctl`.
@@ -73,9 +73,16 @@ final class Connection {
     private let channel: ByteChannel
     let dispatcher: RequestDispatcher
     let timeoutNanos: UInt64
-    /// Bytes read and not yet taken by the session, and bytes waiting to be sent. Freed in deinit.
+    /// Bytes read and not yet taken by the session. Freed in deinit.
     let input: OpaquePointer
-    let output: OpaquePointer
+    /// Bytes waiting to be sent, after `staged`'s. Freed in deinit.
+    private let output: OpaquePointer
+    /// Output's first bytes while `output` is empty: memory of the connection's own, reused,
+    /// written into and sent from in place. Most answers fit, and then cost no libevent buffer
+    /// chain allocated, copied into, made contiguous and freed. What the socket does not take
+    /// moves to `output` (`transmit`), and so does everything once this would pass `maxStaged`.
+    private var staged = OwnedBytes(capacity: 0)
+    static let maxStaged = 16 * 1024
     /// Set right after init (they point back at this connection). Each knows whether it is
     /// armed: the read event while the session can take more, the write event while the
     /// socket takes less than it is given.
@@ -157,7 +164,7 @@ final class Connection {
     /// Server shutdown: HTTP/1.1 answers close the connection, HTTP/2 gets GOAWAY.
     var draining: Bool { table.draining }
 
-    var pendingOutput: Int { evbuffer_get_length(output) }
+    var pendingOutput: Int { staged.count + evbuffer_get_length(output) }
 
     /// Since when the connection has been idle (monotonic ns, its last read), if it may be
     /// closed to make room: a session answering nothing with nothing unsent (idle, or holding
@@ -341,11 +348,32 @@ final class Connection {
             }
             if count == 0 { return }
         }
-        guard evbuffer_add(output, start, count) == 0 else { return abort() }
+        guard queue(start, count) else { return abort() }
         if !handingOver { transmit() }
     }
 
-    /// Sends what a session added to `output` itself, unless input is being handed over (then
+    /// Adds bytes after those already waiting, without sending them (`flush` does); false when
+    /// memory ran out.
+    func queue(_ start: UnsafeRawPointer, _ count: Int) -> Bool {
+        if staged.count + count <= Self.maxStaged, evbuffer_get_length(output) == 0 {
+            staged.append(UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count))
+            return true
+        }
+        // Behind what is staged: it goes first (`output` is empty while anything is staged).
+        if staged.count > 0 {
+            guard unstage(from: 0) else { return false }
+        }
+        return evbuffer_add(output, start, count) == 0
+    }
+
+    /// Moves the staged bytes from `offset` on to `output` (which is empty) and empties `staged`.
+    private func unstage(from offset: Int) -> Bool {
+        defer { staged.removeAll() }
+        guard let start = staged.bytes.baseAddress, offset < staged.count else { return true }
+        return evbuffer_add(output, start + offset, staged.count - offset) == 0
+    }
+
+    /// Sends what a session queued itself (`queue`), unless input is being handed over (then
     /// it goes after, `deliver`).
     func flush() {
         if !handingOver { transmit() }
@@ -363,7 +391,18 @@ final class Connection {
         // The peer's time to take its output runs from here: output that waited for the
         // turn's end, or for a long request's work, was not refused meanwhile.
         lastWritten = MonotonicClock.coarseNanos()
-        while case let pending = pendingOutput, pending > 0 {
+        if let start = staged.bytes.baseAddress, staged.count > 0 {
+            var sent = 0
+            switch channel.write(from: start, count: staged.count) {
+            case .bytes(let n): sent = n
+            case .wantWrite, .wantRead: break
+            case .ended: return abort()
+            }
+            let all = sent == staged.count
+            guard unstage(from: sent) else { return abort() }
+            if !all { return armWriting() }
+        }
+        while case let pending = evbuffer_get_length(output), pending > 0 {
             let n = min(pending, Self.writeBatch)
             guard let bytes = evbuffer_pullup(output, n) else { return abort() }
             switch channel.write(from: bytes, count: n) {
@@ -546,7 +585,8 @@ final class Connection {
         }
         lifecycle = .aborting
         discardInput()
-        evbuffer_drain(output, pendingOutput)
+        staged.removeAll()
+        evbuffer_drain(output, evbuffer_get_length(output))
         setReading(false)
         writeEvent?.activate(Int32(EV_WRITE))
     }
