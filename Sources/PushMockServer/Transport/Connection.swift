@@ -15,10 +15,11 @@ import PushMockCore
 /// in `staged` (the connection's own reused memory) and past it in `output`. On a plain socket
 /// it goes out once every connection ready in this turn has been handed its input
 /// (`ConnectionTable.transmitLater`): the turn's answers leave in one burst, which the kernel
-/// delivers to the peers for less than answers spread between the requests' work. Over TLS it goes at once, as one batch of records (docs/PERFORMANCE.md, twentieth
-/// pass, says why). A write from outside a turn's input (a stream, a long-poll, a timer)
-/// with nothing queued before it goes at once on a plain socket. The write event is armed only
-/// while the socket takes less than it is given, so a busy connection costs no `epoll_ctl`.
+/// delivers to the peers for less than answers spread between the requests' work. Over TLS it
+/// goes at once, as one batch of records (docs/PERFORMANCE.md, twentieth pass, says why). A
+/// write from outside a turn's input (a stream, a long-poll, a timer) with nothing queued
+/// before it goes at once on a plain socket. The write event is armed only while the socket
+/// takes less than it is given, so a busy connection costs no `epoll_ctl`.
 ///
 /// Bounds, the same on every port and protocol (checked by the table's sweep each second):
 /// `deadline`, set for the TLS handshake, for each HTTP/1.1 request to arrive whole (from the
