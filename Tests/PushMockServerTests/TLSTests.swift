@@ -186,11 +186,21 @@ struct TLSTests {
     }
 
     /// `h2_clients.py`'s arguments for `server`'s TLS port, or its plain port as h2c.
-    static func h2Target(_ server: ServerProcess, _ port: Port) throws -> (port: String, flags: [String]) {
+    private static func h2Target(_ server: ServerProcess, _ port: Port) throws -> (port: String, flags: [String]) {
         switch port {
         case .tls: (String(try #require(server.tlsPort)), [])
         case .plain: (String(server.port), ["--h2c"])
         }
+    }
+
+    /// Runs `h2_clients.py MODE PORT CA HTTP_PORT EXTRA…` against `server`'s `port`; its exit
+    /// status and output.
+    static func h2Clients(_ mode: String, _ server: ServerProcess, _ port: Port, _ extra: [String] = []) throws -> (Int32, String)
+    {
+        let target = try h2Target(server, port)
+        return try runCommand(
+            RealClientTests.python,
+            [clients + "/h2_clients.py", mode, target.port, ServerProcess.caFile, String(server.port)] + extra + target.flags)
     }
 
     @Test(
@@ -198,10 +208,7 @@ struct TLSTests {
         arguments: Port.allCases)
     func abuse(_ port: Port) throws {
         let server = try ServerProcess(["--timeout", "2"])
-        let target = try Self.h2Target(server, port)
-        let (status, out) = try runCommand(
-            RealClientTests.python,
-            [Self.clients + "/h2_clients.py", "abuse", target.port, ServerProcess.caFile, String(server.port)] + target.flags)
+        let (status, out) = try Self.h2Clients("abuse", server, port)
         #expect(status == 0, "\(out)")
         var cases: [String: [String: Any]] = [:]
         for line in out.split(separator: "\n") where line.hasPrefix("{") {
@@ -240,13 +247,7 @@ struct TLSTests {
         arguments: Port.allCases)
     func busyTurn(_ port: Port) throws {
         let server = try ServerProcess(["--timeout", "1"])
-        let target = try Self.h2Target(server, port)
-        let (status, out) = try runCommand(
-            RealClientTests.python,
-            [
-                Self.clients + "/h2_clients.py", "busy", target.port, ServerProcess.caFile, String(server.port),
-                String(server.process.processIdentifier),
-            ] + target.flags)
+        let (status, out) = try Self.h2Clients("busy", server, port, [String(server.process.processIdentifier)])
         #expect(status == 0, "\(out)")
         let seen = lastJSON(out)
         #expect(seen["before"] as? [String] == ["200", "answered"], "\(out)")
@@ -259,11 +260,7 @@ struct TLSTests {
         arguments: Port.allCases)
     func backPressure(_ port: Port) throws {
         let server = try ServerProcess(["--timeout", "2"])
-        let target = try Self.h2Target(server, port)
-        let (status, out) = try runCommand(
-            RealClientTests.python,
-            [Self.clients + "/h2_clients.py", "backpressure", target.port, ServerProcess.caFile, String(server.port), "2"]
-                + target.flags)
+        let (status, out) = try Self.h2Clients("backpressure", server, port, ["2"])
         #expect(status == 0, "\(out)")
         let seen = lastJSON(out)
         let reader = seen["reader"] as? [String: Any] ?? [:]

@@ -240,11 +240,8 @@ def case_hpack_bomb(port, ca, http_port, seconds=3.0):
     return seen
 
 
-def case_log_scans(port, ca, http_port, streams=100):
-    """A hundred requests that each read the whole log (a count no event matches), sent at once
-    on one connection: the server leaves what exceeds one turn's time for the next turn, so a
-    client on another connection is answered between them rather than after them all."""
-    import threading
+def fill_log_for_scans(http_port):
+    """80,000 events in the log (20,000 devices on a topic, two sends to it): a scan reads them all."""
     control = f"http://127.0.0.1:{http_port}/emulator/v1/projects/demo-pushmock"
     with httpx.Client(timeout=60) as c:
         c.post(control + "/devices:batchCreate",
@@ -252,6 +249,14 @@ def case_log_scans(port, ca, http_port, streams=100):
         for _ in range(2):
             c.post(f"http://127.0.0.1:{http_port}/fcm/send", headers={"Authorization": "key=pushmock-dev-server-key"},
                    json={"to": "/topics/scan", "data": {"k": "v"}})
+
+
+def case_log_scans(port, ca, http_port, streams=100):
+    """A hundred requests that each read the whole log (a count no event matches), sent at once
+    on one connection: the server leaves what exceeds one turn's time for the next turn, so a
+    client on another connection is answered between them rather than after them all."""
+    import threading
+    fill_log_for_scans(http_port)
     stop, answered = threading.Event(), []
 
     def watch():
@@ -679,13 +684,7 @@ def busy(port, ca, http_port, pid, scans=16):
     its answer, not be cut off as a peer that stopped reading. Prints what each got."""
     import os
     import signal
-    control = f"http://127.0.0.1:{http_port}/emulator/v1/projects/demo-pushmock"
-    with httpx.Client(timeout=60) as c:
-        c.post(control + "/devices:batchCreate",
-               json={"platform": "android", "app": "com.example.scan", "count": 20000, "topics": ["scan"]})
-        for _ in range(2):
-            c.post(f"http://127.0.0.1:{http_port}/fcm/send", headers={"Authorization": "key=pushmock-dev-server-key"},
-                   json={"to": "/topics/scan", "data": {"k": "v"}})
+    fill_log_for_scans(http_port)
     sock, conn = client(port, ca)
     sock.settimeout(60)
     plain = socket.create_connection(("127.0.0.1", http_port), timeout=60)
