@@ -184,9 +184,17 @@ def case_continuation_flood(port, ca):
     return read_until_closed(sock, conn, limit=5)
 
 
+HEALTH = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
+
+
 def ask_health(s):
     """Asks /healthz on an HTTP/1.1 socket and reads the answer; OSError if the server closed it."""
-    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    s.sendall(HEALTH)
+    read_health(s)
+
+
+def read_health(s):
+    """Reads a /healthz answer from an HTTP/1.1 socket; OSError if the server closed it."""
     got = b""
     while not got.endswith(b'"ok"}'):
         chunk = s.recv(4096)
@@ -690,12 +698,17 @@ def busy(port, ca, http_port, pid, scans=16):
     plain = socket.create_connection(("127.0.0.1", http_port), timeout=60)
     scanners = [socket.create_connection(("127.0.0.1", http_port), timeout=60) for _ in range(scans)]
 
+    def plain_answer():
+        read_health(plain)
+        return "answered"
+
     def ask_quiet(stream):
+        """Both quiet connections ask before either answer is read."""
         conn.send_headers(stream, headers(), end_stream=True)
         sock.sendall(conn.data_to_send())
-        plain.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        plain.sendall(HEALTH)
         got = []
-        for read in (lambda: stream_status(sock, conn, stream), lambda: (ask_health(plain), "answered")[1]):
+        for read in (lambda: stream_status(sock, conn, stream), plain_answer):
             try:
                 got.append(read())
             except OSError as e:

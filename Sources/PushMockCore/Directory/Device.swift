@@ -27,8 +27,7 @@ public final class Device {
     @usableFromInline var ownFID: String? { extras?.ownFID }
     /// The bytes before a token's first colon: the FID, if the token begins with one. Found
     /// with `memchr`: a log scan asks this of every event, and the generic `firstIndex(of:)`
-    /// allocates for each byte in a build without optimization (a scan took seconds under the
-    /// address sanitizer).
+    /// allocates for each byte in a build without optimization, as the sanitized tests run.
     @usableFromInline
     static func fid(inToken token: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
         guard let start = token.baseAddress, let colon = memchr(start, Int32(UInt8(ascii: ":")), token.count) else {
