@@ -119,7 +119,7 @@ public struct Bridge: Sendable {
         for kind in EventKind.allCases where events.contains(kind) { w.string(kind.rawValue) }
         w.endArray()
         w.member("queue_limit", queueLimit)
-        w.key(target.name)
+        w.key(JSONKey(target.name))
         w.beginObject()
         switch target {
         case .webhook(let h):

@@ -40,7 +40,7 @@ enum BridgeEnvelope {
         var w = JSONWriter(capacity: payload.utf8.count + 64)
         w.beginObject()
         w.member("Simulator Target Bundle", bundleID)
-        for entry in object.entries { w.member(entry.key, entry.value) }
+        for entry in object.entries { w.member(JSONKey(entry.key), entry.value) }
         w.endObject()
         return w.bytes
     }

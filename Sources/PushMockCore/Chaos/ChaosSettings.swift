@@ -200,7 +200,7 @@ public struct ChaosSettings: Sendable, Equatable {
     func write(_ w: inout JSONWriter) {
         w.beginObject()
         for surface in ChaosSurface.allCases {
-            w.key(surface.rawValue)
+            w.key(JSONKey(surface.rawValue))
             (self[surface] ?? SurfaceChaos(surface: surface)).write(&w)
         }
         w.endObject()

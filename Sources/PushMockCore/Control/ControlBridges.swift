@@ -62,7 +62,7 @@ struct ControlBridges {
                     ("forwarded", s.forwarded), ("attempts", s.attempts), ("succeeded", s.succeeded), ("failed", s.failed),
                     ("overflowed", s.overflowed),
                 ] {
-                    w.member(name, n)
+                    w.member(JSONKey(name), n)
                 }
             }
         }

@@ -136,7 +136,7 @@ enum DeviceFields {
         w.member("platform", d.platform.rawValue)
         w.member("app", d.app)
         // What a device does not have is null to the control API, and left out of a fixture.
-        func optional(_ name: String, _ value: String?) {
+        func optional(_ name: JSONKey, _ value: String?) {
             if let value { w.member(name, value) } else if !asFixture { w.member(name, .null) }
         }
         optional("token", d.token)

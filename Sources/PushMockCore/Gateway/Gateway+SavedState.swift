@@ -105,7 +105,7 @@ extension Gateway {
                         ("client_email", a.email), ("private_key_id", a.keyID), ("client_id", a.clientID),
                         ("public_key", a.publicKeyPEM),
                     ] {
-                        w.member(name, value)
+                        w.member(JSONKey(name), value)
                     }
                     if let key = a.privateKeyPEM { w.member("private_key", key) }
                 }

@@ -50,9 +50,12 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Writes `"name":`; the next call writes its value.
-    public mutating func key(_ name: String) {
+    public mutating func key(_ name: JSONKey) {
         prefix()
-        putQuoted(name)
+        switch name.storage {
+        case .literal(let s): out.appendQuoted(literal: s)
+        case .text(let s): putQuoted(s)
+        }
         out.append(UInt8(ascii: ":"))
         afterKey = true
     }
@@ -124,38 +127,38 @@ public struct JSONWriter: ~Copyable {
         case .object(let o):
             beginObject()
             for entry in o.entries {
-                key(entry.key)
+                key(JSONKey(entry.key))
                 value(entry.value)
             }
             endObject()
         }
     }
 
-    public mutating func member(_ name: String, _ s: String) {
+    public mutating func member(_ name: JSONKey, _ s: String) {
         key(name)
         string(s)
     }
-    public mutating func member(_ name: String, _ n: Int) {
+    public mutating func member(_ name: JSONKey, _ n: Int) {
         key(name)
         int(n)
     }
-    public mutating func member(_ name: String, _ b: Bool) {
+    public mutating func member(_ name: JSONKey, _ b: Bool) {
         key(name)
         bool(b)
     }
-    public mutating func member(_ name: String, _ v: JSONValue) {
+    public mutating func member(_ name: JSONKey, _ v: JSONValue) {
         key(name)
         value(v)
     }
 
     /// `"name": ` and the value `body` writes.
-    public mutating func member(_ name: String, _ body: (inout JSONWriter) -> Void) {
+    public mutating func member(_ name: JSONKey, _ body: (inout JSONWriter) -> Void) {
         key(name)
         body(&self)
     }
 
     /// `"name": [...]`, the elements written by `body`.
-    public mutating func array(_ name: String, _ body: (inout JSONWriter) -> Void) {
+    public mutating func array(_ name: JSONKey, _ body: (inout JSONWriter) -> Void) {
         key(name)
         beginArray()
         body(&self)
@@ -163,7 +166,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// `"name": ["a", "b", ...]`.
-    public mutating func array(_ name: String, strings: some Sequence<String>) {
+    public mutating func array(_ name: JSONKey, strings: some Sequence<String>) {
         array(name) { w in for s in strings { w.string(s) } }
     }
 
@@ -174,7 +177,7 @@ public struct JSONWriter: ~Copyable {
         endObject()
     }
 
-    public mutating func member(_ name: String, ifPresent s: String?) { if let s { member(name, s) } }
+    public mutating func member(_ name: JSONKey, ifPresent s: String?) { if let s { member(name, s) } }
 
     public static func quoted(_ s: String) -> String {
         var out: [UInt8] = []

@@ -117,11 +117,11 @@ extension EventReaders {
         w.key("outcomes")
         w.beginObject()
         w.member("accepted", row.outcomes.values.reduce(0, +))
-        for c in Outcomes.Category.allCases { w.member(c.rawValue, row.outcomes[c] ?? 0) }
+        for c in Outcomes.Category.allCases { w.member(JSONKey(c.rawValue), row.outcomes[c] ?? 0) }
         w.endObject()
         w.key("dropped_by_reason")
         w.beginObject()
-        for (reason, n) in row.dropped.sorted(by: { $0.key < $1.key }) { w.member(reason, n) }
+        for (reason, n) in row.dropped.sorted(by: { $0.key < $1.key }) { w.member(JSONKey(reason), n) }
         w.endObject()
     }
 }

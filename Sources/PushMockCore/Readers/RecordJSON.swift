@@ -12,7 +12,7 @@ enum RecordJSON {
             w.beginObject()
             w.key("headers")
             w.beginObject()
-            for (k, v) in r.headers { w.member(k, v) }
+            for (k, v) in r.headers { w.member(JSONKey(k), v) }
             w.endObject()
             w.key("payload")
             w.raw(r.payload)
@@ -86,7 +86,7 @@ enum RecordJSON {
         w.endObject()
     }
 
-    private static func optional(_ w: inout JSONWriter, _ name: String, _ value: String?) {
+    private static func optional(_ w: inout JSONWriter, _ name: JSONKey, _ value: String?) {
         w.key(name)
         if let value { w.string(value) } else { w.null() }
     }
@@ -122,7 +122,7 @@ enum RecordJSON {
         if let counts {
             w.key("counts")
             w.beginObject()
-            for kind in EventKind.allCases { if let n = counts[kind] { w.member(kind.rawValue, n) } }
+            for kind in EventKind.allCases { if let n = counts[kind] { w.member(JSONKey(kind.rawValue), n) } }
             w.endObject()
         }
         if detail {

@@ -53,12 +53,12 @@ public struct APNsRendering {
         if mutable { w.member("mutable-content", 1) }
         w.endObject()
         if let data = content.data {
-            for entry in data.entries { w.member(entry.key, entry.value) }
+            for entry in data.entries { w.member(JSONKey(entry.key), entry.value) }
         }
         if let notification {
             for entry in notification.entries where !Self.mappedKeys.contains(entry.key) {
                 let v = entry.value
-                w.member("gcm.notification." + entry.key, v.stringValue ?? JSONWriter.quotedJSON(v))
+                w.member(JSONKey("gcm.notification." + entry.key), v.stringValue ?? JSONWriter.quotedJSON(v))
             }
         }
         w.member("gcm.message_id", messageID)
@@ -87,9 +87,9 @@ public struct APNsRendering {
             if legacy.hasSuffix("_args"), case .string(let s) = v, let parsed = try? JSONParser.parse(s), parsed.arrayValue != nil
             {
                 // Older docs sent the arguments as a JSON array inside a string.
-                w.member(apns, parsed)
+                w.member(JSONKey(apns), parsed)
             } else {
-                w.member(apns, v)
+                w.member(JSONKey(apns), v)
             }
         }
         w.endObject()

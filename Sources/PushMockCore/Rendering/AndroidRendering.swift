@@ -53,7 +53,7 @@ public struct AndroidRendering {
         if let data = content.data {
             // A Bundle holds strings: legacy non-string values arrive as their JSON text.
             for entry in data.entries where Self.isAppDataKey(entry.key) {
-                w.member(entry.key, entry.value.stringValue ?? JSONWriter.quotedJSON(entry.value))
+                w.member(JSONKey(entry.key), entry.value.stringValue ?? JSONWriter.quotedJSON(entry.value))
             }
         }
         w.endObject()
@@ -61,7 +61,7 @@ public struct AndroidRendering {
             w.key("notification")
             w.beginObject()
             for (legacy, name) in Self.notificationKeys {
-                if let v = n[legacy] { w.member(name, v) }
+                if let v = n[legacy] { w.member(JSONKey(name), v) }
             }
             w.endObject()
         }

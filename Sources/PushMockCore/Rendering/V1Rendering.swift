@@ -16,8 +16,8 @@ enum V1Rendering {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         w.member("aps", .object(aps))
-        for entry in payload.entries where entry.key != "aps" { w.member(entry.key, entry.value) }
-        for entry in m["data"]?.objectValue?.entries ?? [] { w.member(entry.key, entry.value) }
+        for entry in payload.entries where entry.key != "aps" { w.member(JSONKey(entry.key), entry.value) }
+        for entry in m["data"]?.objectValue?.entries ?? [] { w.member(JSONKey(entry.key), entry.value) }
         let image =
             m.value(at: "apns", "fcm_options", "image")?.stringValue
             ?? m.value(at: "notification", "image")?.stringValue

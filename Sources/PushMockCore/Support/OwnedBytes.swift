@@ -95,6 +95,17 @@ public struct OwnedBytes: ~Copyable {
         written += u.count + 2
     }
 
+    /// A JSON string from bytes known to need no escape (`JSONKey`'s names written in the
+    /// source), in quotes.
+    public mutating func appendQuoted(literal s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        reserve(n + 2)
+        base[written] = UInt8(ascii: "\"")
+        (base + written + 1).update(from: s.utf8Start, count: n)
+        base[written + 1 + n] = UInt8(ascii: "\"")
+        written += n + 2
+    }
+
     /// A part of a JSON string, escaped, without quotes.
     public mutating func appendEscaped(_ u: UnsafeBufferPointer<UInt8>) {
         reserve(u.count)

@@ -104,7 +104,7 @@ struct DeliveryDataAPI: GatewayModule {
             w.beginObject()
             for category in Outcomes.Category.allCases where category != .droppedOther {
                 if let n = c.outcomes[category], n > 0 {
-                    w.key(category.rawValue)
+                    w.key(JSONKey(category.rawValue))
                     w.raw(percent(n))
                 }
             }
@@ -116,7 +116,7 @@ struct DeliveryDataAPI: GatewayModule {
                 ("deliveredNoDelay", c.noDelay), ("delayedDeviceOffline", c.offline), ("delayedDeviceDoze", c.doze),
                 ("delayedMessageThrottled", c.throttled),
             ] where n > 0 {
-                w.key(name)
+                w.key(JSONKey(name))
                 w.raw(Self.percentText(n, of: delivered))
             }
             w.endObject()

@@ -99,7 +99,7 @@ struct InstanceIDAPI {
             w.key("topics")
             w.beginObject()
             for (topic, added) in device.topics.sorted(by: { $0.key < $1.key }) {
-                w.key(topic)
+                w.key(JSONKey(topic))
                 w.beginObject()
                 w.member("addDate", added.day)
                 w.endObject()

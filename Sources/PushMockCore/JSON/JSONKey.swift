@@ -1,0 +1,20 @@
+/// A member's name for `JSONWriter`. Written in the source (`w.member("success", 1)`) it is a
+/// `StaticString`, whose bytes are copied as they are: names pushmock writes need no escape,
+/// which a debug build checks when one is made. A name known only when running (a data
+/// key, a header, a topic) is `JSONKey(name)` and is escaped as any string is.
+public struct JSONKey: ExpressibleByStringLiteral, Sendable {
+    enum Storage: Sendable {
+        case literal(StaticString)
+        case text(String)
+    }
+    let storage: Storage
+
+    public init(stringLiteral name: StaticString) {
+        assert(
+            !JSONWriter.needsEscape(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)),
+            "a JSON member name written in the source needs no escape")
+        storage = .literal(name)
+    }
+
+    public init(_ name: String) { storage = .text(name) }
+}
