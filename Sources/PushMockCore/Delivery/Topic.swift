@@ -1,6 +1,11 @@
 /// FCM topic names: `[a-zA-Z0-9-_.~%]+`, optionally written with the `/topics/` prefix.
 public enum Topic {
-    public static let prefix = "/topics/"
+    public static let prefix = prefixBytes.description
+    private static let prefixBytes: StaticString = "/topics/"
+
+    /// Whether `s` begins with `/topics/`, compared on bytes (String's `hasPrefix` compares
+    /// grapheme clusters, which costs more on every legacy send and is not what a prefix means).
+    public static func isPrefixed(_ s: String) -> Bool { s.hasBytePrefix(prefixBytes) }
 
     public static func isValidName(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 900 else { return false }
@@ -15,7 +20,7 @@ public enum Topic {
 
     /// The bare name of `/topics/name` or `name`.
     public static func bareName(_ s: String) -> String {
-        s.hasPrefix(prefix) ? String(s.dropFirst(prefix.count)) : s
+        isPrefixed(s) ? String(s.dropFirst(prefix.count)) : s
     }
 
     /// Topics per app instance (docs/reference/topics.md §C.5).

@@ -36,17 +36,16 @@ public struct Request {
         }
     }
 
-    /// The first value of a header; `name` is lower-case and matched case-insensitively.
-    public func header(_ name: String) -> String? {
-        // By index, lengths first, so no (name, value) pair is copied out; `name`'s bytes are
-        // taken once, not once a candidate.
-        let count = name.utf8.count
-        return name.withBytes { lower in
-            for i in headers.indices where headers[i].name.utf8.count == count {
-                if headers[i].name.withBytes({ Self.equalsLowercased($0, lower: lower) }) { return headers[i].value }
-            }
-            return nil
+    /// The first value of a header; `name` is lower-case and matched case-insensitively. (A
+    /// `StaticString`: every caller names the header in the source, and its bytes are then at
+    /// hand without reaching into a String's storage.)
+    public func header(_ name: StaticString) -> String? {
+        // By index, lengths first, so no (name, value) pair is copied out.
+        let lower = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        for i in headers.indices where headers[i].name.utf8.count == lower.count {
+            if headers[i].name.withBytes({ Self.equalsLowercased($0, lower: lower) }) { return headers[i].value }
         }
+        return nil
     }
 
     /// ASCII case-insensitive comparison against an already lower-case string, on bytes.
@@ -89,19 +88,18 @@ public struct Request {
 
     /// Whether the body's media type (before any `;` parameters) is `type`, which is
     /// lower-case; compared on bytes, since this runs on every send.
-    public func hasMediaType(_ type: String) -> Bool {
+    public func hasMediaType(_ type: StaticString) -> Bool {
         guard let ct = header("content-type") else { return false }
+        let y = UnsafeBufferPointer(start: type.utf8Start, count: type.utf8CodeUnitCount)
         return ct.withBytes { x in
-            type.withBytes { y in
-                var i = 0
-                while i < x.count, x[i] == 0x20 { i += 1 }
-                guard x.count - i >= y.count,
-                    Self.equalsLowercased(UnsafeBufferPointer(rebasing: x[i..<i + y.count]), lower: y)
-                else { return false }
-                var j = i + y.count
-                while j < x.count, x[j] == 0x20 || x[j] == 0x09 { j += 1 }
-                return j == x.count || x[j] == UInt8(ascii: ";")
-            }
+            var i = 0
+            while i < x.count, x[i] == 0x20 { i += 1 }
+            guard x.count - i >= y.count,
+                Self.equalsLowercased(UnsafeBufferPointer(rebasing: x[i..<i + y.count]), lower: y)
+            else { return false }
+            var j = i + y.count
+            while j < x.count, x[j] == 0x20 || x[j] == 0x09 { j += 1 }
+            return j == x.count || x[j] == UInt8(ascii: ";")
         }
     }
 }

@@ -49,7 +49,7 @@ struct LegacyAPI {
             return .response(.text(400, error.text))
         }
         switch send.target {
-        case .to(let to) where to.hasPrefix(Topic.prefix) && !send.isForm:
+        case .to(let to) where Topic.isPrefixed(to) && !send.isForm:
             let name = String(to.dropFirst(Topic.prefix.count))
             guard Topic.isValidName(name) else {
                 parts.delivery.logRejection(.invalidParameters, reason: "bad_request", project: project, type: .topic)
