@@ -21,8 +21,8 @@ enum Authorization {
     }
 
     /// Whether the header is `scheme` (lower-case, matched case-insensitively) and more.
-    private static func starts(_ header: String, with scheme: String) -> Bool {
-        let n = scheme.utf8.count
+    private static func starts(_ header: String, with scheme: StaticString) -> Bool {
+        let n = scheme.utf8CodeUnitCount
         return header.withBytes { $0.count > n && Request.equalsLowercased(UnsafeBufferPointer(rebasing: $0[..<n]), scheme) }
     }
 }

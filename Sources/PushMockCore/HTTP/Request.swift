@@ -48,14 +48,15 @@ public struct Request {
         return nil
     }
 
-    /// ASCII case-insensitive comparison against an already lower-case string, on bytes.
-    public static func equalsLowercased(_ s: String, _ lower: String) -> Bool {
-        s.utf8.count == lower.utf8.count && s.withBytes { equalsLowercased($0, lower) }
+    /// ASCII case-insensitive comparison against a lower-case name written in the source, on
+    /// bytes (a `StaticString`'s are at hand without reaching into a String's storage).
+    public static func equalsLowercased(_ s: String, _ lower: StaticString) -> Bool {
+        s.utf8.count == lower.utf8CodeUnitCount && s.withBytes { equalsLowercased($0, lower) }
     }
 
     /// The same for bytes (a part of a header value, say).
-    public static func equalsLowercased(_ x: UnsafeBufferPointer<UInt8>, _ lower: String) -> Bool {
-        lower.withBytes { equalsLowercased(x, lower: $0) }
+    public static func equalsLowercased(_ x: UnsafeBufferPointer<UInt8>, _ lower: StaticString) -> Bool {
+        equalsLowercased(x, lower: UnsafeBufferPointer(start: lower.utf8Start, count: lower.utf8CodeUnitCount))
     }
 
     /// The origin the client addressed: its scheme and `Host` (`http://127.0.0.1:4010`).

@@ -24,7 +24,7 @@ public final class APNsHeaders: Sendable {
     static let suffixBytes = typeSuffixes.map { Array($0.suffix.utf8) }
     static let typesWithoutSuffix = ["alert", "background", "mdm"]
     /// The headers read, in the order of the bits that mark them seen.
-    static let names = [
+    static let names: [StaticString] = [
         "apns-id", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id",
         "authorization",
     ]

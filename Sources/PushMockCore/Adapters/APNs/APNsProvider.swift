@@ -170,7 +170,7 @@ struct APNsProvider {
         return host.withBytes { bytes in
             var name = bytes[...]
             if name.last != UInt8(ascii: "]"), let colon = name.lastIndex(of: UInt8(ascii: ":")) { name = name[..<colon] }
-            func named(_ lower: String) -> Bool { Request.equalsLowercased(UnsafeBufferPointer(rebasing: name), lower) }
+            func named(_ lower: StaticString) -> Bool { Request.equalsLowercased(UnsafeBufferPointer(rebasing: name), lower) }
             if named("api.push.apple.com") { return .production }
             if named("api.sandbox.push.apple.com") || named("api.development.push.apple.com") { return .sandbox }
             return configuration.apnsEnvironment
