@@ -180,6 +180,22 @@ struct JSONTests {
         #expect(w.text.hasPrefix(#"{"q":"a\"b\\c\n\u0001é","list":[1,{"x":true},null],"n":2}"#))
     }
 
+    @Test("a member name known only when running is escaped; one written in the source is copied, growing the writer")
+    func writerNames() throws {
+        // A variable: `JSONKey("...")` of a literal is the literal's own (not escaped) form.
+        let name = ["a\"b", "c\n\u{01}é"].joined(separator: "\\")
+        var w = JSONWriter(capacity: 1)
+        w.beginObject()
+        w.member(JSONKey(name), 1)
+        w.member("a_name_written_in_the_source_longer_than_the_writer", 2)
+        w.key(JSONKey("plain"))
+        w.string("v")
+        w.endObject()
+        #expect(w.text == #"{"a\"b\\c\n\u0001é":1,"a_name_written_in_the_source_longer_than_the_writer":2,"plain":"v"}"#)
+        let parsed = try #require(json(w.text) as? [String: Any])
+        #expect(parsed[name] as? Int == 1)
+    }
+
     @Test("a writer of 16 bytes grows through long and escaped strings, numbers and another writer's JSON, and keeps every byte")
     func writerGrows() throws {
         var inner = JSONWriter(capacity: 16)
