@@ -58,12 +58,11 @@ struct ControlBridges {
         let s = bridges.stats(of: b)
         w.member("stats") { w in
             w.object { w in
-                for (name, n) in [
+                let counts: [(JSONKey, Int)] = [
                     ("forwarded", s.forwarded), ("attempts", s.attempts), ("succeeded", s.succeeded), ("failed", s.failed),
                     ("overflowed", s.overflowed),
-                ] {
-                    w.member(JSONKey(name), n)
-                }
+                ]
+                for (name, n) in counts { w.member(name, n) }
             }
         }
         w.endObject()

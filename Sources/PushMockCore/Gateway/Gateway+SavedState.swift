@@ -101,12 +101,11 @@ extension Gateway {
                 .sorted { ($0.email == own ? "" : $0.email) < ($1.email == own ? "" : $1.email) }
             for a in accounts {
                 w.object { w in
-                    for (name, value) in [
+                    let fields: [(JSONKey, String)] = [
                         ("client_email", a.email), ("private_key_id", a.keyID), ("client_id", a.clientID),
                         ("public_key", a.publicKeyPEM),
-                    ] {
-                        w.member(JSONKey(name), value)
-                    }
+                    ]
+                    for (name, value) in fields { w.member(name, value) }
                     if let key = a.privateKeyPEM { w.member("private_key", key) }
                 }
             }

@@ -41,7 +41,7 @@ public struct Request {
     /// hand without reaching into a String's storage.)
     public func header(_ name: StaticString) -> String? {
         // By index, lengths first, so no (name, value) pair is copied out.
-        let lower = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        let lower = name.utf8Bytes
         for i in headers.indices where headers[i].name.utf8.count == lower.count {
             if headers[i].name.withBytes({ Self.equalsLowercased($0, lower: lower) }) { return headers[i].value }
         }
@@ -56,7 +56,7 @@ public struct Request {
 
     /// The same for bytes (a part of a header value, say).
     public static func equalsLowercased(_ x: UnsafeBufferPointer<UInt8>, _ lower: StaticString) -> Bool {
-        equalsLowercased(x, lower: UnsafeBufferPointer(start: lower.utf8Start, count: lower.utf8CodeUnitCount))
+        equalsLowercased(x, lower: lower.utf8Bytes)
     }
 
     /// The origin the client addressed: its scheme and `Host` (`http://127.0.0.1:4010`).
@@ -91,7 +91,7 @@ public struct Request {
     /// lower-case; compared on bytes, since this runs on every send.
     public func hasMediaType(_ type: StaticString) -> Bool {
         guard let ct = header("content-type") else { return false }
-        let y = UnsafeBufferPointer(start: type.utf8Start, count: type.utf8CodeUnitCount)
+        let y = type.utf8Bytes
         return ct.withBytes { x in
             var i = 0
             while i < x.count, x[i] == 0x20 { i += 1 }

@@ -12,9 +12,7 @@ public struct JSONKey: ExpressibleByStringLiteral, Sendable {
     let storage: Storage
 
     public init(stringLiteral name: StaticString) {
-        assert(
-            !JSONWriter.needsEscape(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)),
-            "a JSON member name written in the source needs no escape")
+        assert(!JSONWriter.needsEscape(name.utf8Bytes), "a JSON member name written in the source needs no escape")
         storage = .literal(name)
     }
 

@@ -97,8 +97,7 @@ public struct JSONParser {
     }
 
     private mutating func literal(_ word: StaticString) throws(JSONParseError) {
-        let w = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-        for c in w {
+        for c in word.utf8Bytes {
             guard i < b.count, b[i] == c else { throw fail() }
             i += 1
         }

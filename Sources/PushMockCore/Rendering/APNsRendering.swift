@@ -5,7 +5,7 @@ public struct APNsRendering {
     public let payload: String
 
     /// Legacy `notification` keys that become `aps.alert` members, in APNs spelling.
-    static let alertKeys: [(String, String)] = [
+    static let alertKeys: [(String, JSONKey)] = [
         ("title", "title"), ("subtitle", "subtitle"), ("body", "body"),
         ("title_loc_key", "title-loc-key"), ("title_loc_args", "title-loc-args"),
         ("body_loc_key", "loc-key"), ("body_loc_args", "loc-args"),
@@ -87,9 +87,9 @@ public struct APNsRendering {
             if legacy.hasSuffix("_args"), case .string(let s) = v, let parsed = try? JSONParser.parse(s), parsed.arrayValue != nil
             {
                 // Older docs sent the arguments as a JSON array inside a string.
-                w.member(JSONKey(apns), parsed)
+                w.member(apns, parsed)
             } else {
-                w.member(JSONKey(apns), v)
+                w.member(apns, v)
             }
         }
         w.endObject()

@@ -5,7 +5,7 @@ public struct AndroidRendering {
 
     /// Legacy `notification` keys an Android notification carries; `android_channel_id`
     /// shows as the SDK's `channel_id`.
-    static let notificationKeys: [(String, String)] = [
+    static let notificationKeys: [(String, JSONKey)] = [
         ("title", "title"), ("body", "body"), ("icon", "icon"), ("sound", "sound"), ("tag", "tag"),
         ("color", "color"), ("click_action", "click_action"), ("body_loc_key", "body_loc_key"),
         ("body_loc_args", "body_loc_args"), ("title_loc_key", "title_loc_key"),
@@ -61,7 +61,7 @@ public struct AndroidRendering {
             w.key("notification")
             w.beginObject()
             for (legacy, name) in Self.notificationKeys {
-                if let v = n[legacy] { w.member(JSONKey(name), v) }
+                if let v = n[legacy] { w.member(name, v) }
             }
             w.endObject()
         }

@@ -59,7 +59,7 @@ public struct OwnedBytes: ~Copyable {
     public mutating func append(_ a: [UInt8]) { a.withUnsafeBufferPointer { append($0) } }
 
     public mutating func append(_ s: StaticString) {
-        append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        append(s.utf8Bytes)
     }
 
     /// Appends a copy of bytes already here.

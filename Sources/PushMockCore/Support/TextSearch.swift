@@ -9,6 +9,13 @@ extension StringProtocol {
     }
 }
 
+extension StaticString {
+    /// The literal's UTF-8 bytes, where the compiler put them (a string literal always has a
+    /// pointer representation).
+    @inlinable
+    public var utf8Bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount) }
+}
+
 extension String {
     /// Runs `body` on the string's UTF-8 bytes in place (a copy only for a bridged string).
     @inlinable

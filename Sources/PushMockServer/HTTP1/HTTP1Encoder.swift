@@ -117,7 +117,7 @@ struct HeadWriter {
     }
 
     mutating func put(_ s: StaticString) {
-        put(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        put(s.utf8Bytes)
     }
 
     mutating func putDecimal(_ n: Int) {

@@ -112,11 +112,12 @@ struct DeliveryDataAPI: GatewayModule {
             w.key("deliveryPerformancePercents")
             w.beginObject()
             let delivered = c.noDelay + c.offline + c.doze + c.throttled
-            for (name, n) in [
+            let performance: [(JSONKey, Int)] = [
                 ("deliveredNoDelay", c.noDelay), ("delayedDeviceOffline", c.offline), ("delayedDeviceDoze", c.doze),
                 ("delayedMessageThrottled", c.throttled),
-            ] where n > 0 {
-                w.key(JSONKey(name))
+            ]
+            for (name, n) in performance where n > 0 {
+                w.key(name)
                 w.raw(Self.percentText(n, of: delivered))
             }
             w.endObject()
