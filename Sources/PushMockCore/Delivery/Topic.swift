@@ -18,9 +18,10 @@ public enum Topic {
         return true
     }
 
-    /// The bare name of `/topics/name` or `name`.
+    /// The bare name of `/topics/name` or `name`: the prefix's bytes taken off (not its count
+    /// of Characters, which would take a combining mark after the slash with it).
     public static func bareName(_ s: String) -> String {
-        isPrefixed(s) ? String(s.dropFirst(prefix.count)) : s
+        isPrefixed(s) ? String(Substring(s.utf8.dropFirst(prefixBytes.utf8CodeUnitCount))) : s
     }
 
     /// Topics per app instance (docs/reference/topics.md §C.5).

@@ -50,7 +50,7 @@ struct LegacyAPI {
         }
         switch send.target {
         case .to(let to) where Topic.isPrefixed(to) && !send.isForm:
-            let name = String(to.dropFirst(Topic.prefix.count))
+            let name = Topic.bareName(to)
             guard Topic.isValidName(name) else {
                 parts.delivery.logRejection(.invalidParameters, reason: "bad_request", project: project, type: .topic)
                 return .response(.text(400, "Invalid \"to\" field: \(to)\n"))
