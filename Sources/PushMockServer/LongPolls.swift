@@ -30,7 +30,8 @@ func carry(
 }
 
 /// Requests answered later: long-polls on `GET .../events?wait=`, answered as soon as the
-/// log has enough matching events, or when their wait runs out; answers chaos delays, sent
+/// log has enough matching events (a long log read a few milliseconds a turn), or when
+/// their wait runs out; answers chaos delays, sent
 /// when their timer fires; and work done in slices (`SlicedWork`), a few milliseconds a
 /// turn of the loop, taking turns, answered when done. All are answered at once at shutdown
 /// (work is finished first).
@@ -66,6 +67,9 @@ final class LongPolls {
     /// next slice once the loop has polled every socket.
     private var working: [(request: any Responder, work: SlicedWork)] = []
     private var workTimer: LoopEvent?
+    /// The zero-delay timer that goes on reading the log for long-polls whose checks have not
+    /// read it all (`recheck`).
+    private var readTimer: LoopEvent?
     /// A slice runs steps for at most this long.
     static let sliceNanos: UInt64 = 5_000_000
 
@@ -81,6 +85,7 @@ final class LongPolls {
 
     func park(_ request: any Responder, _ wait: EventWait, stream: any StreamResponder) {
         hold(Parked(owner: self, request: request, pending: .events(wait, stream)), seconds: wait.seconds)
+        if !gateway.readers.isCaughtUp(wait) { readOnNextTurn() }
     }
 
     /// Runs `work` in slices and answers `request` when it is done.
@@ -155,14 +160,31 @@ final class LongPolls {
         }
     }
 
-    /// Answers every parked request whose condition now holds.
+    /// Answers every parked request whose condition now holds. A check reads a bounded run
+    /// of the log (`EventReaders.isReady`) and the checks stop once a slice's time is spent:
+    /// while a long-poll has not read the whole log, the rest is read in the loop's next turn.
     func recheck() {
+        let start = MonotonicClock.nanos()
+        var behind = false
         for p in parked.values {
             guard case .events(var wait, let stream) = p.pending else { continue }
+            guard MonotonicClock.nanos() - start < Self.sliceNanos else {
+                behind = true
+                break
+            }
             let ready = gateway.readers.isReady(&wait)
             p.pending = .events(wait, stream)
-            if ready { answer(p) }
+            if ready { answer(p) } else if !gateway.readers.isCaughtUp(wait) { behind = true }
         }
+        if behind { readOnNextTurn() }
+    }
+
+    private func readOnNextTurn() {
+        if readTimer == nil {
+            readTimer = try? LoopEvent(
+                base: base, fd: -1, what: 0, callback: readOn, argument: Unmanaged.passUnretained(self).toOpaque())
+        }
+        readTimer?.add(seconds: 0)
     }
 
     /// Answers everything now (shutdown); sliced work is finished first.
@@ -184,6 +206,11 @@ private func longPollExpired(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRaw
     guard let arg else { return }
     let parked = Unmanaged<LongPolls.Parked>.fromOpaque(arg).takeUnretainedValue()
     parked.owner.answer(parked)
+}
+
+private func readOn(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<LongPolls>.fromOpaque(arg).takeUnretainedValue().recheck()
 }
 
 private func runSlice(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {

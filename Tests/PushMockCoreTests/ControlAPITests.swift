@@ -142,6 +142,33 @@ struct ControlAPITests {
         }
     }
 
+    @Test("a long-poll over a long log reads it a bounded run a check, on until it has read it all")
+    func longPollReadsOn() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
+        let batch = #"{"platform":"android","app":"a","count":5000,"topics":["t"]}"#
+        #expect(h.call("POST", base + "/devices:batchCreate", body: batch).status == 201)
+        _ = h.send(#"{"to":"/topics/t","data":{"a":"b"}}"#)
+        let total = h.gateway.log.count
+        #expect(total > 2 * EventReaders.checkBatch)
+        let parked = h.gateway.handle(Request(method: "GET", target: base + "/events?wait=5&limit=100000&min=\(total)"))
+        guard case .waitForEvents(var w) = parked else {
+            Issue.record("should wait: the first check reads only part of the log")
+            return
+        }
+        #expect(!h.gateway.readers.isCaughtUp(w))
+        // Nothing is logged meanwhile: each check reads on where the last one stopped.
+        var checks = 1
+        repeat { checks += 1 } while !h.gateway.readers.isReady(&w) && checks < 100
+        #expect(h.gateway.readers.isCaughtUp(w))
+        #expect(checks == (total + EventReaders.checkBatch - 1) / EventReaders.checkBatch, "\(checks) checks")
+        // One more than the log holds: read to the end, not ready until one more is logged.
+        var tooMany = EventWait(query: w.query, minimum: total + 1, seconds: 5, countOnly: false)
+        while !h.gateway.readers.isCaughtUp(tooMany) { #expect(!h.gateway.readers.isReady(&tooMany)) }
+        _ = h.send(#"{"to":"\#(t)","data":{"a":"b"}}"#)
+        #expect(!h.gateway.readers.isCaughtUp(tooMany) && h.gateway.readers.isReady(&tooMany))
+    }
+
     @Test("the log is bounded: evictions are counted, never silent")
     func retention() throws {
         let h = try Harness { $0.maxEvents = 5 }

@@ -365,6 +365,28 @@ struct ServerTests {
         #expect((r.json["events"] as? [Any])?.isEmpty == true)
     }
 
+    @Test("a long-poll whose event is far into a long log is answered once the log is read that far, with nothing new sent")
+    func longPollReadsOn() throws {
+        let server = try ServerProcess()
+        let c = try HTTPConnection(port: server.port)
+        let project = "/emulator/v1/projects/demo-pushmock"
+        let batch = #"{"platform":"android","app":"a","count":5000,"topics":["t"]}"#
+        #expect(try c.request("POST", project + "/devices:batchCreate", body: batch).status == 201)
+        let last = try server.device("android")["id"] as! String
+        #expect(try c.request("POST", project + "/devices/\(last)/topics/t").status == 200)
+        #expect(try c.request("POST", "/fcm/send", body: #"{"to":"/topics/t","data":{"a":"b"}}"#, headers: auth).status == 200)
+        // The last subscriber's delivery is logged after the others': the first check reads
+        // only part of the log, and the rest is read in later turns. Asked twice: the second
+        // time, the log has not grown since the server last looked.
+        for _ in 0..<2 {
+            let started = Date()
+            let r = try c.request("GET", project + "/events?device=\(last)&event=MESSAGE_DELIVERED&min=1&wait=30")
+            #expect(Date().timeIntervalSince(started) < 10, "answered when its wait ran out")
+            let events = r.json["events"] as? [[String: Any]]
+            #expect(events?.count == 1 && (events?.first?["seq"] as? Int ?? 0) > 4096, "\(r.text)")
+        }
+    }
+
     @Test("SIGTERM answers parked long-polls, stops accepting, and exits 0")
     func gracefulShutdown() throws {
         let server = try ServerProcess()

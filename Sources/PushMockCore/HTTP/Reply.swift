@@ -20,7 +20,8 @@ public enum Reply {
 }
 
 /// A parked long-poll: the transport re-asks `gateway.readers.isReady(&wait)` after each change
-/// and answers with `gateway.readers.finish(_:)` when it says ready or when `seconds` pass.
+/// (and in the next turn while `isCaughtUp` says it has not read the whole log), and answers
+/// with `gateway.readers.finish(_:)` when it says ready or when `seconds` pass.
 public struct EventWait {
     public let query: EventQuery
     public let minimum: Int

@@ -56,11 +56,24 @@ public struct EventQuery: Hashable {
 
     /// How many events match, counting no further than `atMost`.
     public func count(on log: EventLog, atMost: Int) -> Int {
+        count(on: log, atMost: atMost, reading: .max).matched
+    }
+
+    /// How many of the next `reading` events after `since` match, counting no further than
+    /// `atMost`, and the seq of the last event read (the log's last when it read to the end).
+    func count(on log: EventLog, atMost: Int, reading: Int) -> (matched: Int, through: Int64) {
         var n = 0
+        var read = 0
+        var through = log.lastSeq
         log.visit(after: since) { e in
             if matches(e) { n += 1 }
-            return n < atMost
+            read += 1
+            guard n < atMost, read < reading else {
+                through = e.seq
+                return false
+            }
+            return true
         }
-        return n
+        return (n, through)
     }
 }

@@ -30,17 +30,30 @@ public final class EventReaders {
     /// The longest `limit` answered in one piece (the default); longer lists are streamed.
     static let renderedLimit = 1000
 
-    /// Whether a parked long-poll can be answered; reads only the events logged since its
-    /// last check.
+    /// Whether a parked long-poll can be answered; reads on from where its last check
+    /// stopped, at most `checkBatch` events (`isCaughtUp` says whether it read to the end).
     public func isReady(_ wait: inout EventWait) -> Bool {
         if wait.matched < wait.minimum, log.lastSeq > wait.checkedThrough {
             var q = wait.query
             q.since = wait.checkedThrough
-            wait.matched += q.count(on: log, atMost: wait.minimum - wait.matched)
-            wait.checkedThrough = log.lastSeq
+            let (matched, through) = q.count(on: log, atMost: wait.minimum - wait.matched, reading: Self.checkBatch)
+            wait.matched += matched
+            wait.checkedThrough = through
         }
         return wait.matched >= wait.minimum
     }
+
+    /// Whether a long-poll's checks have read the whole log (or found enough): if not, the
+    /// next `isReady` reads on though nothing new was logged.
+    public func isCaughtUp(_ wait: EventWait) -> Bool {
+        wait.matched >= wait.minimum || wait.checkedThrough >= log.lastSeq
+    }
+
+    /// The most events one readiness check reads. A long-poll asking for more events than a
+    /// long log holds would otherwise read the whole log in one call, and a hundred of them
+    /// sent at once would hold the loop for as many reads; in runs of this size the transport
+    /// reads them a few turns of the loop at a time (`LongPolls`).
+    static let checkBatch = 4096
 
     /// The answer to a long-poll, ready or timed out (a long list streamed, as without `wait`).
     public func finish(_ wait: EventWait) -> Reply { answer(wait.query, countOnly: wait.countOnly) }
