@@ -31,10 +31,9 @@ func carry(
 
 /// Requests answered later: long-polls on `GET .../events?wait=`, answered as soon as the
 /// log has enough matching events (a long log read a few milliseconds a turn), or when
-/// their wait runs out; answers chaos delays, sent
-/// when their timer fires; and work done in slices (`SlicedWork`), a few milliseconds a
-/// turn of the loop, taking turns, answered when done. All are answered at once at shutdown
-/// (work is finished first).
+/// their wait runs out; answers chaos delays, sent when their timer fires; and work done in
+/// slices (`SlicedWork`), a few milliseconds a turn of the loop, taking turns, answered when
+/// done. All are answered at once at shutdown (work is finished first).
 final class LongPolls {
     fileprivate enum Pending {
         /// A long-poll, and the same request as a stream (for a long list).
@@ -179,6 +178,7 @@ final class LongPolls {
         if behind { readOnNextTurn() }
     }
 
+    /// Runs `recheck` again once the loop has polled every socket.
     private func readOnNextTurn() {
         if readTimer == nil {
             readTimer = try? LoopEvent(
