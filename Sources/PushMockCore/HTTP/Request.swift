@@ -25,8 +25,8 @@ public struct Request {
         self.body = body
         self.secure = secure
         self.connection = connection
-        // The `?` found on bytes: every request passes here.
-        if let offset = target.withBytes({ $0.firstIndex(of: UInt8(ascii: "?")) }) {
+        // The `?` found on bytes with memchr: every request passes here.
+        if let offset = target.withBytes({ $0.index(of: UInt8(ascii: "?"), in: 0..<$0.count) }) {
             let q = target.utf8.index(target.utf8.startIndex, offsetBy: offset)
             path = String(Substring(target.utf8[..<q]))
             query = URLCoding.formPairs(String(Substring(target.utf8[target.utf8.index(after: q)...]))) ?? []
