@@ -16,6 +16,19 @@ struct JSONTests {
         #expect(o["a"] == .array([.bool(true), .bool(false), .null]))
     }
 
+    @Test("a member is found by its name's bytes: the last of that name, none for a name only canonically equal")
+    func membersByName() throws {
+        // U+212A KELVIN SIGN is canonically equivalent to "K" (Swift's == says so), but it is
+        // three bytes: Google's front end reads "\u212Aey" as a name of its own.
+        let o = try #require(try JSONParser.parse(#"{"Key":1,"data":2,"apns":3,"\u212Aey":4,"data":5}"#).objectValue)
+        #expect(o["Key"]?.numberValue?.int == 1)
+        #expect(o["\u{212A}ey"]?.numberValue?.int == 4)
+        #expect(o["data"]?.numberValue?.int == 5)
+        #expect(o["apns"]?.numberValue?.int == 3)
+        #expect(o["webpush"] == nil && o[""] == nil)
+        #expect("\u{212A}ey" == "Key")
+    }
+
     @Test("a lone surrogate escape is named as such, at the escape, and FCM's text says so")
     func loneSurrogates() throws {
         for (text, at) in [(#"["\ud800"]"#, 2), (#"["ab\udc00"]"#, 4), (#"{"k":"\ud800\u0041"}"#, 6), (#"["\uD83D\uD83D"]"#, 2)] {

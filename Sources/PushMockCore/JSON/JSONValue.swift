@@ -26,6 +26,7 @@ public enum JSONValue: Equatable, Sendable {
     public var objectValue: JSONObject? { if case .object(let o) = self { o } else { nil } }
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
 
+    @inline(__always)
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
 }
 
@@ -80,8 +81,20 @@ public struct JSONObject: Equatable, Sendable {
         entries.append(Entry(key, value))
     }
 
+    /// The last member called `key`. Lengths in bytes are compared first: that is inline,
+    /// where `==` on two strings that differ calls into the run time, and most members looked
+    /// past (every send's `message` is searched for a dozen names) differ in length. (So a
+    /// name canonically equivalent to `key` but of another length is not `key`: Google's front
+    /// end matches names by their bytes.)
+    @inline(__always)
     public subscript(key: String) -> JSONValue? {
-        for entry in entries.reversed() where entry.key == key { return entry.value }
+        let length = key.utf8.count
+        // By index, so that no member is copied (and retained) to be looked at.
+        var i = entries.count
+        while i > 0 {
+            i -= 1
+            if entries[i].key.utf8.count == length && entries[i].key == key { return entries[i].value }
+        }
         return nil
     }
 
