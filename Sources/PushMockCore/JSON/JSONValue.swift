@@ -85,7 +85,7 @@ public struct JSONObject: Equatable, Sendable {
     /// where `==` on two strings that differ calls into the run time, and most members looked
     /// past (every send's `message` is searched for a dozen names) differ in length. (So a
     /// name canonically equivalent to `key` but of another length is not `key`: Google's front
-    /// end matches names by their bytes.)
+    /// end takes a field's name only as spelled, docs/reference/google-json.md §J.1.)
     @inline(__always)
     public subscript(key: String) -> JSONValue? {
         let length = key.utf8.count
