@@ -16,7 +16,7 @@ struct JSONTests {
         #expect(o["a"] == .array([.bool(true), .bool(false), .null]))
     }
 
-    @Test("a member is found by its name's bytes: the last of that name, none for a name only canonically equal")
+    @Test("a member is the last of its name; a name canonically equal to it but of another length in bytes is not it")
     func membersByName() throws {
         // U+212A KELVIN SIGN is canonically equivalent to "K" (Swift's == says so), but it is
         // three bytes: Google's front end reads "\u212Aey" as a name of its own.
