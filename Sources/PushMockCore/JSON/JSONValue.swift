@@ -75,27 +75,33 @@ public struct JSONObject: Equatable, Sendable {
 
     public mutating func append(_ key: String, _ value: JSONValue) { entries.append(Entry(key, value)) }
 
-    /// Sets `key` to `value`: a member of that name is taken out, and the new one goes last.
+    /// Sets `key` to `value`: a member of that name (`isNamed`) is taken out, and the new one
+    /// goes last.
     public mutating func put(_ key: String, _ value: JSONValue) {
-        entries.removeAll { $0.key == key }
+        entries.removeAll { Self.isNamed($0.key, key) }
         entries.append(Entry(key, value))
     }
 
-    /// The last member called `key`. Lengths in bytes are compared first: that is inline,
+    /// The last member called `key` (`isNamed`). By index, so that no member is copied (and
+    /// retained) to be looked at.
+    @inline(__always)
+    public subscript(key: String) -> JSONValue? {
+        var i = entries.count
+        while i > 0 {
+            i -= 1
+            if Self.isNamed(entries[i].key, key) { return entries[i].value }
+        }
+        return nil
+    }
+
+    /// Whether a member's `name` is `key`. Lengths in bytes are compared first: that is inline,
     /// where `==` on two strings that differ calls into the run time, and most members looked
     /// past (every send's `message` is searched for a dozen names) differ in length. (So a
     /// name canonically equivalent to `key` but of another length is not `key`: Google's front
     /// end takes a field's name only as spelled, docs/reference/google-json.md §J.1.)
     @inline(__always)
-    public subscript(key: String) -> JSONValue? {
-        let length = key.utf8.count
-        // By index, so that no member is copied (and retained) to be looked at.
-        var i = entries.count
-        while i > 0 {
-            i -= 1
-            if entries[i].key.utf8.count == length && entries[i].key == key { return entries[i].value }
-        }
-        return nil
+    private static func isNamed(_ name: String, _ key: String) -> Bool {
+        name.utf8.count == key.utf8.count && name == key
     }
 
     /// The member at a path of keys, e.g. `m.value(at: "apns", "headers")`.
