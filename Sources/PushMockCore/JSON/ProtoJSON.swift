@@ -53,16 +53,24 @@ indirect enum ProtoType: Sendable {
 /// (`MemberNames`): every member of every HTTP v1 send is looked up here.
 struct ProtoFields: ExpressibleByDictionaryLiteral, Sendable {
     private let types: [ProtoType]
+    private let keys: [String]
     private let names: MemberNames
 
     init(dictionaryLiteral fields: (String, ProtoType)...) {
         types = fields.map(\.1)
-        names = MemberNames(fields.map(\.0))
+        keys = fields.map(\.0)
+        names = MemberNames(keys)
     }
 
     /// The type of the field called `name`, nil when the message has none.
     func type(named name: String) -> ProtoType? {
         name.withBytes { names.index(of: $0) }.map { types[$0] }
+    }
+
+    /// The field whose name is these bytes, with its name as a String (a member read from
+    /// bytes is keyed by it, not by a String made of them); nil when the message has none.
+    func field(spelled bytes: UnsafeBufferPointer<UInt8>) -> (name: String, type: ProtoType)? {
+        names.index(of: bytes).map { (keys[$0], types[$0]) }
     }
 }
 
@@ -92,8 +100,9 @@ struct ProtoJSON {
     }
 
     /// The value rewritten, or nil when it is already canonical (most requests: the tree is
-    /// then not copied). Paths are only spelled out for a violation.
-    private mutating func rewritten(_ value: JSONValue, _ type: ProtoType, at path: () -> String) -> JSONValue? {
+    /// then not copied). Paths are only spelled out for a violation. (Internal: the byte
+    /// reader, ProtoJSON+Bytes.swift, checks values by it.)
+    mutating func rewritten(_ value: JSONValue, _ type: ProtoType, at path: () -> String) -> JSONValue? {
         // null is every field's default value.
         if case .null = value { return nil }
         func invalid() {

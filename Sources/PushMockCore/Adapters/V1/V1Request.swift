@@ -33,22 +33,23 @@ struct V1Request {
     static let format = MessageFormat(appleDefaultExpiry: true) { (try? decode($0))?.content ?? PushContent() }
 
     static func decode(_ body: [UInt8]) throws(V1Error) -> V1Request {
-        let root: JSONValue
-        do { root = try JSONParser.parse(body) } catch {
+        let normalized: JSONValue
+        let violations: [ProtoViolation]
+        do { (normalized, violations) = try ProtoJSON.read(body, as: V1Schema.request) } catch {
             let why = LegacyRequest.parseErrorText(error, body).dropFirst("JSON_PARSING_ERROR: ".count)
             throw .frontEnd([
                 ProtoViolation(field: "", description: "Invalid JSON payload received. \(String(why).trimming("\n"))")
             ])
         }
-        guard root.objectValue != nil else {
+        // `read` hands back a root that is not an object as parsed; it is refused before its
+        // violation is.
+        guard let request = normalized.objectValue else {
             throw .frontEnd([
                 ProtoViolation(
                     field: "", description: "Invalid JSON payload received. Unknown name \"\": Root element must be a message.")
             ])
         }
-        let (normalized, violations) = ProtoJSON.read(root, as: V1Schema.request)
         if !violations.isEmpty { throw .frontEnd(violations) }
-        let request = normalized.objectValue ?? JSONObject()
         let message = request["message"]?.objectValue ?? JSONObject()
         let target = try targetOf(message)
         try check(message, target: target)

@@ -1,0 +1,78 @@
+/// Reading a body as Google's front end does straight from its bytes. Most bodies are already
+/// canonical (every name a field's own, every value one its type takes as it is): for those,
+/// one pass builds the tree and checks it, where parsing then `read(_:as:)` walked it twice.
+/// Any other body (a parse error, a lowerCamelCase name, a value to rewrite, a violation) is
+/// read the long way, so its answer, errors and their order included, is the one
+/// `read(_:as:)` gives.
+extension ProtoJSON {
+    /// `bytes` parsed, with canonical names and values, and the violations found: the same
+    /// as `JSONParser.parse` then `read(_:as:)`.
+    static func read(_ bytes: [UInt8], as type: ProtoType) throws(JSONParseError) -> (JSONValue, [ProtoViolation]) {
+        if let value = canonical(bytes, as: type) { return (value, []) }
+        return read(try JSONParser.parse(bytes), as: type)
+    }
+
+    /// `bytes` parsed, when they are valid JSON that `type` takes as it is; nil otherwise.
+    static func canonical(_ bytes: [UInt8], as type: ProtoType) -> JSONValue? {
+        bytes.withUnsafeBufferPointer { buf -> JSONValue? in
+            var p = JSONParser(buf)
+            p.skipSpace()
+            guard let value = try? p.canonical(type, depth: 0) else { return nil }
+            p.skipSpace()
+            return p.i == buf.count ? value : nil
+        }
+    }
+
+    /// Whether `read(_:as:)` takes `value` as it is, with no violation.
+    static func isCanonical(_ value: JSONValue, _ type: ProtoType) -> Bool {
+        var reader = ProtoJSON()
+        return reader.rewritten(value, type, at: { "" }) == nil && reader.violations.isEmpty
+    }
+}
+
+extension JSONParser {
+    /// The value at the reader, built as `value(depth:)` builds it, when `type` takes it as it
+    /// is; nil as soon as something is not so (the reader is then left where it stopped).
+    /// A message's members are matched to its fields on their bytes as they are read; any
+    /// other value is built, then checked by `ProtoJSON`'s own rules.
+    fileprivate mutating func canonical(_ type: ProtoType, depth: Int) throws(JSONParseError) -> JSONValue? {
+        guard i < b.count else { throw fail() }
+        let open = b[i]
+        if case .message(_, let fields) = type, open == UInt8(ascii: "{") {
+            return try message(fields, depth: depth + 1).map { .object($0) }
+        }
+        let value = try value(depth: depth)
+        return ProtoJSON.isCanonical(value, type) ? value : nil
+    }
+
+    /// The object at the reader when each member names one of `fields` as spelled and holds a
+    /// value that field takes as it is.
+    private mutating func message(_ fields: ProtoFields, depth: Int) throws(JSONParseError) -> JSONObject? {
+        if depth > Self.maxDepth { return nil }
+        i += 1
+        skipSpace()
+        var entries: [JSONObject.Entry] = []
+        entries.reserveCapacity(8)
+        if i < b.count, b[i] == UInt8(ascii: "}") {
+            i += 1
+            return JSONObject(entries)
+        }
+        while true {
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: "\"") else { return nil }
+            // A name with escapes or other than ASCII is not a field's name as spelled.
+            let end = plainASCIIEnd(from: i + 1)
+            guard end < b.count, b[end] == UInt8(ascii: "\""),
+                let field = fields.field(spelled: UnsafeBufferPointer(rebasing: b[(i + 1)..<end]))
+            else { return nil }
+            i = end + 1
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
+            i += 1
+            skipSpace()
+            guard let value = try canonical(field.type, depth: depth) else { return nil }
+            entries.append(JSONObject.Entry(field.name, value))
+            if try objectEnds() { return JSONObject(entries) }
+        }
+    }
+}
