@@ -203,6 +203,28 @@ struct JSONReadingTests {
         #expect(PresentationOption.spellings.find("badge") == .badge && PresentationOption.spellings.find("badges") == nil)
     }
 
+    @Test("a member name found by its words as a byte-by-byte search finds it, at every length")
+    func memberNamesByWords() {
+        // Held names, held names with one byte changed anywhere (in the two words compared
+        // first, or between them), and others; of two letters, so that many share a length.
+        var generator = SystemRandomNumberGenerator()
+        func word(_ n: Int) -> [UInt8] { (0..<n).map { _ in Bool.random(using: &generator) ? 0x61 : 0x62 } }
+        for _ in 0..<200 {
+            let held = (0..<12).map { _ in word(Int.random(in: 0...30, using: &generator)) }
+            let names = MemberNames(held.map { String(decoding: $0, as: UTF8.self) })
+            for _ in 0..<200 {
+                var bytes = held.randomElement()!
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: break
+                case 1 where !bytes.isEmpty: bytes[Int.random(in: bytes.indices, using: &generator)] ^= 3 // one byte off
+                default: bytes = word(Int.random(in: 0...32, using: &generator))
+                }
+                let found = bytes.withUnsafeBufferPointer { names.index(of: $0) }
+                #expect(found == held.firstIndex(of: bytes), "\(bytes) in \(held)")
+            }
+        }
+    }
+
     @Test("member names matched on their bytes: a name written with escapes matches as its text, others come as Strings")
     func memberNames() throws {
         let names = MemberNames(["id", "app", "platform", "ids"])
