@@ -203,10 +203,10 @@ struct JSONReadingTests {
         #expect(PresentationOption.spellings.find("badge") == .badge && PresentationOption.spellings.find("badges") == nil)
     }
 
-    @Test("a member name found by its words as a byte-by-byte search finds it, at every length")
-    func memberNamesByWords() {
-        // Held names, held names with one byte changed anywhere (in the two words compared
-        // first, or between them), and others; of two letters, so that many share a length.
+    @Test("a member name found among the names of its length as a byte-by-byte search finds it")
+    func memberNamesAsSearched() {
+        // Held names, held names with one byte changed anywhere, and others; of two letters,
+        // so that many share a length.
         var generator = SystemRandomNumberGenerator()
         func word(_ n: Int) -> [UInt8] { (0..<n).map { _ in Bool.random(using: &generator) ? 0x61 : 0x62 } }
         for _ in 0..<200 {

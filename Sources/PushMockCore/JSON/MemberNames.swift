@@ -5,49 +5,25 @@ import Foundation
 /// reads a dozen names in each of a million saved devices (docs/PERFORMANCE.md).
 public struct MemberNames: Sendable {
     private let names: [[UInt8]]
-    /// Each name's first and last eight bytes as words (`words(of:)`), in the names' order.
-    private let heads: [UInt64]
-    private let tails: [UInt64]
     /// The names' places by their length in bytes.
     private let byLength: [[Int]]
 
     public init(_ names: [String]) {
         self.names = names.map { Array($0.utf8) }
-        let words = self.names.map { name in name.withUnsafeBufferPointer { Self.words(of: $0) } }
-        heads = words.map(\.head)
-        tails = words.map(\.tail)
         var byLength = [[Int]](repeating: [], count: (self.names.map(\.count).max() ?? 0) + 1)
         for (i, name) in self.names.enumerated() { byLength[name.count].append(i) }
         self.byLength = byLength
     }
 
     /// The place of the name spelled by `bytes`, nil when it holds no such name: only names
-    /// of its length are compared, by their first and last eight bytes as two words, which
-    /// decide it for a name of up to sixteen bytes (most); the bytes between, if any, are
-    /// compared after.
-    @inline(__always)
+    /// of its length are compared.
     func index(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        let n = bytes.count
-        guard n < byLength.count, let base = bytes.baseAddress else { return nil }
-        let (head, tail) = Self.words(of: bytes)
-        for i in byLength[n] where heads[i] == head && tails[i] == tail {
-            if n <= 16 || names[i].withUnsafeBufferPointer({ memcmp($0.baseAddress! + 8, base + 8, n - 16) == 0 }) {
-                return i
-            }
+        guard bytes.count < byLength.count, let base = bytes.baseAddress else { return nil }
+        for i in byLength[bytes.count] where names[i].withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, bytes.count) == 0 })
+        {
+            return i
         }
         return nil
-    }
-
-    /// The first eight bytes and the last eight (overlapping for fewer than sixteen) as
-    /// words; a name under eight bytes is its head, zero-filled, and has no tail.
-    @inline(__always)
-    private static func words(of bytes: UnsafeBufferPointer<UInt8>) -> (head: UInt64, tail: UInt64) {
-        let n = bytes.count
-        guard let base = bytes.baseAddress else { return (0, 0) }
-        if n >= 8 { return (ByteWord.load(base), ByteWord.load(base + n - 8)) }
-        var head: UInt64 = 0
-        for k in 0..<n { head |= UInt64(base[k]) << (8 * UInt64(k)) }
-        return (head, 0)
     }
 }
 
