@@ -50,8 +50,10 @@ indirect enum ProtoType: Sendable {
 
 /// A message's fields by their proto (snake_case) names, written as a dictionary literal in
 /// declaration order. A name is found on its bytes, among the names of its length
-/// (`MemberNames`): every member of every HTTP v1 send is looked up here.
-struct ProtoFields: ExpressibleByDictionaryLiteral, Sendable {
+/// (`MemberNames`): every member of every HTTP v1 send is looked up here. (A class: a
+/// message's fields, taken out of its type for each object read, are then one reference to
+/// retain and release, not each of their arrays.)
+final class ProtoFields: ExpressibleByDictionaryLiteral, Sendable {
     private let types: [ProtoType]
     private let keys: [String]
     private let names: MemberNames
