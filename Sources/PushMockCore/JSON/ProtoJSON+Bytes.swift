@@ -41,6 +41,8 @@ extension JSONParser {
         if case .message(_, let fields) = type, open == UInt8(ascii: "{") {
             return try message(fields, depth: depth + 1).map { .object($0) }
         }
+        // A string field holding a string, the most common member, is taken as it is.
+        if case .string = type, open == UInt8(ascii: "\"") { return .string(try string()) }
         let value = try value(depth: depth)
         return ProtoJSON.isCanonical(value, type) ? value : nil
     }
