@@ -127,8 +127,9 @@ public struct JSONParser {
     }
 
     /// A member's name as `read` reads it (from its opening quote), and the colon after it.
+    /// (Internal: the schema reader, ProtoJSON+Bytes.swift, reads names its own way.)
     @inline(__always)
-    private mutating func memberName<Name>(
+    mutating func memberName<Name>(
         _ read: (inout JSONParser) throws(JSONParseError) -> Name
     ) throws(JSONParseError) -> Name {
         skipSpace()

@@ -60,21 +60,25 @@ extension JSONParser {
             return JSONObject(entries)
         }
         while true {
-            skipSpace()
-            guard i < b.count, b[i] == UInt8(ascii: "\"") else { return nil }
-            // A name with escapes or other than ASCII is not a field's name as spelled.
-            let end = plainASCIIEnd(from: i + 1)
-            guard end < b.count, b[end] == UInt8(ascii: "\""),
-                let field = fields.field(spelled: UnsafeBufferPointer(rebasing: b[(i + 1)..<end]))
+            guard let field = try memberName({ p throws(JSONParseError) in try p.field(of: fields) }),
+                let value = try canonical(field.type, depth: depth)
             else { return nil }
-            i = end + 1
-            skipSpace()
-            guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
-            i += 1
-            skipSpace()
-            guard let value = try canonical(field.type, depth: depth) else { return nil }
             entries.append(JSONObject.Entry(field.name, value))
             if try objectEnds() { return JSONObject(entries) }
         }
+    }
+
+    /// The field of `fields` the member name at the reader (its opening quote) spells as it
+    /// is, with the reader past the name; nil for another name. (A name with escapes or other
+    /// than ASCII is not a field's name as spelled: it is read past, and nil.)
+    private mutating func field(of fields: ProtoFields) throws(JSONParseError) -> (name: String, type: ProtoType)? {
+        let end = plainASCIIEnd(from: i + 1)
+        guard end < b.count, b[end] == UInt8(ascii: "\"") else {
+            _ = try string()
+            return nil
+        }
+        let name = UnsafeBufferPointer(rebasing: b[(i + 1)..<end])
+        i = end + 1
+        return fields.field(spelled: name)
     }
 }
