@@ -183,6 +183,15 @@ struct ServerTests {
         expectHead(try c.readReply(bodiless: true), "HTTP/1.1 200 OK\r\n", "Content-Length: 15\r\n")
         let missing = try c.readReply()
         expectHead(missing, "HTTP/1.1 404 Not Found\r\n", "Content-Length: \(missing.body.count)\r\n")
+        // The same status with other fields, then the first answer's fields again: the head
+        // the encoder keeps is used only for answers it was written for.
+        try c.write("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        let metrics = try c.readReply()
+        #expect(
+            metrics.head.replacing(date, with: "Date: *\r\n")
+                == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nDate: *\r\nContent-Length: \(metrics.body.count)\r\n",
+            "\(metrics.head.debugDescription)")
+        expectHead(try c.readReply(), "HTTP/1.1 200 OK\r\n", "Content-Length: 15\r\n")
         // HTTP/1.0 closes unless asked to keep the connection, and says which.
         try c.write("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
         expectHead(try c.readReply(), "HTTP/1.0 200 OK\r\n", "Content-Length: 15\r\nConnection: keep-alive\r\n")

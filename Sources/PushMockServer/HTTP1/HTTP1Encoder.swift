@@ -5,10 +5,14 @@ import PushMockCore
 /// fields, then `Date`, `Content-Length` and `Connection` (which the gateway never sets), and
 /// the body. One buffer is reused for every answer; the head is written in place on the stack
 /// and added to it at once (each `append(contentsOf:)` costs more than copying a short field).
+/// The head's start (the status line, the answer's fields and `Date`) is kept and used again
+/// while answers repeat it: within a second, most answers have the status and the shared
+/// field list of the one before.
 struct HTTP1Encoder {
     private var scratch: [UInt8] = []
     private var dateSecond = -1
     private var date: [UInt8] = []
+    private var start = HeadStart()
 
     /// A whole answer. `close`: the connection ends after it.
     mutating func answer(_ response: Response, to head: HTTP1Head, close: Bool) -> [UInt8] {
@@ -50,16 +54,60 @@ struct HTTP1Encoder {
 
     static let lastChunk = Array("0\r\n\r\n".utf8)
 
-    /// Status line, the answer's fields, `Date`, what `tail` writes and the blank line, added
-    /// to `scratch`.
+    /// The head's start, what `tail` writes and the blank line, added to `scratch`.
     private mutating func writeHead(_ response: Response, http10: Bool, tail: (inout HeadWriter) -> Void) {
+        refreshDate()
+        if !start.fits(response, http10: http10) { start = HeadStart(response, http10: http10, date: date) }
+        // 96 bytes for what `tail` writes (a length and a Connection field at most) and the
+        // blank line.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: start.bytes.count + 96) { buffer in
+            var w = HeadWriter(buffer)
+            start.bytes.withUnsafeBufferPointer { w.put($0) }
+            tail(&w)
+            w.put("\r\n")
+            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<w.count]))
+        }
+    }
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 §5.6.7), formatted once a second; a new
+    /// second lets go of the head's start, which holds the last one.
+    private mutating func refreshDate() {
+        let now = time(nil)
+        guard now != dateSecond else { return }
+        dateSecond = now
+        start = HeadStart()
+        var t = tm()
+        var seconds = now
+        gmtime_r(&seconds, &t)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        date = Array(
+            "\(days[Int(t.tm_wday)]), \(two(t.tm_mday)) \(months[Int(t.tm_mon)]) \(t.tm_year + 1900) \(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec)) GMT"
+                .utf8)
+    }
+}
+
+/// An answer's head up to the end of its `Date` line: the status line, the answer's fields,
+/// `Date`; and the status, version and fields it was written for.
+private struct HeadStart {
+    private(set) var bytes: [UInt8] = []
+    private var status = -1
+    private var http10 = false
+    private var fields: [(name: String, value: String)] = []
+
+    init() {}
+
+    init(_ response: Response, http10: Bool, date: [UInt8]) {
+        status = response.status
+        self.http10 = http10
+        fields = response.headers
         let reason = HTTPStatus.reason(response.status)
-        let date = currentDate()
-        // Room for the answer's fields, and 128 bytes for the rest: the status line's and
-        // `Date`'s fixed parts, `tail`'s (a length and a Connection field at most), the blank line.
-        var capacity = 128 + reason.utf8.count
+        // Room for the answer's fields, and 64 bytes for the status line's and `Date`'s fixed
+        // parts.
+        var capacity = 64 + reason.utf8.count + date.count
         for (name, value) in response.headers { capacity += name.utf8.count + value.utf8.count + 4 }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+        bytes = Array(unsafeUninitializedCapacity: capacity) { buffer, count in
             var w = HeadWriter(buffer)
             w.put(http10 ? "HTTP/1.0 " : "HTTP/1.1 ")
             w.putDecimal(response.status)
@@ -75,28 +123,19 @@ struct HTTP1Encoder {
             w.put("Date: ")
             date.withUnsafeBufferPointer { w.put($0) }
             w.put("\r\n")
-            tail(&w)
-            w.put("\r\n")
-            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<w.count]))
+            count = w.count
         }
     }
 
-    /// `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 §5.6.7), formatted once a second.
-    private mutating func currentDate() -> [UInt8] {
-        let now = time(nil)
-        if now != dateSecond {
-            dateSecond = now
-            var t = tm()
-            var seconds = now
-            gmtime_r(&seconds, &t)
-            let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-            let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-            func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-            date = Array(
-                "\(days[Int(t.tm_wday)]), \(two(t.tm_mday)) \(months[Int(t.tm_mon)]) \(t.tm_year + 1900) \(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec)) GMT"
-                    .utf8)
+    /// Whether this is `response`'s head start. Fields from one shared list (as
+    /// `Response.json` gives) compare at once: equal Strings with the same storage are equal
+    /// without reading their bytes.
+    func fits(_ response: Response, http10: Bool) -> Bool {
+        guard response.status == status, http10 == self.http10, response.headers.count == fields.count else { return false }
+        for (i, field) in response.headers.enumerated() where field.name != fields[i].name || field.value != fields[i].value {
+            return false
         }
-        return date
+        return true
     }
 }
 
