@@ -69,13 +69,16 @@ public struct JSONWriter: ~Copyable {
         prefix()
         out.appendQuoted(u)
     }
-    /// One string value made of four parts, written without joining them first.
-    public mutating func string(joining a: String, _ b: String, _ c: String, _ d: String) {
+    /// One string value made of four parts, written without joining them first: parts
+    /// written in the source, copied as they are (a debug build checks they need no escape),
+    /// and the texts between them, escaped (`projects/`, a project id, `/messages/`, an id).
+    public mutating func string(joining a: StaticString, _ b: String, _ c: StaticString, _ d: String) {
+        assert(!Self.needsEscape(a.utf8Bytes) && !Self.needsEscape(c.utf8Bytes), "a part written in the source needs no escape")
         prefix()
         out.append(UInt8(ascii: "\""))
-        a.withBytes { out.appendEscaped($0) }
+        out.append(a)
         b.withBytes { out.appendEscaped($0) }
-        c.withBytes { out.appendEscaped($0) }
+        out.append(c)
         d.withBytes { out.appendEscaped($0) }
         out.append(UInt8(ascii: "\""))
     }
