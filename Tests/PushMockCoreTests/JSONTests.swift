@@ -146,9 +146,9 @@ struct JSONTests {
                     var w = JSONWriter(capacity: 16)
                     w.beginArray()
                     w.string(s)
-                    w.string(joining: s, "-", s, "")
+                    w.string(joining: "-", s, "/", s)
                     w.endArray()
-                    let expected = "[" + JSONWriter.quoted(s) + "," + JSONWriter.quoted(s + "-" + s) + "]"
+                    let expected = "[" + JSONWriter.quoted(s) + "," + JSONWriter.quoted("-" + s + "/" + s) + "]"
                     #expect(w.text == expected, "\(expected)")
                     #expect(w.byteCount == expected.utf8.count)
                 }
@@ -220,7 +220,7 @@ struct JSONTests {
         let long = String(repeating: "x\"y\u{2}", count: 2_000)
         w.member("long", long)
         w.key("joined")
-        w.string(joining: "a\n", String(repeating: "b", count: 5_000), "c", "\"d\"")
+        w.string(joining: "a-", String(repeating: "b", count: 5_000), "c", "\"d\"\n")
         w.key("inner")
         w.raw(inner)
         w.member("last", -42)
@@ -228,7 +228,7 @@ struct JSONTests {
         #expect(w.byteCount == w.bytes.count && w.bytes.count > 20_000)
         let parsed = try #require(json(w.text) as? [String: Any])
         #expect(parsed["long"] as? String == long)
-        #expect(parsed["joined"] as? String == "a\n" + String(repeating: "b", count: 5_000) + "c\"d\"")
+        #expect(parsed["joined"] as? String == "a-" + String(repeating: "b", count: 5_000) + "c\"d\"\n")
         #expect((parsed["inner"] as? [Int]) == (0..<300).map { $0 * 1_000_003 })
         #expect(parsed["last"] as? Int == -42)
     }
