@@ -243,6 +243,34 @@ struct TLSTests {
     }
 
     @Test(
+        "answers on one HTTP/2 connection: a field the previous answer had in the same place with the same value may be indexed by HPACK, others never are; each decodes as sent",
+        arguments: Port.allCases)
+    func repeatedFields(_ port: Port) throws {
+        let server = try ServerProcess()
+        let (status, out) = try Self.h2Clients("fields", server, port)
+        #expect(status == 0, "\(out)")
+        let answers = try #require((try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [[String: Any]], "\(out)")
+        let json = "application/json; charset=UTF-8"
+        // Status, content type, and whether the type and the length were sent as never indexed.
+        let expected: [(String, String, [Bool])] = [
+            ("200", json, [true, true]), ("200", json, [false, false]), ("200", json, [false, false]),
+            ("404", json, [false, true]), ("200", "text/plain; version=0.0.4; charset=utf-8", [true, true]),
+            ("200", json, [true, true]), ("200", json, [false, false]),
+        ]
+        try #require(answers.count == expected.count, "\(out)")
+        for (answer, (code, type, neverIndexed)) in zip(answers, expected) {
+            let fields = (answer["fields"] as? [[Any]] ?? []).map {
+                ($0[0] as? String ?? "", $0[1] as? String ?? "", $0[2] as? Bool ?? false)
+            }
+            #expect(fields.map(\.0) == [":status", "content-type", "content-length"], "\(answer)")
+            #expect(fields.first?.1 == code && fields.dropFirst().first?.1 == type, "\(answer)")
+            #expect(fields.last?.1 == String(answer["body"] as? Int ?? -1), "\(answer)")
+            #expect(fields.first?.2 == false && fields.dropFirst().map(\.2) == neverIndexed, "\(answer)")
+        }
+        #expect(server.stop() == 0)
+    }
+
+    @Test(
         "a turn whose work outlasts --timeout: quiet HTTP/2 and HTTP/1.1 connections asking meanwhile are answered, not cut off as peers that stopped reading",
         arguments: Port.allCases)
     func busyTurn(_ port: Port) throws {

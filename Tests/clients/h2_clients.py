@@ -16,6 +16,9 @@ usage: h2_clients.py httpx PORT CA HTTP_PORT   httpx http2=True: FCM v1 and APNs
                                                connections holding a request whose body never comes fill
                                                the cap beside a working one: a new client gets in, the
                                                working one keeps its place, the stalled streams are reset
+       h2_clients.py fields PORT CA HTTP_PORT [--h2c]
+                                               answers one after another on one connection, some
+                                               fields repeated, some changed; prints JSON
        h2_clients.py streams PORT CA HTTP_PORT  SETTINGS_MAX_CONCURRENT_STREAMS before and after
                                                the first valid provider token; prints JSON
        h2_clients.py busy PORT CA HTTP_PORT PID [--h2c]
@@ -610,6 +613,33 @@ def stalled(port, ca, cap, timeout):
     print(json.dumps(out))
 
 
+def fields(port, ca):
+    """Requests one after another on one connection, whose answers repeat fields and change
+    them: each answer's fields as HPACK decoded them, with whether each was sent as one never
+    to be indexed (a "sensitive" field)."""
+    sock, conn = client(port, ca)
+    answers = []
+    for path in ["/healthz", "/healthz", "/healthz", "/emulator/v1/nope", "/metrics", "/healthz", "/healthz"]:
+        sid = conn.get_next_available_stream_id()
+        conn.send_headers(sid, headers(path), end_stream=True)
+        sock.sendall(conn.data_to_send())
+        answer = {"path": path, "fields": [], "body": 0}
+        done = False
+        while not done:
+            for e in conn.receive_data(sock.recv(65536)):
+                if isinstance(e, h2.events.ResponseReceived):
+                    answer["fields"] = [[f[0], f[1], type(f).__name__ == "NeverIndexedHeaderTuple"] for f in e.headers]
+                elif isinstance(e, h2.events.DataReceived):
+                    answer["body"] += len(e.data)
+                    conn.acknowledge_received_data(e.flow_controlled_length, e.stream_id)
+                elif isinstance(e, h2.events.StreamEnded):
+                    done = True
+            sock.sendall(conn.data_to_send())
+        answers.append(answer)
+    sock.close()
+    print(json.dumps(answers))
+
+
 def streams(port, ca, http_port):
     """APNs' start of a token-authenticated connection to an APNs host (SNI): one stream until
     the first valid provider token, then more; a FCM request on such a connection raises it
@@ -750,3 +780,5 @@ if __name__ == "__main__":
         print(json.dumps(busy(port, ca, int(sys.argv[4]), int(sys.argv[5]))))
     elif mode == "streams":
         streams(port, ca, int(sys.argv[4]))
+    elif mode == "fields":
+        fields(port, ca)
