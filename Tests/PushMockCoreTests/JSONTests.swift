@@ -69,6 +69,9 @@ struct JSONTests {
             #"{"aps":{"alert":"hi","badge":1},"k":"v"}"#, #"{"k":[1,{"a":"\u00e9"}],"aps":{"sound":"x","alert":{"t":[1]}}}"#,
             #"{"aps":1,"aps":{"x":true,"content-available":1}}"#, #"{"other":{"deep":[[[]]]}}"#, "{}", " { \"aps\" : {} } ",
             #"{"aps":{"a":null,"b":-1.5e3,"c":"\n"}}"#, #"{"aps":{}, "aps":"x"}"#,
+            // Names matched on their bytes: escaped, of other lengths, other bytes, not ASCII.
+            #"{"\u0061ps":{"alert":"x"},"apt":{"b":1},"ap":{},"apss":{},"Aps":{}}"#,
+            #"{"aps":{"alert":"x"},"\u00e9":{"c":2},"a\"s":{},"é":{}}"#, #"{"ap\u0073":{"sound":"s"}}"#,
         ]
         for doc in docs {
             let whole = (try JSONParser.parse(doc)).objectValue?["aps"]?.objectValue

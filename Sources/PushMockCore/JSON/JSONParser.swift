@@ -1,3 +1,5 @@
+import Glibc
+
 /// Why a body is not JSON, with the 0-based byte offset FCM's texts report.
 public struct JSONParseError: Error, Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
@@ -37,16 +39,17 @@ public struct JSONParser {
     /// The members of the object at top-level `key` in `bytes`, which must be valid JSON as a
     /// whole: names in order, scalar values built, nested objects and arrays only checked
     /// (nil). Nil when `bytes` is not an object or `key` does not name an object (the last
-    /// one, if repeated).
-    public static func members(of key: String, in bytes: [UInt8]) -> [ShallowMember]? {
+    /// one, if repeated). Top-level names are compared with `key` on their bytes.
+    public static func members(of key: StaticString, in bytes: [UInt8]) -> [ShallowMember]? {
         bytes.withUnsafeBufferPointer { buf -> [ShallowMember]? in
             var p = JSONParser(buf)
             p.skipSpace()
             guard p.i < buf.count, buf[p.i] == UInt8(ascii: "{") else { return nil }
             do throws(JSONParseError) {
                 var found: [ShallowMember]?
-                try p.eachMember { p, name throws(JSONParseError) in
-                    if name == key { found = try p.shallowObject() } else { try p.skipValue(depth: 1) }
+                try p.eachMember(name: { p throws(JSONParseError) in try p.stringSpells(key) }) {
+                    p, isKey throws(JSONParseError) in
+                    if isKey { found = try p.shallowObject() } else { try p.skipValue(depth: 1) }
                 }
                 p.skipSpace()
                 return p.i < buf.count ? nil : found
@@ -140,6 +143,19 @@ public struct JSONParser {
         i += 1
         skipSpace()
         return name
+    }
+
+    /// Reads the string at `i` (its opening quote): whether it spells `text`. Bytes that need
+    /// no decoding are compared where they lie; a string with escapes or non-ASCII bytes is
+    /// decoded first, so it matches as its text does.
+    mutating func stringSpells(_ text: StaticString) throws(JSONParseError) -> Bool {
+        let j = plainASCIIEnd(from: i + 1)
+        if j < b.count, b[j] == UInt8(ascii: "\"") {
+            let bytes = UnsafeBufferPointer(rebasing: b[(i + 1)..<j])
+            i = j + 1
+            return bytes.count == text.utf8CodeUnitCount && memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0
+        }
+        return try string().hasBytes(text.utf8Bytes)
     }
 
     /// After a member's value: true at the object's `}`, false at the `,` before another.
