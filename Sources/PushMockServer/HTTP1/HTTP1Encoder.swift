@@ -3,20 +3,21 @@ import PushMockCore
 
 /// HTTP/1.x answers as bytes: the status line in the request's version, the answer's own
 /// fields, then `Date`, `Content-Length` and `Connection` (which the gateway never sets), and
-/// the body. One buffer is reused for every answer; the head is written in place on the stack
-/// and added to it at once (each `append(contentsOf:)` costs more than copying a short field).
+/// the body. One buffer of its own (`OwnedBytes`) is reused for every answer and handed over
+/// in place; the head is written on the stack and added to it at once.
 /// The head's start (the status line, the answer's fields and `Date`) is kept and used again
 /// while answers repeat it: within a second, most answers have the status and the shared
 /// field list of the one before.
-struct HTTP1Encoder {
-    private var scratch: [UInt8] = []
+struct HTTP1Encoder: ~Copyable {
+    private var scratch = OwnedBytes(capacity: 1024)
     private var dateSecond = -1
     private var date: [UInt8] = []
     private var start = HeadStart()
 
-    /// A whole answer. `close`: the connection ends after it.
-    mutating func answer(_ response: Response, to head: HTTP1Head, close: Bool) -> [UInt8] {
-        scratch.removeAll(keepingCapacity: true)
+    /// A whole answer, handed to `send` (valid during the call). `close`: the connection ends
+    /// after it.
+    mutating func answer(_ response: Response, to head: HTTP1Head, close: Bool, send: (UnsafeRawBufferPointer) -> Void) {
+        scratch.removeAll()
         // 1xx, 204 and 304 answers have no body and no length (RFC 9110 §8.6).
         let bodiless = response.status < 200 || response.status == 204 || response.status == 304
         let connection: StaticString? = close ? "Connection: close\r\n" : head.isHTTP10 ? "Connection: keep-alive\r\n" : nil
@@ -28,8 +29,8 @@ struct HTTP1Encoder {
             }
             if let connection { w.put(connection) }
         }
-        if !bodiless, head.method != "HEAD" { scratch.append(contentsOf: response.body) }
-        return scratch
+        if !bodiless, head.method != "HEAD" { response.body.withUnsafeBufferPointer { scratch.append($0) } }
+        send(UnsafeRawBufferPointer(scratch.bytes))
     }
 
     /// A streamed answer's head: chunked over HTTP/1.1; over HTTP/1.0 the body runs until
@@ -39,7 +40,7 @@ struct HTTP1Encoder {
         e.writeHead(response, http10: head.isHTTP10) { w in
             w.put(chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n")
         }
-        return e.scratch
+        return e.scratch.array
     }
 
     /// One chunk of a chunked body.
@@ -65,7 +66,7 @@ struct HTTP1Encoder {
             start.bytes.withUnsafeBufferPointer { w.put($0) }
             tail(&w)
             w.put("\r\n")
-            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<w.count]))
+            scratch.append(UnsafeBufferPointer(rebasing: buffer[..<w.count]))
         }
     }
 

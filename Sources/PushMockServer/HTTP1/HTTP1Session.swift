@@ -218,7 +218,7 @@ final class HTTP1Session: Session {
         guard opens, !connection.draining else {
             return answer(opens ? .text(503, "The server is shutting down.") : response, to: head)
         }
-        dispatcher.encode(response, to: head, close: false).withUnsafeBytes { connection.write($0) }
+        dispatcher.encode(response, to: head, close: false) { connection.write($0) }
         let session = WebSocketSession(connection: connection, endpoint: endpoint)
         session.open()
         connection.switch(to: session)
@@ -235,7 +235,7 @@ final class HTTP1Session: Session {
     func answer(_ response: Response, to head: HTTP1Head) {
         guard !closed else { return }
         let close = !head.keepAlive || connection.draining
-        dispatcher.encode(response, to: head, close: close).withUnsafeBytes { connection.write($0) }
+        dispatcher.encode(response, to: head, close: close) { connection.write($0) }
         finishExchange(close: close)
     }
 

@@ -49,9 +49,9 @@ final class RequestDispatcher {
     /// Reads an HTTP/1.1 request head from the start of `bytes`.
     func parseHead(_ bytes: UnsafeRawBufferPointer) -> HTTP1HeadParser.Outcome { parser.parse(bytes) }
 
-    /// An HTTP/1.1 answer's bytes.
-    func encode(_ response: Response, to head: HTTP1Head, close: Bool) -> [UInt8] {
-        encoder.answer(response, to: head, close: close)
+    /// An HTTP/1.1 answer's bytes, handed to `send` (valid during the call).
+    func encode(_ response: Response, to head: HTTP1Head, close: Bool, send: (UnsafeRawBufferPointer) -> Void) {
+        encoder.answer(response, to: head, close: close, send: send)
     }
 
     /// What a new HTTP/2 connection offers (the gateway's policy).
