@@ -199,8 +199,19 @@ struct HTTP1ParserTests {
         let send = "POST /fcm/send HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n"
         let first = length(next(send + "{}"))
         #expect(first?.framing == .length(2) && first?.end == send.utf8.count)
-        // Blank lines before it count in its length; what follows the head does not matter.
+        // Blank lines before it count in its length; what follows the head does not matter:
+        // a body, the next head, a part of one.
         #expect(length(next("\r\n" + send + "[]"))?.end == send.utf8.count + 2)
+        #expect(length(next(send + send))?.end == send.utf8.count)
+        #expect(length(next(send + "GET /"))?.end == send.utf8.count)
+        // Its bytes but the blank line's last one are not a head yet; past the longest head
+        // (blank lines before it count) they are refused.
+        if case .incomplete = next(String(send.dropLast())) {} else { Issue.record("a head without its blank line") }
+        var short = HTTP1HeadParser(maxHeadBytes: send.utf8.count + 1)
+        for text in [send, "\r\n\r\n" + send] {
+            let outcome = Array(text.utf8).withUnsafeBytes { short.parse($0) }
+            #expect(text == send ? length(outcome)?.end == send.utf8.count : isInvalid(outcome), "\(text.debugDescription)")
+        }
         let longer = send.replacingOccurrences(of: "Length: 2", with: "Length: 3")
         #expect(length(next(longer))?.framing == .length(3))
         #expect(length(next(send))?.framing == .length(2))

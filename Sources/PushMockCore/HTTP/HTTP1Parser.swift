@@ -74,14 +74,16 @@ public struct HTTP1HeadParser {
         // Blank lines before a request line are ignored (RFC 9112 §2.2).
         var start = 0
         while start < b.count, b[start] == 0x0D || b[start] == 0x0A { start += 1 }
+        // Bytes that begin with the last head's, its blank line included, are that head: it
+        // ends where the last one did, so its end is not looked for.
+        if let lastHead, b.count - start >= lastHeadBytes.count, start + lastHeadBytes.count <= maxHeadBytes,
+            lastHeadBytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, b.baseAddress! + start, $0.count) == 0 })
+        {
+            return .head(lastHead, length: start + lastHeadBytes.count)
+        }
         guard let end = Self.headEnd(b, from: start) else { return b.count >= maxHeadBytes ? .invalid : .incomplete }
         guard end <= maxHeadBytes else { return .invalid }
         let whole = UnsafeBufferPointer(rebasing: b[start..<end])
-        if let lastHead, lastHeadBytes.count == whole.count,
-            lastHeadBytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, whole.baseAddress!, whole.count) == 0 })
-        {
-            return .head(lastHead, length: end)
-        }
         guard let head = read(b, from: start, to: end) else { return .invalid }
         lastHead = nil
         if whole.count <= Self.maxRememberedHead {
