@@ -1,7 +1,7 @@
 /// A growing run of bytes in memory of its own. It cannot be copied, so an append is a bounds
 /// check and a copy: an array checks on every append whether its buffer is shared. For bytes
-/// written piece by piece on every request: JSON answers (`JSONWriter`), an HTTP/2 answer's
-/// header block, the store's pending commit.
+/// written piece by piece on every request: JSON answers (`JSONWriter`), an HTTP/1.1 answer
+/// (`HTTP1Encoder`), an HTTP/2 answer's header block, the store's pending commit.
 public struct OwnedBytes: ~Copyable {
     @usableFromInline var base: UnsafeMutablePointer<UInt8>
     @usableFromInline var capacity: Int
