@@ -41,6 +41,13 @@ final class HTTP1Session: Session {
     /// before its connection stops reading.
     var inputLimit: Int { dispatcher.maxHeadBytes + dispatcher.maxBodyBytes + 64 * 1024 }
 
+    /// Between requests, or reading a head: with no input unread, the next request has not
+    /// begun.
+    var awaitsRequest: Bool {
+        guard !closed, case .head = state else { return false }
+        return true
+    }
+
     /// Idle: no request being answered. One still arriving (a head or a body part way) counts
     /// as idle too, so at the connection cap a client that stopped mid-request is closed
     /// before one that is being answered (`ConnectionTable` takes the one read from longest ago).

@@ -75,6 +75,13 @@ final class ByteChannel {
     /// Whether TLS holds decrypted bytes the socket will not signal again.
     var hasPending: Bool { ssl.map { SSL_has_pending($0) != 0 } ?? false }
 
+    /// Whether bytes wait to be read: held by TLS, or in the socket (peeked, not taken).
+    var hasUnreadBytes: Bool {
+        if hasPending { return true }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
     func read(into buffer: UnsafeMutableRawPointer, count: Int) -> Transfer {
         guard let ssl else {
             let n = recv(fd, buffer, count, 0)

@@ -535,11 +535,19 @@ final class Connection {
     /// The table's sweep: ends a connection past its deadline or whose peer stopped reading;
     /// the session applies its own bounds (HTTP/2: a closed window, its idle GOAWAY).
     func checkTime(now: UInt64) {
-        if deadline != 0, now > deadline { return finish() }
+        if deadline != 0, now > deadline, !nextRequestUnread { return finish() }
         // Output waiting for the turn's end has not been offered to the peer yet.
         if pendingOutput > 0, !isTransmitDue, now - lastWritten > timeoutNanos { return cutOff() }
         guard let session, !isClosed else { return }
         apply(session.check(now: now, lastRead: lastRead, timeoutNanos: timeoutNanos, ending: isEnding))
+    }
+
+    /// A session waiting for its next request, with nothing of it read, while the socket holds
+    /// bytes: a request sent in time that a turn longer than the deadline kept from being
+    /// read. The read that follows takes it; what it starts is held to the same deadline.
+    private var nextRequestUnread: Bool {
+        guard case .open = lifecycle, session?.awaitsRequest == true, evbuffer_get_length(input) == 0 else { return false }
+        return channel.hasUnreadBytes
     }
 
     /// Server shutdown (`draining` is now true): each session finishes as its protocol does

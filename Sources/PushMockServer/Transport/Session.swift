@@ -13,6 +13,9 @@ protocol Session: AnyObject {
     /// No request being answered (one still arriving counts as idle): at the connection cap,
     /// the idle connection read from longest ago is closed to make room.
     var isIdle: Bool { get }
+    /// Waiting for its next request's first bytes (HTTP/1.1 between requests): a request that
+    /// came in time but was not read yet is not taken for one that never came.
+    var awaitsRequest: Bool { get }
     /// The unread input the session lets wait before the connection stops reading.
     var inputLimit: Int { get }
     /// Whole messages read and left for a later turn, to be taken up with the next input.
@@ -42,6 +45,7 @@ enum SessionEnd {
 }
 
 extension Session {
+    var awaitsRequest: Bool { false }
     var hasDeferredWork: Bool { false }
     var abandoned: Bool { false }
     func check(now: UInt64, lastRead: UInt64, timeoutNanos: UInt64, ending: Bool) -> SessionEnd { .goOn }
