@@ -149,13 +149,22 @@ public struct JSONParser {
     /// no decoding are compared where they lie; a string with escapes or non-ASCII bytes is
     /// decoded first, so it matches as its text does.
     mutating func stringSpells(_ text: StaticString) throws(JSONParseError) -> Bool {
-        let j = plainASCIIEnd(from: i + 1)
-        if j < b.count, b[j] == UInt8(ascii: "\"") {
-            let bytes = UnsafeBufferPointer(rebasing: b[(i + 1)..<j])
-            i = j + 1
+        if let bytes = plainString() {
             return bytes.count == text.utf8CodeUnitCount && memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0
         }
         return try string().hasBytes(text.utf8Bytes)
+    }
+
+    /// The bytes of the string at `i` (its opening quote) when they need no decoding (ASCII,
+    /// no escape), with the reader past its closing quote; nil, the reader where it was, for
+    /// a string `string()` must decode (or one that does not end).
+    @inline(__always)
+    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+        let j = plainASCIIEnd(from: i + 1)
+        guard j < b.count, b[j] == UInt8(ascii: "\"") else { return nil }
+        let bytes = UnsafeBufferPointer(rebasing: b[(i + 1)..<j])
+        i = j + 1
+        return bytes
     }
 
     /// After a member's value: true at the object's `}`, false at the `,` before another.
@@ -271,12 +280,7 @@ public struct JSONParser {
 
     /// A string without escapes or non-ASCII bytes is checked in place; others are decoded.
     private mutating func skipString() throws(JSONParseError) {
-        let j = plainASCIIEnd(from: i + 1)
-        if j < b.count, b[j] == UInt8(ascii: "\"") {
-            i = j + 1
-            return
-        }
-        _ = try string()
+        if plainString() == nil { _ = try string() }
     }
 
     private mutating func array(depth: Int) throws(JSONParseError) -> [JSONValue] {

@@ -50,13 +50,9 @@ extension JSONParser {
     /// The member name at `i` (its opening quote), matched on its bytes when they need no
     /// decoding.
     private mutating func readName(_ names: MemberNames) throws(JSONParseError) -> MemberName {
-        let j = plainASCIIEnd(from: i + 1)
-        if j < b.count, b[j] == UInt8(ascii: "\"") {
-            let bytes = UnsafeBufferPointer(rebasing: b[(i + 1)..<j])
-            if let index = names.index(of: bytes) {
-                i = j + 1
-                return .known(index)
-            }
+        if let bytes = plainString() {
+            if let index = names.index(of: bytes) { return .known(index) }
+            return .other(String(ascii: bytes))
         }
         var name = try string()
         let index = name.withUTF8 { names.index(of: $0) }

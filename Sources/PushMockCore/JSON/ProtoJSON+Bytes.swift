@@ -72,13 +72,10 @@ extension JSONParser {
     /// is, with the reader past the name; nil for another name. (A name with escapes or other
     /// than ASCII is not a field's name as spelled: it is read past, and nil.)
     private mutating func field(of fields: ProtoFields) throws(JSONParseError) -> (name: String, type: ProtoType)? {
-        let end = plainASCIIEnd(from: i + 1)
-        guard end < b.count, b[end] == UInt8(ascii: "\"") else {
+        guard let name = plainString() else {
             _ = try string()
             return nil
         }
-        let name = UnsafeBufferPointer(rebasing: b[(i + 1)..<end])
-        i = end + 1
         return fields.field(spelled: name)
     }
 }
