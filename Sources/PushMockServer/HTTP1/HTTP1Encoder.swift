@@ -4,7 +4,7 @@ import PushMockCore
 /// HTTP/1.x answers as bytes: the status line in the request's version, the answer's own
 /// fields, then `Date`, `Content-Length` and `Connection` (which the gateway never sets), and
 /// the body. One buffer of its own (`OwnedBytes`) is reused for every answer and handed over
-/// in place; the head is written on the stack and added to it at once.
+/// in place; the head and the body are written straight into it.
 /// The head's start (the status line, the answer's fields and `Date`) is kept and used again
 /// while answers repeat it: within a second, most answers have the status and the shared
 /// field list of the one before.
@@ -23,11 +23,11 @@ struct HTTP1Encoder: ~Copyable {
         let connection: StaticString? = close ? "Connection: close\r\n" : head.isHTTP10 ? "Connection: keep-alive\r\n" : nil
         writeHead(response, http10: head.isHTTP10) { w in
             if !bodiless {
-                w.put("Content-Length: ")
-                w.putDecimal(response.body.count)
-                w.put("\r\n")
+                w.append("Content-Length: ")
+                w.appendDecimal(Int64(response.body.count))
+                w.append("\r\n")
             }
-            if let connection { w.put(connection) }
+            if let connection { w.append(connection) }
         }
         if !bodiless, head.method != "HEAD" { response.body.withUnsafeBufferPointer { scratch.append($0) } }
         send(UnsafeRawBufferPointer(scratch.bytes))
@@ -38,7 +38,7 @@ struct HTTP1Encoder: ~Copyable {
     static func streamHead(_ response: Response, to head: HTTP1Head, chunked: Bool) -> [UInt8] {
         var e = HTTP1Encoder()
         e.writeHead(response, http10: head.isHTTP10) { w in
-            w.put(chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n")
+            w.append(chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n")
         }
         return e.scratch.array
     }
@@ -56,18 +56,12 @@ struct HTTP1Encoder: ~Copyable {
     static let lastChunk = Array("0\r\n\r\n".utf8)
 
     /// The head's start, what `tail` writes and the blank line, added to `scratch`.
-    private mutating func writeHead(_ response: Response, http10: Bool, tail: (inout HeadWriter) -> Void) {
+    private mutating func writeHead(_ response: Response, http10: Bool, tail: (inout OwnedBytes) -> Void) {
         refreshDate()
         if !start.fits(response, http10: http10) { start = HeadStart(response, http10: http10, date: date) }
-        // 96 bytes for what `tail` writes (a length and a Connection field at most) and the
-        // blank line.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: start.bytes.count + 96) { buffer in
-            var w = HeadWriter(buffer)
-            start.bytes.withUnsafeBufferPointer { w.put($0) }
-            tail(&w)
-            w.put("\r\n")
-            scratch.append(UnsafeBufferPointer(rebasing: buffer[..<w.count]))
-        }
+        scratch.append(start.bytes)
+        tail(&scratch)
+        scratch.append("\r\n")
     }
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 §5.6.7), formatted once a second; a new
@@ -104,28 +98,22 @@ private struct HeadStart {
         self.http10 = http10
         fields = response.headers
         let reason = HTTPStatus.reason(response.status)
-        // Room for the answer's fields, and 64 bytes for the status line's and `Date`'s fixed
-        // parts.
-        var capacity = 64 + reason.utf8.count + date.count
-        for (name, value) in response.headers { capacity += name.utf8.count + value.utf8.count + 4 }
-        bytes = Array(unsafeUninitializedCapacity: capacity) { buffer, count in
-            var w = HeadWriter(buffer)
-            w.put(http10 ? "HTTP/1.0 " : "HTTP/1.1 ")
-            w.putDecimal(response.status)
-            w.put(" ")
-            reason.withBytes { w.put($0) }
-            w.put("\r\n")
-            for (name, value) in response.headers {
-                name.withBytes { w.put($0) }
-                w.put(": ")
-                value.withBytes { w.put($0) }
-                w.put("\r\n")
-            }
-            w.put("Date: ")
-            date.withUnsafeBufferPointer { w.put($0) }
-            w.put("\r\n")
-            count = w.count
+        var w = OwnedBytes(capacity: 256)
+        w.append(http10 ? "HTTP/1.0 " : "HTTP/1.1 ")
+        w.appendDecimal(Int64(response.status))
+        w.append(" ")
+        reason.withBytes { w.append($0) }
+        w.append("\r\n")
+        for (name, value) in response.headers {
+            name.withBytes { w.append($0) }
+            w.append(": ")
+            value.withBytes { w.append($0) }
+            w.append("\r\n")
         }
+        w.append("Date: ")
+        w.append(date)
+        w.append("\r\n")
+        bytes = w.array
     }
 
     /// Whether this is `response`'s head start. Fields from one shared list (as
@@ -137,33 +125,5 @@ private struct HeadStart {
             return false
         }
         return true
-    }
-}
-
-/// Bytes written one after another into a buffer the caller sized: an answer's head.
-struct HeadWriter {
-    private let buffer: UnsafeMutableBufferPointer<UInt8>
-    private(set) var count = 0
-
-    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
-        self.buffer = buffer
-    }
-
-    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-        precondition(bytes.count <= buffer.count - count, "an answer's head outgrew its buffer")
-        guard let from = bytes.baseAddress else { return }
-        (buffer.baseAddress! + count).initialize(from: from, count: bytes.count)
-        count += bytes.count
-    }
-
-    mutating func put(_ s: StaticString) {
-        put(s.utf8Bytes)
-    }
-
-    mutating func putDecimal(_ n: Int) {
-        let length = DecimalDigits.count(UInt64(n))
-        precondition(length <= buffer.count - count, "an answer's head outgrew its buffer")
-        _ = DecimalDigits.write(UInt64(n), endingAt: buffer.baseAddress! + count + length)
-        count += length
     }
 }
