@@ -40,7 +40,9 @@ let package = Package(
         .target(name: "CSpawn", cSettings: cSettings),
         // A cache prefetch hint, for the message store and the event log.
         .target(name: "CPrefetch", cSettings: cSettings),
-        .target(name: "PushMockCore", dependencies: ["CPrefetch"], swiftSettings: releaseSettings),
+        // Sixteen bytes compared at once, for the JSON parser's strings.
+        .target(name: "CByteScan", cSettings: cSettings),
+        .target(name: "PushMockCore", dependencies: ["CPrefetch", "CByteScan"], swiftSettings: releaseSettings),
         .target(
             name: "PushMockServer",
             dependencies: [

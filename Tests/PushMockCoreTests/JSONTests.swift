@@ -42,10 +42,15 @@ struct JSONTests {
     }
 
     @Test(
-        "long strings are scanned eight bytes at a time: a quote, backslash, control byte or non-ASCII byte is found at any offset"
+        "long strings are scanned sixteen bytes at a time: a quote, backslash, control byte or non-ASCII byte is found at any offset, in documents shorter than sixteen bytes, a multiple of sixteen, or between"
     )
     func longStrings() throws {
-        let plain = String(repeating: "abcdefgh", count: 4)
+        for length in [3, 13, 14, 15, 29, 30, 31, 32, 45, 62] {
+            try longString(String(String(repeating: "abcdefgh", count: 8).prefix(length)))
+        }
+    }
+
+    private func longString(_ plain: String) throws {
         for offset in 0..<plain.utf8.count {
             func at(_ insert: String) -> String {
                 var s = plain

@@ -1,3 +1,4 @@
+import CByteScan
 import Foundation
 
 /// Reading a document a value at a time, without building it: the durable store reads back
@@ -97,7 +98,7 @@ extension JSONParser {
     }
 
     /// Where the bytes from `start` first hold a quote, a backslash or a control character: a
-    /// string without escapes ends there, at its closing quote. Eight bytes at a time.
+    /// string without escapes ends there, at its closing quote.
     private func plainEnd(from start: Int) -> Int { end(from: start, stoppingAtNonASCII: false) }
 
     /// Where the bytes from `start` first hold one that is not ASCII, or a quote, a backslash
@@ -105,25 +106,11 @@ extension JSONParser {
     /// closing quote.
     func plainASCIIEnd(from start: Int) -> Int { end(from: start, stoppingAtNonASCII: true) }
 
-    /// The first byte from `start` that needs a look, eight at a time: the word that holds
-    /// it says where (`ByteWord.first`), so a short name or value costs one word.
+    /// The first byte from `start` that needs a look, sixteen at a time (`pushmock_plain_end`).
     @inline(__always)
     private func end(from start: Int, stoppingAtNonASCII: Bool) -> Int {
-        var j = start
-        if let base = b.baseAddress {
-            while j + 8 <= b.count {
-                let w = ByteWord.load(base + j)
-                let m = ByteWord.escapeMask(w) | (stoppingAtNonASCII ? ByteWord.nonASCIIMask(w) : 0)
-                if m != 0 { return j + ByteWord.first(m) }
-                j += 8
-            }
-        }
-        while j < b.count, b[j] != UInt8(ascii: "\""), b[j] != UInt8(ascii: "\\"), b[j] >= 0x20,
-            !stoppingAtNonASCII || b[j] < 0x80
-        {
-            j += 1
-        }
-        return j
+        guard let base = b.baseAddress, start < b.count else { return start }
+        return pushmock_plain_end(base, start, b.count, stoppingAtNonASCII ? 1 : 0)
     }
 
     /// The next value if it is an integer that fits 64 bits (no fraction or exponent, as
