@@ -1,11 +1,11 @@
 /// Eight bytes read as one word, and the classic "has a zero byte" bit tricks over it: the
 /// JSON writer checks long strings this way, the reader an integer's digits, and the HTTP/1.1
 /// head reader its field values (the parser's strings are scanned sixteen bytes at a time,
-/// `CByteScan`). A mask may flag a byte that does not match (a borrow
-/// from a lower byte), but a borrow only runs upward from a byte that did: so a mask is 0
-/// exactly when no byte matches, and the lowest byte it flags always matches (`first`). The
-/// word is read little-endian, as on every platform pushmock builds for, so that byte is the
-/// first in memory.
+/// `CByteScan`). A mask may flag a byte that does not match (a borrow from a lower byte), but
+/// a borrow only runs upward from a byte that did: so a mask is 0 exactly when no byte
+/// matches, and the lowest byte it flags always matches (`first`). The word is read
+/// little-endian, as on every platform pushmock builds for, so that byte is the first in
+/// memory.
 enum ByteWord {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
