@@ -341,9 +341,9 @@ public struct JSONParser {
     mutating func string() throws(JSONParseError) -> String {
         i += 1
         let start = i
-        // Fast path: no escapes; ASCII needs no UTF-8 validation. Plain ASCII is passed eight
-        // bytes at a time (tokens are long); from the first other byte, one at a time. Locals
-        // keep the scan in registers.
+        // Fast path: no escapes; ASCII needs no UTF-8 validation. Plain ASCII is passed sixteen
+        // bytes at a time (`plainASCIIEnd`: tokens are long); from the first other byte, one at
+        // a time. Locals keep the scan in registers.
         var ascii = true
         var j = plainASCIIEnd(from: i)
         let buf = b
