@@ -294,7 +294,9 @@ import Testing
 
     @Test("a number's decimal digits: counted and written as String(n) writes them, at every length")
     func decimalDigits() {
-        var samples: [UInt64] = [0, 9, 10, 99, 100, 101, UInt64(Int64.max), UInt64(Int64.max) + 1, .max]
+        // Every number below 1,000 (each pair of digits, in each place), the powers of ten
+        // and their neighbours, and random ones.
+        var samples: [UInt64] = Array(0..<1000) + [UInt64(Int64.max), UInt64(Int64.max) + 1, .max]
         var p: UInt64 = 1
         for _ in 0..<19 {
             p *= 10

@@ -134,7 +134,6 @@ extension JSONParser {
         // 19 digits fit in UInt64 (stored ids and times have 16 to 19): read up to eight at a
         // time while whole words remain, then one at a time.
         if let base = b.baseAddress {
-            let powers = DecimalDigits.powers
             while j + 8 <= b.count {
                 let w = ByteWord.load(base + j)
                 let m = ByteWord.nonDigitMask(w)
@@ -142,7 +141,7 @@ extension JSONParser {
                 guard n > 0, j - digitsStart + n <= 19 else { break }
                 // The n digits moved to the top of the word, zeros ("0") below them.
                 let digits = n == 8 ? w : w << (64 - 8 * n) | 0x3030_3030_3030_3030 >> (8 * n)
-                magnitude = magnitude &* powers[n] &+ ByteWord.eightDigits(digits)
+                magnitude = magnitude &* DecimalDigits.power(n) &+ ByteWord.eightDigits(digits)
                 j += n
                 if n < 8 { break }
             }

@@ -10,7 +10,7 @@ public enum DecimalDigits {
     @inlinable
     public static func count(_ n: UInt64) -> Int {
         let estimate = ((64 - (n | 1).leadingZeroBitCount) * 1233) >> 12
-        return (n | 1) < powers[estimate] ? estimate : estimate + 1
+        return (n | 1) < power(estimate) ? estimate : estimate + 1
     }
 
     /// Writes `n`'s digits so that they end just before `end` (with room for `count(n)` before
@@ -56,23 +56,46 @@ public enum DecimalDigits {
         }
     }
 
-    /// "00" to "99", two bytes each.
-    @usableFromInline
-    nonisolated(unsafe) static let pairs: UnsafePointer<UInt8> = {
-        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 200)
-        for i in 0..<100 {
-            p[2 * i] = UInt8(ascii: "0") + UInt8(i / 10)
-            p[2 * i + 1] = UInt8(ascii: "0") + UInt8(i % 10)
-        }
-        return UnsafePointer(p)
-    }()
+    /// "00" to "99", two bytes each. A literal, so the table lies in the binary: reading it
+    /// needs no once-only initialization check, which a table built at run time costs on every
+    /// access from another function.
+    @inlinable
+    static var pairs: UnsafePointer<UInt8> {
+        let table: StaticString = """
+            00010203040506070809101112131415161718192021222324\
+            25262728293031323334353637383940414243444546474849\
+            50515253545556575859606162636465666768697071727374\
+            75767778798081828384858687888990919293949596979899
+            """
+        return table.utf8Start
+    }
 
-    /// 10 to the powers 0 through 19.
-    @usableFromInline
-    nonisolated(unsafe) static let powers: UnsafePointer<UInt64> = {
-        let p = UnsafeMutablePointer<UInt64>.allocate(capacity: 20)
-        p[0] = 1
-        for i in 1..<20 { p[i] = p[i - 1] * 10 }
-        return UnsafePointer(p)
-    }()
+    /// 10 to the power `exponent` (0 through 19). A switch over literals, which the compiler
+    /// makes a constant table, for the same reason.
+    @inlinable
+    public static func power(_ exponent: Int) -> UInt64 {
+        switch exponent {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1_000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        case 8: 100_000_000
+        case 9: 1_000_000_000
+        case 10: 10_000_000_000
+        case 11: 100_000_000_000
+        case 12: 1_000_000_000_000
+        case 13: 10_000_000_000_000
+        case 14: 100_000_000_000_000
+        case 15: 1_000_000_000_000_000
+        case 16: 10_000_000_000_000_000
+        case 17: 100_000_000_000_000_000
+        case 18: 1_000_000_000_000_000_000
+        case 19: 10_000_000_000_000_000_000
+        default: preconditionFailure("10^\(exponent) does not fit in UInt64")
+        }
+    }
 }
