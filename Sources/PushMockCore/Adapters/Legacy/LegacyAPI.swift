@@ -67,11 +67,11 @@ struct LegacyAPI {
         case .to(let key) where project.groupsByKey[key] != nil && !send.isForm:
             return .response(groupSend(send, project.groupsByKey[key]!, request, project))
         case .to(let token):
-            return .response(multicast(send, [token], request, project))
+            return .response(multicast(send, CollectionOfOne(token), request, project))
         case .registrationIDs(let tokens):
             return .response(multicast(send, tokens, request, project))
         case .none:
-            return .response(multicast(send, [""], request, project))
+            return .response(multicast(send, CollectionOfOne(""), request, project))
         }
     }
 
@@ -110,8 +110,11 @@ struct LegacyAPI {
         return .success(device)
     }
 
-    /// Token and `registration_ids` sends: one result per token, in order.
-    private func multicast(_ send: LegacyRequest, _ tokens: [String], _ request: Request, _ project: Project) -> Response {
+    /// Token and `registration_ids` sends: one result per token, in order. (A collection, so
+    /// that a send to one token makes no array for it.)
+    private func multicast(
+        _ send: LegacyRequest, _ tokens: some Collection<String>, _ request: Request, _ project: Project
+    ) -> Response {
         let multicastID = send.dryRun ? -1 : parts.ids.bulk()
         let messageError = LegacyValidation.messageError(send, topicLike: false)
         // A token send is known by its one recipient's message id; a multicast by its
