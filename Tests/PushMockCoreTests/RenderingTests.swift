@@ -120,4 +120,15 @@ struct RenderingTests {
         #expect(delivered?["sdk_platform"] as? String == "IOS")
         #expect(delivered?["message_type"] as? String == "DISPLAY_NOTIFICATION")
     }
+
+    @Test("a data key is FCM's own when it is from or message_type, or begins with google. or gcm. as bytes")
+    func reservedDataKeys() {
+        for key in ["from", "message_type", "google.", "google.c.a.e", "gcm.", "gcm.n.e", "google.\u{301}x"] {
+            #expect(AndroidRendering.isReservedKey(key), "\(key)")
+        }
+        for key in ["", "k", "fro", "fromm", "From", "message_typ", "message_types", "google", "gcm", "googl.x", "xgcm."] {
+            #expect(!AndroidRendering.isReservedKey(key), "\(key)")
+        }
+        #expect(!AndroidRendering.isAppDataKey("collapse_key") && AndroidRendering.isAppDataKey("k"))
+    }
 }
