@@ -75,33 +75,23 @@ public struct JSONObject: Equatable, Sendable {
 
     public mutating func append(_ key: String, _ value: JSONValue) { entries.append(Entry(key, value)) }
 
-    /// Sets `key` to `value`: a member of that name (`isNamed`) is taken out, and the new one
+    /// Sets `key` to `value`: a member of that name (`sameSpelling`) is taken out, and the new one
     /// goes last.
     public mutating func put(_ key: String, _ value: JSONValue) {
-        entries.removeAll { Self.isNamed($0.key, key) }
+        entries.removeAll { $0.key.sameSpelling(as: key) }
         entries.append(Entry(key, value))
     }
 
-    /// The last member called `key` (`isNamed`). By index, so that no member is copied (and
+    /// The last member called `key` (`sameSpelling`). By index, so that no member is copied (and
     /// retained) to be looked at.
     @inline(__always)
     public subscript(key: String) -> JSONValue? {
         var i = entries.count
         while i > 0 {
             i -= 1
-            if Self.isNamed(entries[i].key, key) { return entries[i].value }
+            if entries[i].key.sameSpelling(as: key) { return entries[i].value }
         }
         return nil
-    }
-
-    /// Whether a member's `name` is `key`. Lengths in bytes are compared first: that is inline,
-    /// where `==` on two strings that differ calls into the run time, and most members looked
-    /// past (every send's `message` is searched for a dozen names) differ in length. (So a
-    /// name canonically equivalent to `key` but of another length is not `key`: Google's front
-    /// end takes a field's name only as spelled, docs/reference/google-json.md §J.1.)
-    @inline(__always)
-    private static func isNamed(_ name: String, _ key: String) -> Bool {
-        name.utf8.count == key.utf8.count && name == key
     }
 
     /// The member at a path of keys, e.g. `m.value(at: "apns", "headers")`.

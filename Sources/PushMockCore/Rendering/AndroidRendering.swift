@@ -23,18 +23,12 @@ public struct AndroidRendering {
     }
 
     /// A data key FCM keeps for itself: `from`, `message_type`, and anything under `google.` or
-    /// `gcm.` (HTTP v1 refuses a send that uses one). Compared as bytes, as the SDK's Java
-    /// compares code units (String's `hasPrefix` compares grapheme clusters, so `google.` with
-    /// a combining mark after its dot would pass it); lengths first, because `==` on two
-    /// strings that differ calls into the run time, and every data key of every send passes
-    /// here.
+    /// `gcm.` (HTTP v1 refuses a send that uses one). Prefixes compared as bytes, as the SDK's
+    /// Java compares code units (String's `hasPrefix` compares grapheme clusters, so `google.`
+    /// with a combining mark after its dot would pass it).
     static func isReservedKey(_ key: String) -> Bool {
-        switch key.utf8.count {
-        case 4: if key == "from" { return true }
-        case 12: if key == "message_type" { return true }
-        default: break
-        }
-        return key.hasBytePrefix("google.") || key.hasBytePrefix("gcm.")
+        key.sameSpelling(as: "from") || key.sameSpelling(as: "message_type") || key.hasBytePrefix("google.")
+            || key.hasBytePrefix("gcm.")
     }
 
     /// The RemoteMessage for this device, from a legacy or an HTTP v1 send.

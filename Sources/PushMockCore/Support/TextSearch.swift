@@ -24,6 +24,16 @@ extension String {
         return Array(utf8).withUnsafeBufferPointer(body)
     }
 
+    /// `==`, with the lengths in bytes compared first, inline: `==` on two strings that differ
+    /// calls into the run time, and most names a look-up passes differ in length (every send's
+    /// `message` is searched for a dozen). So a string canonically equivalent to `other` but of
+    /// another length is not it: Google's front end takes a name only as spelled
+    /// (docs/reference/google-json.md §J.1).
+    @inlinable @inline(__always)
+    public func sameSpelling(as other: String) -> Bool {
+        utf8.count == other.utf8.count && self == other
+    }
+
     /// Whether the string's UTF-8 bytes are exactly `bytes`.
     @inlinable
     public func hasBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -72,7 +72,8 @@ enum LegacyValidation {
 
     /// `from`, `message_type`, and anything starting with `google` or `gcm` (§A.4).
     static func isReservedDataKey(_ key: String) -> Bool {
-        key == "from" || key == "message_type" || key.hasBytePrefix("google") || key.hasBytePrefix("gcm")
+        key.sameSpelling(as: "from") || key.sameSpelling(as: "message_type") || key.hasBytePrefix("google")
+            || key.hasBytePrefix("gcm")
     }
 
     /// UTF-8 bytes of the keys and values of `data` and `notification`; non-string values

@@ -92,15 +92,11 @@ struct V1Request {
         return found
     }
 
-    /// Lengths first, as `JSONObject.isNamed` does: every member of every send's `message`
-    /// passes here, and `==` on two strings that differ calls into the run time.
+    /// (Every member of every send's `message` passes here: `sameSpelling` compares lengths
+    /// first.)
     private static func isTargetField(_ name: String) -> Bool {
-        switch name.utf8.count {
-        case 3: name == "fid"
-        case 5: name == "token" || name == "topic"
-        case 9: name == "condition"
-        default: false
-        }
+        name.sameSpelling(as: "token") || name.sameSpelling(as: "topic") || name.sameSpelling(as: "condition")
+            || name.sameSpelling(as: "fid")
     }
 
     private static func check(_ m: JSONObject, target: Target) throws(V1Error) {
