@@ -57,9 +57,9 @@ struct HardeningTests {
         #expect(status("invalid_utf8", "legacy_form") == 400)
         #expect(status("invalid_utf8", "query_and_header") == 200)
 
-        // 5 MiB bodies were refused before being buffered; 170 connections came and went. (The
-        // address sanitizer holds freed memory back, up to 256 MiB by default (its quarantine),
-        // and pads every allocation, so its build's bound adds the quarantine.)
+        // 5 MiB bodies were refused before being buffered; 170 connections came and went. The
+        // address sanitizer holds freed memory back (its quarantine, 256 MiB by default) and
+        // pads every allocation, so its build's bound adds the quarantine.
         let peak = Self.peakMemoryKiB(server.process.processIdentifier)
         let bound = (ServerProcess.isSanitized ? 128 + 256 : 128) * 1024
         #expect(peak > 0 && peak < bound, "peak resident memory \(peak) KiB")
