@@ -79,6 +79,11 @@ struct V1Tests {
                 #"{"message":{"topic":"t","data":{"from":"me"}}}"#,
                 "Invalid data payload key: from. Keys may not be from, message_type, or start with google. or gcm."
             ),
+            // Reserved by its bytes (the SDK compares code units): a combining mark after the dot.
+            (
+                #"{"message":{"topic":"t","android":{"data":{"google.\u0301x":"me"}}}}"#,
+                "Invalid data payload key: google.\u{301}x. Keys may not be from, message_type, or start with google. or gcm."
+            ),
             (#"{"message":"#, "Invalid JSON payload received. Unexpected end of input at position 11."),
         ])
     func badRequests(_ body: String, _ message: String) throws {
