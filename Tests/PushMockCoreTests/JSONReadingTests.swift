@@ -181,6 +181,28 @@ struct JSONReadingTests {
         #expect(!Request.equalsLowercased("content-type ", "content-type"))
     }
 
+    @Test("byte runs of every length to 40, compared as words: the same run matches, one differing in any byte does not")
+    func sameBytesAsMemcmp() {
+        var generator = SystemRandomNumberGenerator()
+        for n in 0...40 {
+            // Unaligned starts (the words are read one byte in), and a run that ends where
+            // the buffer does, so no word reads past it.
+            let a = [UInt8](repeating: 0, count: 1) + (0..<n).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var b = a
+            func same() -> Bool {
+                a.withUnsafeBytes { x in b.withUnsafeBytes { y in sameBytes(x.baseAddress! + 1, y.baseAddress! + 1, count: n) } }
+            }
+            #expect(same(), "length \(n), equal")
+            for k in 1..<(n + 1) {
+                for flip: UInt8 in [0x01, 0x80, 0xFF] {
+                    b[k] ^= flip
+                    #expect(!same(), "length \(n), byte \(k - 1) differs by \(flip)")
+                    b[k] ^= flip
+                }
+            }
+        }
+    }
+
     @Test("a String made of ASCII bytes in place is the String decoding them makes")
     func asciiStrings() {
         for n in [0, 1, 7, 15, 16, 40, 163] {

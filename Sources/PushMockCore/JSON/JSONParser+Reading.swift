@@ -87,7 +87,7 @@ extension JSONParser {
             let n = candidate.utf8.count
             let end = i + 1 + n
             if end < b.count, b[end] == UInt8(ascii: "\""),
-                candidate.withUTF8({ n == 0 || memcmp($0.baseAddress!, b.baseAddress! + i + 1, n) == 0 }),
+                candidate.withUTF8({ n == 0 || sameBytes($0.baseAddress!, b.baseAddress! + i + 1, count: n) }),
                 plainEnd(from: i + 1) == end
             {
                 i = end + 1

@@ -150,7 +150,7 @@ public struct JSONParser {
     /// decoded first, so it matches as its text does.
     mutating func stringSpells(_ text: StaticString) throws(JSONParseError) -> Bool {
         if let bytes = plainString() {
-            return bytes.count == text.utf8CodeUnitCount && memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0
+            return bytes.count == text.utf8CodeUnitCount && sameBytes(bytes.baseAddress!, text.utf8Start, count: bytes.count)
         }
         return try string().hasBytes(text.utf8Bytes)
     }

@@ -19,8 +19,8 @@ public struct MemberNames: Sendable {
     /// of its length are compared.
     func index(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard bytes.count < byLength.count, let base = bytes.baseAddress else { return nil }
-        for i in byLength[bytes.count] where names[i].withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, bytes.count) == 0 })
-        {
+        for i in byLength[bytes.count]
+        where names[i].withUnsafeBufferPointer({ sameBytes($0.baseAddress!, base, count: bytes.count) }) {
             return i
         }
         return nil

@@ -75,7 +75,7 @@ struct HeaderBlockCache {
 
     private static func same(_ b: UnsafeBufferPointer<UInt8>, at offset: Int, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let p = other.baseAddress, other.count > 0 else { return true }
-        return memcmp(b.baseAddress! + offset, p, other.count) == 0
+        return sameBytes(b.baseAddress! + offset, p, count: other.count)
     }
 
     /// `stream`'s block is complete after `count` fields: it gets its head, the cached one

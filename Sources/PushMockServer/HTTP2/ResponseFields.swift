@@ -75,6 +75,6 @@ struct ResponseFields: ~Copyable {
         let before = previousSpans[i]
         let count = now.end - now.name
         guard before.end - before.name == count, now.value - now.name == before.value - before.name else { return false }
-        return memcmp(text.bytes.baseAddress! + now.name, previousText.bytes.baseAddress! + before.name, count) == 0
+        return sameBytes(text.bytes.baseAddress! + now.name, previousText.bytes.baseAddress! + before.name, count: count)
     }
 }

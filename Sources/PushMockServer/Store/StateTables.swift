@@ -42,7 +42,7 @@ enum StateTables {
             let project = UnsafeBufferPointer(start: sqlite3_column_text(stmt, 0), count: Int(sqlite3_column_bytes(stmt, 0)))
             let same = lastProject.withUTF8 {
                 $0.count == project.count
-                    && (project.count == 0 || memcmp($0.baseAddress!, project.baseAddress!, project.count) == 0)
+                    && (project.count == 0 || sameBytes($0.baseAddress!, project.baseAddress!, count: project.count))
             }
             if !same {
                 if rows.count > 0 { devices[lastProject] = rows }
