@@ -1,16 +1,21 @@
 /// What a handler asks the transport to do: answer now, hold the request until the event
 /// log has enough matching events or the wait runs out (long-poll), stream events, answer a
 /// long list in parts as the client reads them, or (chaos) answer later or not at all.
+///
+/// The rare replies are `indirect` (their payload kept in a box of its own): a wait or a
+/// stream holds a query of some 180 bytes, and an enum is as large as its largest case, so
+/// every answer, passed from the handler through the gateway to the transport, was copied
+/// whole at each step (docs/PERFORMANCE.md).
 public enum Reply {
     case response(Response)
-    case waitForEvents(EventWait)
-    case stream(EventStream)
-    case paged(PagedAnswer)
+    indirect case waitForEvents(EventWait)
+    indirect case stream(EventStream)
+    indirect case paged(PagedAnswer)
     /// Work too long for one turn of the loop (a large batch): the transport runs `step`
     /// a few milliseconds a turn, other connections served between, until it answers.
     case sliced(SlicedWork)
     /// Injected latency: answer after `seconds`, from a loop timer.
-    case delayed(Response, seconds: Double)
+    indirect case delayed(Response, seconds: Double)
     /// An injected dropped connection: no answer; the connection ends as `DropMode` says.
     case drop(DropMode)
     /// A WebSocket opening handshake the route takes: the transport checks the handshake,
