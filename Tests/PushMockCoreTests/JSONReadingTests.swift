@@ -203,6 +203,23 @@ struct JSONReadingTests {
         }
     }
 
+    @Test("byte runs of every length to 40, copied as words: exactly the run, nothing before or after it")
+    func copyBytesExactly() {
+        var generator = SystemRandomNumberGenerator()
+        for n in 0...40 {
+            let source = (0..<n).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            // Guard bytes on both sides of where the run goes, at an unaligned start.
+            var target = [UInt8](repeating: 0xA5, count: n + 2 * 9)
+            source.withUnsafeBytes { from in
+                target.withUnsafeMutableBytes { to in
+                    copyBytes(from: from.baseAddress ?? UnsafeRawPointer(to.baseAddress!), to: to.baseAddress! + 9, count: n)
+                }
+            }
+            #expect(Array(target[9..<9 + n]) == source, "length \(n)")
+            #expect(target[..<9].allSatisfy { $0 == 0xA5 } && target[(9 + n)...].allSatisfy { $0 == 0xA5 }, "length \(n)")
+        }
+    }
+
     @Test("a String made of ASCII bytes in place is the String decoding them makes")
     func asciiStrings() {
         for n in [0, 1, 7, 15, 16, 40, 163] {

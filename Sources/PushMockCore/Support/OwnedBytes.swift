@@ -52,7 +52,7 @@ public struct OwnedBytes: ~Copyable {
     public mutating func append(_ u: UnsafeBufferPointer<UInt8>) {
         guard let from = u.baseAddress, !u.isEmpty else { return }
         reserve(u.count)
-        (base + written).update(from: from, count: u.count)
+        copyBytes(from: from, to: base + written, count: u.count)
         written += u.count
     }
 
@@ -101,7 +101,7 @@ public struct OwnedBytes: ~Copyable {
         let n = s.utf8CodeUnitCount
         reserve(n + 2)
         base[written] = UInt8(ascii: "\"")
-        (base + written + 1).update(from: s.utf8Start, count: n)
+        copyBytes(from: s.utf8Start, to: base + written + 1, count: n)
         base[written + 1 + n] = UInt8(ascii: "\"")
         written += n + 2
     }

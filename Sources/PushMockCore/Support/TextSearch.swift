@@ -89,6 +89,41 @@ public func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count n: Int
     return true
 }
 
+/// Copies `count` bytes from `from` to `to` (which do not overlap). Up to 32 bytes are copied
+/// inline as words, as `sameBytes` compares them (the first and last eight or sixteen, written
+/// twice where they overlap), and longer runs by `memcpy`: an answer is written from many
+/// short pieces (names, quotes, a header value), and each call to `memcpy` cost more than such
+/// a copy.
+@inlinable @inline(__always)
+public func copyBytes(from: UnsafeRawPointer, to: UnsafeMutableRawPointer, count n: Int) {
+    func word(_ offset: Int) -> UInt64 { from.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+    if n >= 8 {
+        if n > 32 {
+            to.copyMemory(from: from, byteCount: n)
+            return
+        }
+        let first = word(0)
+        let last = word(n - 8)
+        if n > 16 {
+            let second = word(8)
+            let lastButOne = word(n - 16)
+            to.storeBytes(of: second, toByteOffset: 8, as: UInt64.self)
+            to.storeBytes(of: lastButOne, toByteOffset: n - 16, as: UInt64.self)
+        }
+        to.storeBytes(of: first, as: UInt64.self)
+        to.storeBytes(of: last, toByteOffset: n - 8, as: UInt64.self)
+        return
+    }
+    if n >= 4 {
+        let first = from.loadUnaligned(as: UInt32.self)
+        let last = from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        to.storeBytes(of: first, as: UInt32.self)
+        to.storeBytes(of: last, toByteOffset: n - 4, as: UInt32.self)
+        return
+    }
+    for i in 0..<n { to.storeBytes(of: from.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) }
+}
+
 extension UnsafeBufferPointer<UInt8> {
     /// Whether both hold the same bytes.
     func sameBytes(as other: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -107,7 +142,7 @@ extension String {
             return
         }
         self.init(unsafeUninitializedCapacity: bytes.count) { out in
-            out.baseAddress!.update(from: base, count: bytes.count)
+            copyBytes(from: base, to: out.baseAddress!, count: bytes.count)
             return bytes.count
         }
     }
