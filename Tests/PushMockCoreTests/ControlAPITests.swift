@@ -185,6 +185,11 @@ struct ControlAPITests {
         #expect(MemoryLayout<Event>.stride == 72)
     }
 
+    @Test("a reply takes at most 32 bytes (every answer is passed on from handler to transport; the rare, large replies are boxed)")
+    func replySize() {
+        #expect(MemoryLayout<Reply>.size <= 32)
+    }
+
     @Test("messages list newest first; DELETE messages clears sends, inboxes and events; DELETE project resets")
     func messagesAndReset() throws {
         let h = try Harness()
