@@ -182,7 +182,7 @@ struct JSONReadingTests {
     }
 
     @Test("byte runs of every length to 40, compared as words: the same run matches, one differing in any byte does not")
-    func sameBytesAsMemcmp() {
+    func sameBytesEveryLength() {
         var generator = SystemRandomNumberGenerator()
         for n in 0...40 {
             // Unaligned starts (the words are read one byte in), and a run that ends where
@@ -210,6 +210,7 @@ struct JSONReadingTests {
             let source = (0..<n).map { _ in UInt8.random(in: 0...255, using: &generator) }
             // Guard bytes on both sides of where the run goes, at an unaligned start.
             var target = [UInt8](repeating: 0xA5, count: n + 2 * 9)
+            // (An empty array may have no address: then any address will do, as none is read.)
             source.withUnsafeBytes { from in
                 target.withUnsafeMutableBytes { to in
                     copyBytes(from: from.baseAddress ?? UnsafeRawPointer(to.baseAddress!), to: to.baseAddress! + 9, count: n)
