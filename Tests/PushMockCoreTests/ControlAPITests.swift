@@ -185,7 +185,7 @@ struct ControlAPITests {
         #expect(MemoryLayout<Event>.stride == 72)
     }
 
-    @Test("a reply takes at most 32 bytes (every answer is passed on from handler to transport; the rare, large replies are boxed)")
+    @Test("a reply takes at most 32 bytes (each answer is passed from handler to transport; the large, rare ones are boxed)")
     func replySize() {
         #expect(MemoryLayout<Reply>.size <= 32)
     }
