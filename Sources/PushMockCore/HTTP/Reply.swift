@@ -3,9 +3,9 @@
 /// long list in parts as the client reads them, or (chaos) answer later or not at all.
 ///
 /// The rare replies are `indirect` (their payload kept in a box of its own): a wait or a
-/// stream holds a query of some 180 bytes, and an enum is as large as its largest case, so
-/// every answer, passed from the handler through the gateway to the transport, was copied
-/// whole at each step (docs/PERFORMANCE.md).
+/// stream holds a query of some 180 bytes, an enum is as large as its largest case, and every
+/// answer is passed by value from the handler through the gateway to the transport. Boxed,
+/// they leave an answer small to pass on (docs/PERFORMANCE.md).
 public enum Reply {
     case response(Response)
     indirect case waitForEvents(EventWait)

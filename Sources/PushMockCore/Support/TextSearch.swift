@@ -92,8 +92,8 @@ public func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count n: Int
 /// Copies `count` bytes from `from` to `to` (which do not overlap). Up to 32 bytes are copied
 /// inline as words, as `sameBytes` compares them (the first and last eight or sixteen, written
 /// twice where they overlap), and longer runs by `memcpy`: an answer is written from many
-/// short pieces (names, quotes, a header value), and each call to `memcpy` cost more than such
-/// a copy.
+/// short pieces (names, quotes, a header value), and a call to `memcpy` costs more than such a
+/// copy.
 @inlinable @inline(__always)
 public func copyBytes(from: UnsafeRawPointer, to: UnsafeMutableRawPointer, count n: Int) {
     func word(_ offset: Int) -> UInt64 { from.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
