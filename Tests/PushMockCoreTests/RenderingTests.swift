@@ -121,6 +121,46 @@ struct RenderingTests {
         #expect(delivered?["message_type"] as? String == "DISPLAY_NOTIFICATION")
     }
 
+    /// A run of events writes a payload once for a send and a device, and repeats it for that
+    /// device's next event: each device's events must still carry their own, though a topic
+    /// send's message id is the same for all of them.
+    @Test("one topic send's events to two devices each carry their own device's payload")
+    func eventPayloadPerDevice() throws {
+        let h = try Harness()
+        let a = try h.device("android", app: "com.a")
+        let b = try h.device("android", app: "com.b")
+        for d in [a, b] { try h.subscribe(d["id"] as! String, "news") }
+        let r = h.send(#"{"to":"/topics/news","notification":{"title":"x"}}"#)
+        #expect(r.status == 200, "\(r.bodyText)")
+        let shown = try h.events().filter { ["MESSAGE_DELIVERED", "MESSAGE_DISPLAYED"].contains($0["event"] as? String) }
+        #expect(shown.count == 4)
+        var seen: [String: String] = [:]
+        for e in shown {
+            let android = try #require((e["payload"] as? [String: Any])?["android"] as? [String: Any])
+            #expect(android["collapse_key"] as? String == e["app_name"] as? String)
+            #expect(android["message_id"] as? String == e["message_id"] as? String)
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: android, options: .sortedKeys), as: UTF8.self)
+            let device = e["device_id"] as? String ?? "?"
+            #expect(seen[device, default: text] == text, "one device's events carry one payload")
+            seen[device] = text
+        }
+        #expect(Set(seen.keys) == Set([a["id"], b["id"]].compactMap { $0 as? String }))
+    }
+
+    /// A run of events writes a time once and repeats it while the next event has the same.
+    @Test("events of sends a second apart carry their own send's time")
+    func eventTimes() throws {
+        let h = try Harness()
+        let t = try h.device("android")["token"] as! String
+        _ = h.send(#"{"to":"\#(t)","data":{"k":"1"}}"#)
+        try h.advance(1)
+        _ = h.send(#"{"to":"\#(t)","data":{"k":"2"}}"#)
+        let times = try h.events().map { ($0["message_id"] as? String ?? "?", $0["event_timestamp"] as? String ?? "?") }
+        let perSend = Dictionary(grouping: times, by: \.0).mapValues { Set($0.map(\.1)) }
+        #expect(perSend.count == 2 && perSend.values.allSatisfy { $0.count == 1 }, "\(times)")
+        #expect(Set(perSend.values.flatMap { $0 }).count == 2, "\(times)")
+    }
+
     @Test("a data key is FCM's own when it is from or message_type, or begins with google. or gcm. as bytes")
     func reservedDataKeys() {
         for key in ["from", "message_type", "google.", "google.c.a.e", "gcm.", "gcm.n.e", "google.\u{301}x"] {

@@ -100,7 +100,8 @@ struct Inspector {
     static func writeDeliveries(_ m: Message, _ record: DeliveryRecord, to w: inout JSONWriter) {
         w.key("events")
         w.beginArray()
-        for e in record.events { RecordJSON.writeEvent(e, to: &w) }
+        var run = RecordJSON.EventRun()
+        for e in record.events { RecordJSON.writeEvent(e, to: &w, in: &run) }
         w.endArray()
         w.member("events_total", record.eventsTotal)
         w.key("devices")

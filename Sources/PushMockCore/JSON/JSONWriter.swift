@@ -111,6 +111,12 @@ public struct JSONWriter: ~Copyable {
         prefix()
         out.append(json)
     }
+    /// A value this writer wrote before (its bytes from one `byteCount` to a later one),
+    /// written again.
+    public mutating func raw(repeating range: Range<Int>) {
+        prefix()
+        out.repeatBytes(range)
+    }
     /// Another writer's JSON as one value.
     public mutating func raw(_ other: borrowing JSONWriter) {
         prefix()

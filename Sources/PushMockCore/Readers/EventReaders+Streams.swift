@@ -90,19 +90,20 @@ extension EventReaders {
             let to = (events.first?.seq ?? end + 1) - 1
             w.raw("event: gap\nid: \(to)\ndata: {\"from\":\(from),\"to\":\(to)}\n\n")
         }
+        var run = RecordJSON.EventRun()
         for e in events {
             switch s.format {
             case .sse:
                 w.raw("id: \(e.seq)\ndata: ")
-                RecordJSON.writeEvent(e, to: &w)
+                RecordJSON.writeEvent(e, to: &w, in: &run)
                 w.raw("\n\n")
             case .ndjson:
-                RecordJSON.writeEvent(e, to: &w)
+                RecordJSON.writeEvent(e, to: &w, in: &run)
                 w.raw("\n")
             case .jsonList:
                 if s.listed { w.raw(",") }
                 s.listed = true
-                RecordJSON.writeEvent(e, to: &w)
+                RecordJSON.writeEvent(e, to: &w, in: &run)
             }
         }
         if let last = events.last, s.remaining > 0 {

@@ -69,7 +69,8 @@ public final class EventReaders {
         w.beginObject()
         w.key("events")
         w.beginArray()
-        for e in events { RecordJSON.writeEvent(e, to: &w) }
+        var run = RecordJSON.EventRun()
+        for e in events { RecordJSON.writeEvent(e, to: &w, in: &run) }
         w.endArray()
         w.member("last_seq", Int(log.lastSeq))
         w.member("evicted", log.evicted)

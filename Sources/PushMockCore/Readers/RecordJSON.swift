@@ -19,7 +19,7 @@ enum RecordJSON {
             w.endObject()
         case .android:
             w.key("android")
-            w.raw(AndroidRendering.render(message: message, messageID: messageID, device: device).message)
+            AndroidRendering.write(message: message, messageID: messageID, device: device, to: &w)
         case .web:
             let r = WebRendering.render(message: message, messageID: messageID, device: device)
             w.key("web")
@@ -34,12 +34,35 @@ enum RecordJSON {
         }
     }
 
+    /// What a run of events written into one writer last wrote that the next event often
+    /// repeats, and where it lies in the writer: one send's events share a time, and its
+    /// delivered and displayed events for one device a payload. Made once, copied after.
+    struct EventRun {
+        fileprivate var time: (value: Int64, bytes: Range<Int>)?
+        fileprivate var payload: (message: Message, device: Device, messageID: String, bytes: Range<Int>)?
+
+        init() {}
+    }
+
     /// One log row: the BigQuery export's columns, then pushmock's own.
     static func writeEvent(_ e: Event, to w: inout JSONWriter) {
+        var run = EventRun()
+        writeEvent(e, to: &w, in: &run)
+    }
+
+    /// One log row of a run of them written into `w`.
+    static func writeEvent(_ e: Event, to w: inout JSONWriter, in run: inout EventRun) {
         let m = e.message
         w.beginObject()
         w.member("seq", Int(e.seq))
-        w.member("event_timestamp", e.time.rfc3339)
+        w.key("event_timestamp")
+        if let time = run.time, time.value == e.time {
+            w.raw(repeating: time.bytes)
+        } else {
+            let start = w.byteCount
+            e.time.withRFC3339 { w.string(bytes: $0) }
+            run.time = (e.time, start..<w.byteCount)
+        }
         w.member("project_number", Int(e.projectNumber))
         optional(&w, "message_id", e.messageID)
         w.key("instance_id")
@@ -79,9 +102,15 @@ enum RecordJSON {
             e.kind == .messageDelivered || e.kind == .messageDisplayed || e.kind == .messagePresented
         {
             w.key("payload")
-            w.beginObject()
-            writeRendering(m, id, d, to: &w)
-            w.endObject()
+            if let last = run.payload, last.message === m, last.device === d, last.messageID == id {
+                w.raw(repeating: last.bytes)
+            } else {
+                let start = w.byteCount
+                w.beginObject()
+                writeRendering(m, id, d, to: &w)
+                w.endObject()
+                run.payload = (m, d, id, start..<w.byteCount)
+            }
         }
         w.endObject()
     }

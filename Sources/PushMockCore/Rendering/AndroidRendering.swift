@@ -1,8 +1,6 @@
 /// What the FCM SDK on an Android device hands the app as a `RemoteMessage` (docs/reference/fcm-to-apns.md §D,
 /// §F.2): sender, message id, data (strings), notification, priority, TTL and collapse key.
-public struct AndroidRendering {
-    public let message: String
-
+enum AndroidRendering {
     /// Legacy `notification` keys an Android notification carries; `android_channel_id`
     /// shows as the SDK's `channel_id`.
     static let notificationKeys: [(String, JSONKey)] = [
@@ -11,8 +9,6 @@ public struct AndroidRendering {
         ("body_loc_args", "body_loc_args"), ("title_loc_key", "title_loc_key"),
         ("title_loc_args", "title_loc_args"), ("android_channel_id", "channel_id"), ("image", "image"),
     ]
-
-    init(message: String) { self.message = message }
 
     /// Whether a data key reaches the app in `RemoteMessage.getData()`. The SDK leaves out the
     /// keys that are FCM's own in the message's bundle: `from`, `message_type`, `collapse_key`
@@ -31,17 +27,16 @@ public struct AndroidRendering {
             || key.hasBytePrefix("gcm.")
     }
 
-    /// The RemoteMessage for this device, from a legacy or an HTTP v1 send.
-    public static func render(message: Message, messageID: String, device: Device) -> AndroidRendering {
+    /// The RemoteMessage for this device, from a legacy or an HTTP v1 send, written as one value.
+    static func write(message: Message, messageID: String, device: Device, to w: inout JSONWriter) {
         if let v1 = message.content.perPlatform {
-            return V1Rendering.android(v1, message: message, messageID: messageID, device: device)
+            return V1Rendering.android(v1, message: message, messageID: messageID, device: device, to: &w)
         }
-        return AndroidRendering(message: message, messageID: messageID, device: device)
+        writeLegacy(message: message, messageID: messageID, device: device, to: &w)
     }
 
-    init(message: Message, messageID: String, device: Device) {
+    private static func writeLegacy(message: Message, messageID: String, device: Device, to w: inout JSONWriter) {
         let content = message.content
-        var w = JSONWriter(capacity: 320)
         w.beginObject()
         w.member("from", message.topic.map { Topic.prefix + $0 } ?? String(message.projectNumber))
         w.member("message_id", messageID)
@@ -69,6 +64,5 @@ public struct AndroidRendering {
             w.endObject()
         }
         w.endObject()
-        self.message = w.text
     }
 }

@@ -49,9 +49,8 @@ enum V1Rendering {
 
     /// The RemoteMessage: `data` overridden by `android.data`, the notification's title, body
     /// and image overlaid with `android.notification`, and the Android options.
-    static func android(_ m: JSONObject, message: Message, messageID: String, device: Device) -> AndroidRendering {
+    static func android(_ m: JSONObject, message: Message, messageID: String, device: Device, to w: inout JSONWriter) {
         let options = message.options
-        var w = JSONWriter(capacity: 384)
         w.beginObject()
         w.member("from", message.topic.map { Topic.prefix + $0 } ?? String(message.projectNumber))
         w.member("message_id", messageID)
@@ -72,6 +71,5 @@ enum V1Rendering {
             w.member("notification", .object(merged))
         }
         w.endObject()
-        return AndroidRendering(message: w.text)
     }
 }

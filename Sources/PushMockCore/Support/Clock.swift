@@ -75,7 +75,10 @@ extension Timestamp {
 
     /// RFC 3339 with microseconds in UTC, e.g. `2026-11-29T12:00:00.123456Z`, built without
     /// DateFormatter.
-    public var rfc3339: String {
+    public var rfc3339: String { withRFC3339 { String(decoding: $0, as: UTF8.self) } }
+
+    /// `rfc3339`'s bytes, lent to `body` (a writer copies them without a String between).
+    public func withRFC3339<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let secs = Int(self.floorDiv(1_000_000))
         // Wrapping arithmetic: exact, since the result is in 0..<1_000_000 (for Int64.min too).
         let micros = Int(self &- Int64(secs) &* 1_000_000)
@@ -112,7 +115,7 @@ extension Timestamp {
             put(daySecs / 60 % 60, 2, then: UInt8(ascii: ":"))
             put(daySecs % 60, 2, then: UInt8(ascii: "."))
             put(micros, 6, then: UInt8(ascii: "Z"))
-            return String(decoding: UnsafeBufferPointer(rebasing: out[..<at]), as: UTF8.self)
+            return body(UnsafeBufferPointer(rebasing: out[..<at]))
         }
     }
 
