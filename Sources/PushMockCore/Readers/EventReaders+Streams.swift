@@ -38,14 +38,7 @@ extension EventReaders {
     /// The next bytes for a stream (empty when there is nothing new), and whether an export
     /// is complete.
     public func streamNext(_ s: inout EventStream, maxEvents: Int = EventStream.maxPerStep) -> (bytes: [UInt8], finished: Bool) {
-        // Top-level writes: the writer adds no commas between them.
-        var w = JSONWriter(capacity: 64 * 1024)
-        if !s.started, s.format == .sse {
-            w.raw("retry: 1000\n\n")
-        }
-        if !s.started, s.format == .jsonList {
-            w.raw("{\"events\":[")
-        }
+        let starting = !s.started
         s.started = true
         let end = s.live ? log.lastSeq : s.until
         var events: [Event] = []
@@ -86,6 +79,15 @@ extension EventReaders {
                 s.remaining = 0
             }
         }
+        // Top-level writes: the writer adds no commas between them. About a kilobyte an
+        // event with its payload, so a step's bytes are rarely moved to grow.
+        var w = JSONWriter(capacity: 256 + events.count * 1024)
+        if starting, s.format == .sse {
+            w.raw("retry: 1000\n\n")
+        }
+        if starting, s.format == .jsonList {
+            w.raw("{\"events\":[")
+        }
         if let from = skippedFrom {
             let to = (events.first?.seq ?? end + 1) - 1
             w.raw("event: gap\nid: \(to)\ndata: {\"from\":\(from),\"to\":\(to)}\n\n")
@@ -94,7 +96,9 @@ extension EventReaders {
         for e in events {
             switch s.format {
             case .sse:
-                w.raw("id: \(e.seq)\ndata: ")
+                w.raw("id: ")
+                w.int64(e.seq)
+                w.raw("\ndata: ")
                 RecordJSON.writeEvent(e, to: &w, in: &run)
                 w.raw("\n\n")
             case .ndjson:
