@@ -121,10 +121,10 @@ struct RenderingTests {
         #expect(delivered?["message_type"] as? String == "DISPLAY_NOTIFICATION")
     }
 
-    /// A run of events writes a payload once for a send and a device, and repeats it for that
-    /// device's next event: each device's events must still carry their own, though a topic
-    /// send's message id is the same for all of them.
-    @Test("one topic send's events to two devices each carry their own device's payload")
+    /// A run of events writes the columns that say whose an event is, and a payload, once for a
+    /// send and a device, and repeats them for that device's next event: each device's events
+    /// must still carry their own, though a topic send's message id is the same for all.
+    @Test("one topic send's events to two devices each carry their own device's columns and payload")
     func eventPayloadPerDevice() throws {
         let h = try Harness()
         let a = try h.device("android", app: "com.a")
@@ -134,8 +134,11 @@ struct RenderingTests {
         #expect(r.status == 200, "\(r.bodyText)")
         let shown = try h.events().filter { ["MESSAGE_DELIVERED", "MESSAGE_DISPLAYED"].contains($0["event"] as? String) }
         #expect(shown.count == 4)
+        let tokens = Dictionary(uniqueKeysWithValues: [a, b].map { ($0["id"] as! String, $0["token"] as! String) })
         var seen: [String: String] = [:]
         for e in shown {
+            #expect(e["token"] as? String == tokens[e["device_id"] as? String ?? ""])
+            #expect((e["token"] as? String)?.hasPrefix((e["instance_id"] as? String ?? "?") + ":") == true)
             let android = try #require((e["payload"] as? [String: Any])?["android"] as? [String: Any])
             #expect(android["collapse_key"] as? String == e["app_name"] as? String)
             #expect(android["message_id"] as? String == e["message_id"] as? String)

@@ -117,6 +117,13 @@ public struct JSONWriter: ~Copyable {
         prefix()
         out.repeatBytes(range)
     }
+    /// Members of the open object this writer wrote before, each after its comma (the bytes
+    /// from one `byteCount` to a later one, taken where the object already had a member),
+    /// written again.
+    public mutating func members(repeating range: Range<Int>) {
+        precondition(!afterKey && depth > 0 && isFirst & (1 << UInt64(depth - 1)) == 0, "members follow another")
+        out.repeatBytes(range)
+    }
     /// Another writer's JSON as one value.
     public mutating func raw(_ other: borrowing JSONWriter) {
         prefix()

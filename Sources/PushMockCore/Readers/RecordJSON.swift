@@ -35,13 +35,46 @@ enum RecordJSON {
     }
 
     /// What a run of events written into one writer last wrote that the next event often
-    /// repeats, and where it lies in the writer: one send's events share a time, and its
-    /// delivered and displayed events for one device a payload. Made once, copied after.
+    /// repeats, and where it lies in the writer: one send's events share a time; its events
+    /// for one recipient the columns that say whose they are; and its delivered and displayed
+    /// events for one device a payload. Made once, copied after.
     struct EventRun {
         fileprivate var time: (value: Int64, bytes: Range<Int>)?
+        /// Whose the last columns were, and where they lie.
+        fileprivate var recipient: Recipient?
+        fileprivate var sendColumns = 0..<0
+        fileprivate var recipientColumns = 0..<0
         fileprivate var payload: (message: Message, device: Device, messageID: String, bytes: Range<Int>)?
 
         init() {}
+    }
+
+    /// What the columns from `project_number` to `bulk_id`, and from `analytics_label` to
+    /// `token`, are written from: two events with the same have the same columns.
+    fileprivate struct Recipient {
+        let message: Message
+        let device: Device?
+        let messageID: String?
+        let token: String?
+        let projectID: String
+        let projectNumber: Int64
+        let messageType: MessageType?
+
+        init(_ e: Event, _ m: Message) {
+            message = m
+            device = e.device
+            messageID = e.messageID
+            token = e.token
+            projectID = e.projectID
+            projectNumber = e.projectNumber
+            messageType = e.messageType
+        }
+
+        /// Whether `e`, an event of `m`, is this recipient's.
+        func matches(_ e: Event, _ m: Message) -> Bool {
+            message === m && device === e.device && projectNumber == e.projectNumber && messageType == e.messageType
+                && messageID == e.messageID && token == e.token && projectID == e.projectID
+        }
     }
 
     /// One log row: the BigQuery export's columns, then pushmock's own.
@@ -63,39 +96,20 @@ enum RecordJSON {
             e.time.withRFC3339 { w.string(bytes: $0) }
             run.time = (e.time, start..<w.byteCount)
         }
-        w.member("project_number", Int(e.projectNumber))
-        optional(&w, "message_id", e.messageID)
-        w.key("instance_id")
-        if let d = e.device { d.withFID { w.string(bytes: $0) } } else { w.null() }
-        optional(&w, "message_type", e.messageType?.rawValue)
-        optional(&w, "sdk_platform", e.device?.platform.sdkPlatform)
-        optional(&w, "app_name", e.device?.app)
-        optional(&w, "collapse_key", m?.options.collapseKey)
-        if let m {
-            w.member("priority", m.options.priority.apnsPriority)
+        if let m, run.recipient?.matches(e, m) == true {
+            w.members(repeating: run.sendColumns)
+            w.member("event", e.kind.rawValue)
+            w.members(repeating: run.recipientColumns)
         } else {
-            w.key("priority")
-            w.null()
+            let send = w.byteCount
+            writeSendColumns(e, to: &w)
+            run.sendColumns = send..<w.byteCount
+            w.member("event", e.kind.rawValue)
+            let own = w.byteCount
+            writeRecipientColumns(e, to: &w)
+            run.recipientColumns = own..<w.byteCount
+            run.recipient = m.map { Recipient(e, $0) }
         }
-        if let m {
-            w.member("ttl", m.options.ttl)
-        } else {
-            w.key("ttl")
-            w.null()
-        }
-        optional(&w, "topic", m?.topic)
-        if let b = m?.bulkID {
-            w.key("bulk_id")
-            w.raw(String(b))
-        } else {
-            w.key("bulk_id")
-            w.null()
-        }
-        w.member("event", e.kind.rawValue)
-        optional(&w, "analytics_label", m?.options.analyticsLabel)
-        w.member("project_id", e.projectID)
-        optional(&w, "device_id", e.device?.id)
-        optional(&w, "token", e.token)
         optional(&w, "reason", e.reason)
         if let delay = e.delay { w.member("delay_ms", Int(delay / 1000)) }
         if let m, let d = e.device, let id = e.messageID,
@@ -113,6 +127,34 @@ enum RecordJSON {
             }
         }
         w.endObject()
+    }
+
+    /// `project_number` to `bulk_id`: the send's and the device's.
+    private static func writeSendColumns(_ e: Event, to w: inout JSONWriter) {
+        let m = e.message
+        w.member("project_number", Int(e.projectNumber))
+        optional(&w, "message_id", e.messageID)
+        w.key("instance_id")
+        if let d = e.device { d.withFID { w.string(bytes: $0) } } else { w.null() }
+        optional(&w, "message_type", e.messageType?.rawValue)
+        optional(&w, "sdk_platform", e.device?.platform.sdkPlatform)
+        optional(&w, "app_name", e.device?.app)
+        optional(&w, "collapse_key", m?.options.collapseKey)
+        w.key("priority")
+        if let m { w.int(m.options.priority.apnsPriority) } else { w.null() }
+        w.key("ttl")
+        if let m { w.int(m.options.ttl) } else { w.null() }
+        optional(&w, "topic", m?.topic)
+        w.key("bulk_id")
+        if let b = m?.bulkID { w.int64(b) } else { w.null() }
+    }
+
+    /// `analytics_label` to `token`.
+    private static func writeRecipientColumns(_ e: Event, to w: inout JSONWriter) {
+        optional(&w, "analytics_label", e.message?.options.analyticsLabel)
+        w.member("project_id", e.projectID)
+        optional(&w, "device_id", e.device?.id)
+        optional(&w, "token", e.token)
     }
 
     private static func optional(_ w: inout JSONWriter, _ name: JSONKey, _ value: String?) {
