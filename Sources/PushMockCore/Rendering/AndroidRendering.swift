@@ -30,9 +30,10 @@ enum AndroidRendering {
     /// The RemoteMessage for this device, from a legacy or an HTTP v1 send, written as one value.
     static func write(message: Message, messageID: String, device: Device, to w: inout JSONWriter) {
         if let v1 = message.content.perPlatform {
-            return V1Rendering.android(v1, message: message, messageID: messageID, device: device, to: &w)
+            V1Rendering.android(v1, message: message, messageID: messageID, device: device, to: &w)
+        } else {
+            writeLegacy(message: message, messageID: messageID, device: device, to: &w)
         }
-        writeLegacy(message: message, messageID: messageID, device: device, to: &w)
     }
 
     private static func writeLegacy(message: Message, messageID: String, device: Device, to w: inout JSONWriter) {
