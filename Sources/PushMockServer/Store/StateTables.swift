@@ -40,11 +40,7 @@ enum StateTables {
         try each(db, "SELECT project_id, json FROM state_devices ORDER BY rowid", fail: fail("the saved devices")) { stmt in
             // Rows come by project in runs (a project's devices are mostly registered together).
             let project = UnsafeBufferPointer(start: sqlite3_column_text(stmt, 0), count: Int(sqlite3_column_bytes(stmt, 0)))
-            let same = lastProject.withUTF8 {
-                $0.count == project.count
-                    && (project.count == 0 || sameBytes($0.baseAddress!, project.baseAddress!, count: project.count))
-            }
-            if !same {
+            if !lastProject.hasBytes(project) {
                 if rows.count > 0 { devices[lastProject] = rows }
                 lastProject = String(decoding: project, as: UTF8.self)
                 rows = devices.removeValue(forKey: lastProject) ?? SavedDeviceRows()
