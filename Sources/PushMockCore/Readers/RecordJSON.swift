@@ -36,15 +36,16 @@ enum RecordJSON {
 
     /// What a run of events written into one writer last wrote that the next event often
     /// repeats, and where it lies in the writer: one send's events share a time; its events
-    /// for one recipient the columns that say whose they are; and its delivered and displayed
-    /// events for one device a payload. Made once, copied after.
+    /// for one recipient the columns that say whose they are, and (delivered and displayed
+    /// ones) a payload. Made once, copied after.
     struct EventRun {
         fileprivate var time: (value: Int64, bytes: Range<Int>)?
         /// Whose the last columns were, and where they lie.
         fileprivate var recipient: Recipient?
         fileprivate var sendColumns = 0..<0
         fileprivate var recipientColumns = 0..<0
-        fileprivate var payload: (message: Message, device: Device, messageID: String, bytes: Range<Int>)?
+        /// The recipient's payload, once one of its events carried it.
+        fileprivate var payload: Range<Int>?
 
         init() {}
     }
@@ -109,6 +110,7 @@ enum RecordJSON {
             writeRecipientColumns(e, to: &w)
             run.recipientColumns = own..<w.byteCount
             run.recipient = m.map { Recipient(e, $0) }
+            run.payload = nil
         }
         optional(&w, "reason", e.reason)
         if let delay = e.delay { w.member("delay_ms", Int(delay / 1000)) }
@@ -116,14 +118,14 @@ enum RecordJSON {
             e.kind == .messageDelivered || e.kind == .messageDisplayed || e.kind == .messagePresented
         {
             w.key("payload")
-            if let last = run.payload, last.message === m, last.device === d, last.messageID == id {
-                w.raw(repeating: last.bytes)
+            if let payload = run.payload {
+                w.raw(repeating: payload)
             } else {
                 let start = w.byteCount
                 w.beginObject()
                 writeRendering(m, id, d, to: &w)
                 w.endObject()
-                run.payload = (m, d, id, start..<w.byteCount)
+                run.payload = start..<w.byteCount
             }
         }
         w.endObject()
