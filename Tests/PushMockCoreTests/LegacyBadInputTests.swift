@@ -118,6 +118,10 @@ struct LegacyBadInputTests {
         let values = [
             nested(62), nested(63), nested(64), "\"\u{1}\"", "\"\\ud800\"", "\"\\x\"", "01", "1.", "tru", "nulll",
             "{\"a\":}", "[1,]", "{\"a\" 1}",
+            // Faults inside an object, which a send reads without building it.
+            "{\"a\":[1,]}", "{\"a\":\"\\ud800\"}", "{\"\\ud800\":1}", "{\"a\":\"\u{1}\"}", "{\"a\":\"\\x\"}",
+            "{\"a\":1,}", "{\"a\":\"b\"", "{\"a\":" + nested(61) + "}", "{\"a\":" + nested(62) + "}",
+            "{\"a\":" + nested(63) + "}",
         ]
         var bodies: [[UInt8]] = []
         for value in values {
@@ -148,8 +152,9 @@ struct LegacyBadInputTests {
                 }
             }
         }
-        // All but the ten nested to the limit (two depths, five members) are not JSON.
-        #expect(refused == bodies.count - 10)
+        // All but the twenty nested to the limit (two depths as an array, two within an object;
+        // five members) are not JSON.
+        #expect(refused == bodies.count - 20)
     }
 
     @Test("target conflicts and registration_ids bounds get FCM's 400 texts")

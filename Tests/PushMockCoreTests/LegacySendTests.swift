@@ -151,6 +151,46 @@ struct LegacySendTests {
         let topic = String(repeating: "a", count: 2048)
         #expect(json(h.send(#"{"to":"/topics/t","data":{"k":"\#(topic)"}}"#))["error"] as? String == "MessageTooBig")
         #expect(try h.eventNames().suffix(2) == ["PAYLOAD_TOO_LARGE", "PAYLOAD_TOO_LARGE"])
+        // Counted in UTF-8 once decoded: `\u00e9` is two bytes.
+        let accents = { (n: Int) in String(repeating: "\\u00e9", count: n) }
+        #expect(json(h.send(#"{"to":"\#(t)","data":{"k":"\#(accents(2047))"}}"#))["success"] as? Int == 1)
+        let r2 = json(h.send(#"{"to":"\#(t)","data":{"k":"\#(accents(2048))"}}"#))
+        #expect((r2["results"] as? [[String: Any]])?.first?["error"] as? String == "MessageTooBig")
+        // A reserved key spelled with an escape is still reserved.
+        let r3 = json(h.send(#"{"to":"\#(t)","data":{"\u0066rom":"v"}}"#))
+        #expect((r3["results"] as? [[String: Any]])?.first?["error"] as? String == "InvalidDataKey")
+    }
+
+    @Test("a send weighs data and notification where they lie in its body, as the built objects weigh")
+    func payloadWeights() throws {
+        let bodies = [
+            #"{"to":"a","data":{"k":"v","n":12.50,"b":true,"o":{"x":[1, 2]},"z":null},"notification":{"title":"T"}}"#,
+            #"{"to":"a","data":{"\u006b":"\u00e9\n","é":"ü"}}"#,
+            #"{"to":"a","data":{"a":"b"},"data":{"cc":"dd"},"notification":{},"notification":null}"#,
+            #"{"to":"a","data":{"\u0066rom":"x"}}"#,
+            #"{"to":"a","notification":{"from":"x","gcm.n":"y"},"data":{}}"#,
+            #"{"to":"a","data":null}"#,
+        ]
+        var weights: [(data: Int?, notification: Int?, reserved: Bool?)] = []
+        for body in bodies {
+            let sent = try LegacyRequest.decodeJSON(Array(body.utf8))
+            let built = try LegacyRequest.decodeJSON(Array(body.utf8), building: true)
+            #expect(sent.content.data == nil && sent.content.notification == nil, "\(body)")
+            #expect((built.content.data != nil) == (built.dataWeight != nil), "\(body)")
+            #expect(sent.dataWeight?.bytes == built.dataWeight?.bytes, "\(body)")
+            #expect(sent.dataWeight?.hasReservedKey == built.dataWeight?.hasReservedKey, "\(body)")
+            #expect(sent.notificationWeight?.bytes == built.notificationWeight?.bytes, "\(body)")
+            #expect(sent.content.options.isNotification == built.content.options.isNotification, "\(body)")
+            #expect(sent.content.options.priority == built.content.options.priority, "\(body)")
+            weights.append((sent.dataWeight?.bytes, sent.notificationWeight?.bytes, sent.dataWeight?.hasReservedKey))
+        }
+        // Keys and strings as UTF-8; other values as their JSON text (`12.50`, `true`,
+        // `{"x":[1,2]}`, `null`); the last of a repeated member; a null as if absent.
+        #expect(weights[0].data == 2 + 6 + 5 + 12 + 5 && weights[0].notification == 6)
+        #expect(weights[1].data == 1 + 3 + 2 + 2)
+        #expect(weights[2].data == 4 && weights[2].notification == 0)
+        #expect(weights[3].reserved == true && weights[4].reserved == false && weights[4].notification == 4 + 1 + 5 + 1)
+        #expect(weights[5].data == nil)
     }
 
     @Test("dry_run validates without delivering and answers fake ids")

@@ -56,9 +56,8 @@ public struct PushContent: Sendable {
     ) {
         self.notification = notification
         self.data = data
-        // FCM's default: high for notification messages, normal for data messages.
         options = PushOptions(
-            priority: priority ?? (notification != nil ? .high : .normal),
+            priority: priority ?? Self.defaultPriority(notification: notification != nil),
             contentAvailable: contentAvailable, mutableContent: mutableContent,
             collapseKey: collapseKey, ttl: ttl, restrictedPackageName: restrictedPackageName,
             analyticsLabel: analyticsLabel, isNotification: isNotification ?? (notification != nil),
@@ -67,6 +66,10 @@ public struct PushContent: Sendable {
         self.payload = payload
         self.payloadError = payloadError
     }
+
+    /// FCM's default: high for notification messages (a top-level `notification`), normal
+    /// for data messages.
+    public static func defaultPriority(notification: Bool) -> Priority { notification ? .high : .normal }
 
     /// Four weeks, FCM's default and maximum TTL.
     public static let maxTTL = 2_419_200

@@ -67,6 +67,55 @@ extension JSONParser {
         try eachMember(body)
     }
 
+    /// A member's value as `readMemberLengths` hands it over: a string's length in UTF-8 once
+    /// decoded, or any other value, built.
+    public enum MemberLength {
+        case string(utf8Count: Int)
+        case other(JSONValue)
+    }
+
+    /// Walks the object at the reader without building it, handing `body` each member's name
+    /// (its UTF-8, decoded) and its value as a `MemberLength`. A name or a string value is
+    /// decoded only when it has escapes or bytes that are not ASCII; plain ones are measured
+    /// where they lie. The same rules and errors as `readValue` reading the object.
+    public mutating func readMemberLengths(
+        _ body: (UnsafeBufferPointer<UInt8>, MemberLength) -> Void
+    ) throws(JSONParseError) {
+        skipSpace()
+        guard i < b.count, b[i] == UInt8(ascii: "{") else { throw fail() }
+        try eachMember(
+            name: { p throws(JSONParseError) in try p.nameText() },
+            { p, name throws(JSONParseError) in
+                let length: MemberLength
+                if p.i < p.b.count, p.b[p.i] == UInt8(ascii: "\"") {
+                    if let plain = p.plainString() {
+                        length = .string(utf8Count: plain.count)
+                    } else {
+                        length = .string(utf8Count: try p.string().utf8.count)
+                    }
+                } else {
+                    // The object's members are at depth 2, as `readValue` builds them.
+                    length = .other(try p.value(depth: 2))
+                }
+                switch name {
+                case .plain(let bytes): body(bytes, length)
+                case .decoded(var text): text.withUTF8 { body($0, length) }
+                }
+            })
+    }
+
+    /// A member's name: its bytes where they lie, or decoded when it has escapes or bytes
+    /// that are not ASCII.
+    private enum NameText {
+        case plain(UnsafeBufferPointer<UInt8>)
+        case decoded(String)
+    }
+
+    private mutating func nameText() throws(JSONParseError) -> NameText {
+        if let bytes = plainString() { return .plain(bytes) }
+        return .decoded(try string())
+    }
+
     /// The next value if it is a string; nil, with the value checked and passed, otherwise.
     public mutating func readString() throws(JSONParseError) -> String? {
         skipSpace()

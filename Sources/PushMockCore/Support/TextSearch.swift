@@ -129,6 +129,16 @@ extension UnsafeBufferPointer<UInt8> {
     func sameBytes(as other: UnsafeBufferPointer<UInt8>) -> Bool {
         count == other.count && (count == 0 || PushMockCore.sameBytes(baseAddress!, other.baseAddress!, count: count))
     }
+
+    /// Whether these bytes spell `text`.
+    func spells(_ text: StaticString) -> Bool { sameBytes(as: text.utf8Bytes) }
+
+    /// Whether these bytes start with `prefix`'s.
+    func hasBytePrefix(_ prefix: StaticString) -> Bool {
+        count >= prefix.utf8CodeUnitCount
+            && (prefix.utf8CodeUnitCount == 0
+                || PushMockCore.sameBytes(baseAddress!, prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+    }
 }
 
 extension String {

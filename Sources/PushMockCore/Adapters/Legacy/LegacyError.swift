@@ -65,30 +65,44 @@ enum LegacyValidation {
     /// InvalidTtl, then InvalidDataKey, then MessageTooBig.
     static func messageError(_ request: LegacyRequest, topicLike: Bool) -> LegacyError? {
         if request.invalidTTL { return .invalidTTL }
-        if let data = request.content.data, data.entries.contains(where: { isReservedDataKey($0.key) }) { return .invalidDataKey }
-        if payloadSize(request.content) > (topicLike ? maxTopicPayload : maxPayload) { return .messageTooBig }
+        if request.dataWeight?.hasReservedKey == true { return .invalidDataKey }
+        let size = (request.dataWeight?.bytes ?? 0) + (request.notificationWeight?.bytes ?? 0)
+        if size > (topicLike ? maxTopicPayload : maxPayload) { return .messageTooBig }
         return nil
     }
 
     /// `from`, `message_type`, and anything starting with `google` or `gcm` (§A.4).
-    static func isReservedDataKey(_ key: String) -> Bool {
-        key.sameSpelling(as: "from") || key.sameSpelling(as: "message_type") || key.hasBytePrefix("google")
-            || key.hasBytePrefix("gcm")
+    static func isReservedDataKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        key.spells("from") || key.spells("message_type") || key.hasBytePrefix("google") || key.hasBytePrefix("gcm")
+    }
+}
+
+/// What validation reads of a send's `data` or `notification` object: the UTF-8 bytes of its
+/// keys and values, a value that is not a string counting as its JSON text (the payload's
+/// size, §A.8), and whether a key is one `data` may not use. Read from the request's bytes,
+/// without building the object, on the send path; weighed from the object where it is built.
+struct PayloadWeight {
+    private(set) var bytes = 0
+    private(set) var hasReservedKey = false
+
+    init(reading p: inout JSONParser) throws(JSONParseError) {
+        try p.readMemberLengths { key, value in add(key, value) }
     }
 
-    /// UTF-8 bytes of the keys and values of `data` and `notification`; non-string values
-    /// count as their JSON text.
-    static func payloadSize(_ content: PushContent) -> Int {
-        size(content.data) + size(content.notification)
-    }
-
-    private static func size(_ obj: JSONObject?) -> Int {
-        guard let entries = obj?.entries else { return 0 }
-        var n = 0
-        for entry in entries {
-            n += entry.key.utf8.count
-            if case .string(let s) = entry.value { n += s.utf8.count } else { n += JSONWriter.quotedJSON(entry.value).utf8.count }
+    init(_ object: JSONObject) {
+        for entry in object.entries {
+            var key = entry.key
+            let value: JSONParser.MemberLength =
+                if case .string(let s) = entry.value { .string(utf8Count: s.utf8.count) } else { .other(entry.value) }
+            key.withUTF8 { add($0, value) }
         }
-        return n
+    }
+
+    private mutating func add(_ key: UnsafeBufferPointer<UInt8>, _ value: JSONParser.MemberLength) {
+        switch value {
+        case .string(let count): bytes += key.count + count
+        case .other(let v): bytes += key.count + JSONWriter.quotedJSON(v).utf8.count
+        }
+        hasReservedKey = hasReservedKey || LegacyValidation.isReservedDataKey(key)
     }
 }

@@ -15,6 +15,11 @@ struct LegacyRequest {
     var invalidTTL: Bool
     /// A plain-text (form) request: answered in `id=` / `Error=` lines.
     var isForm: Bool
+    /// What validation reads of `data` and `notification` (`LegacyValidation`). A send only
+    /// weighs them where they lie in its body, and its `content` holds neither (its options
+    /// say whether it had a notification); decoded to be rendered, both are built.
+    var dataWeight: PayloadWeight?
+    var notificationWeight: PayloadWeight?
 
     static let maxRegistrationIDs = 1000
 
@@ -26,7 +31,7 @@ struct LegacyRequest {
     /// Decodes by `Content-Type`: JSON for `application/json`, plain text otherwise (GCM's
     /// rule: an absent or form content type means the plain-text format).
     /// How a kept JSON or plain-text send decodes back into content (`Message.content`).
-    static let jsonFormat = MessageFormat { (try? decodeJSON($0))?.content ?? PushContent() }
+    static let jsonFormat = MessageFormat { (try? decodeJSON($0, building: true))?.content ?? PushContent() }
     static let formFormat = MessageFormat { (try? decodeForm($0))?.content ?? PushContent() }
 
     static func decode(_ request: Request) throws(Rejection) -> LegacyRequest {
@@ -39,8 +44,9 @@ struct LegacyRequest {
 
     /// Reads the members FCM knew, matched on their bytes (others are checked and passed,
     /// unbuilt), then refuses as FCM did: a body that is not JSON first, with the parser's
-    /// reason, then the first member in order whose value has the wrong type.
-    static func decodeJSON(_ body: [UInt8]) throws(Rejection) -> LegacyRequest {
+    /// reason, then the first member in order whose value has the wrong type. `data` and
+    /// `notification` are built when `building`, else only weighed.
+    static func decodeJSON(_ body: [UInt8], building: Bool = false) throws(Rejection) -> LegacyRequest {
         guard body.withUnsafeBufferPointer({ JSONParser($0).startsObject }) else {
             do { _ = try JSONParser.parse(body) } catch { throw Rejection(text: parseErrorText(error, body)) }
             throw Rejection(text: "JSON_PARSING_ERROR: Expected a JSON object at position 0.\n")
@@ -57,6 +63,8 @@ struct LegacyRequest {
         var ttl: JSONNumber?
         var data: JSONObject?
         var notification: JSONObject?
+        var dataWeight: PayloadWeight?
+        var notificationWeight: PayloadWeight?
         var priority: Priority?
         var rejection: Rejection?
         // One pass over the members; a repeated member's last value wins, a null is as if
@@ -67,6 +75,11 @@ struct LegacyRequest {
                 try JSONParser.reading(buf) { (p) throws(JSONParseError) in
                     try p.readMembers(Member.spellings) { (p, member) throws(JSONParseError) in
                         guard let member, rejection == nil else { return try p.skip() }
+                        if !building, member == .data || member == .notification, p.startsObject {
+                            let weight = try PayloadWeight(reading: &p)
+                            if member == .data { dataWeight = weight } else { notificationWeight = weight }
+                            return
+                        }
                         let v = try p.readValue()
                         if case .null = v { return }
                         let name = member.rawValue
@@ -136,15 +149,24 @@ struct LegacyRequest {
         if let ttl {
             if let n = ttl.int, (0...PushContent.maxTTL).contains(n) { ttlSeconds = n } else { invalidTTL = true }
         }
+        // Built objects are weighed here, before they are moved into the content.
+        if building {
+            dataWeight = data.map(PayloadWeight.init)
+            notificationWeight = notification.map(PayloadWeight.init)
+        }
+        let hasNotification = notificationWeight != nil
         // The members the reading closure set are moved out (`take()`), not copied and then
         // released.
         return LegacyRequest(
             target: target,
             content: PushContent(
-                notification: notification.take(), data: data.take(), priority: priority,
+                notification: notification.take(), data: data.take(),
+                priority: priority ?? PushContent.defaultPriority(notification: hasNotification),
                 contentAvailable: contentAvailable ?? false, mutableContent: mutableContent ?? false,
-                collapseKey: collapseKey.take(), ttl: ttlSeconds, restrictedPackageName: restricted.take()),
-            dryRun: dryRun ?? false, invalidTTL: invalidTTL, isForm: false)
+                collapseKey: collapseKey.take(), ttl: ttlSeconds, restrictedPackageName: restricted.take(),
+                isNotification: hasNotification),
+            dryRun: dryRun ?? false, invalidTTL: invalidTTL, isForm: false,
+            dataWeight: dataWeight, notificationWeight: notificationWeight)
     }
 
     /// The plain-text format: `registration_id=…&collapse_key=…&data.key=value`.
@@ -174,7 +196,9 @@ struct LegacyRequest {
             contentAvailable: flag("content_available"), collapseKey: fields["collapse_key"],
             ttl: ttl, restrictedPackageName: fields["restricted_package_name"])
         let target: Target = fields["registration_id"].map { .to($0) } ?? .none
-        return LegacyRequest(target: target, content: content, dryRun: flag("dry_run"), invalidTTL: invalidTTL, isForm: true)
+        return LegacyRequest(
+            target: target, content: content, dryRun: flag("dry_run"), invalidTTL: invalidTTL, isForm: true,
+            dataWeight: content.data.map(PayloadWeight.init))
     }
 
     /// The request members FCM knew, by wire name.
