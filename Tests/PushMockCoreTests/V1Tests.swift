@@ -224,6 +224,51 @@ struct V1Tests {
         #expect(send(#""android":{"data":{"k":"\#(x(2000))"}}"#, topic: true).status == 200)
     }
 
+    @Test("a send leaves a canonical data and notification unbuilt and reads them as the built objects read")
+    func unbuiltMembers() throws {
+        func isUnbuilt(_ m: V1Request.Member) -> Bool {
+            if case .unbuilt = m { true } else { false }
+        }
+        // The body, and whether its data and notification are left unbuilt.
+        let bodies: [(String, Bool)] = [
+            (#"{"message":{"token":"a","notification":{"title":"T","body":"b"},"data":{"k":"v","gcm":"x"}}}"#, true),
+            (#"{"message":{"data":{"a":"b"},"token":"a","data":{"cc":"dd"},"notification":{"image":"i"}}}"#, true),
+            (#"{"message":{"topic":"t","notification":{"title":"T"},"android":{"notification":{"body":"B"}}}}"#, true),
+            (#"{"message":{"topic":"t","data":{},"notification":{}}}"#, true),
+            (#"{"message":{"token":"a","data":{"k":"v"}},"message":{"token":"b","notification":{"body":"B"}}}"#, true),
+            (#"{"message":{"token":"a","data":{"k":"v"}},"message":{"topic":"t"}}"#, true),
+            // Read the long way, and built: an escape, a value that is not a string, a null, a
+            // lowerCamelCase name elsewhere in the body.
+            (#"{"message":{"topic":"t","data":{"k":"\u00e9"},"notification":{"title":"T"}}}"#, false),
+            (#"{"message":{"topic":"t","data":{"k":"v"},"notification":{"title":null}}}"#, false),
+            (#"{"message":{"topic":"t","data":null,"notification":{"title":"T"}}}"#, false),
+            (#"{"message":{"topic":"t","data":{"k":"v"},"notification":{"title":"T"},"fcmOptions":{}}}"#, false),
+        ]
+        for (body, unbuilt) in bodies {
+            let sent = try V1Request.decode(Array(body.utf8))
+            let built = try V1Request.decode(Array(body.utf8), building: true)
+            for (a, b) in [(sent.data, built.data), (sent.notification, built.notification)] {
+                #expect(a.pairsBytes == b.pairsBytes, "\(body)")
+                #expect(a.reservedKey == b.reservedKey, "\(body)")
+                #expect(a.object == b.object && a.isPresent == b.isPresent, "\(body)")
+                #expect(!isUnbuilt(b), "\(body)")
+                #expect(isUnbuilt(a) == (unbuilt && a.isPresent), "\(body)")
+            }
+            #expect(sent.content.options.priority == built.content.options.priority, "\(body)")
+            #expect(sent.content.options.isNotification == built.content.options.isNotification, "\(body)")
+            #expect(sent.message["data"] == nil || !unbuilt, "\(body)")
+        }
+        let first = try V1Request.decode(Array(bodies[0].0.utf8))
+        #expect(first.data.pairsBytes == 1 + 1 + 3 + 1 && first.notification.pairsBytes == 5 + 1 + 4 + 1)
+        #expect(first.content.options.priority == .high && first.content.options.isNotification)
+        let second = try V1Request.decode(Array(bodies[1].0.utf8))
+        #expect(second.data.object == JSONObject([JSONObject.Entry("cc", .string("dd"))]))
+        // The Android payload's notification is the top-level one with android's over it.
+        #expect(
+            try V1Request.decode(Array(bodies[2].0.utf8)).notification.object
+                == JSONObject([JSONObject.Entry("title", .string("T"))]))
+    }
+
     @Test("apns.headers FCM passes on are checked as APNs checks them: 400 with APNs' status and reason in an ApnsError")
     func apnsHeadersPassedOn() throws {
         let h = try Harness { $0.acceptAnyToken = true }

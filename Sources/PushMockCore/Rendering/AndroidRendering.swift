@@ -22,9 +22,11 @@ enum AndroidRendering {
     /// `gcm.` (HTTP v1 refuses a send that uses one). Prefixes compared as bytes, as the SDK's
     /// Java compares code units (String's `hasPrefix` compares grapheme clusters, so `google.`
     /// with a combining mark after its dot would pass it).
-    static func isReservedKey(_ key: String) -> Bool {
-        key.sameSpelling(as: "from") || key.sameSpelling(as: "message_type") || key.hasBytePrefix("google.")
-            || key.hasBytePrefix("gcm.")
+    static func isReservedKey(_ key: String) -> Bool { key.withBytes(isReservedKey) }
+
+    /// A key's UTF-8 bytes, as `isReservedKey(_:)` (a name read where it lies in a body).
+    static func isReservedKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        key.spells("from") || key.spells("message_type") || key.hasBytePrefix("google.") || key.hasBytePrefix("gcm.")
     }
 
     /// The RemoteMessage for this device, from a legacy or an HTTP v1 send, written as one value.

@@ -6,22 +6,21 @@ enum PayloadSize {
     /// Whether any platform's payload is over its limit: 4096 bytes (2048 to a topic or
     /// condition) as FCM counts, or APNs' own limit for the APNs JSON. The platform blocks are
     /// passed as the caller has already looked them up; a message without them (most) costs
-    /// one pass over `data` and `notification`.
+    /// one pass over `data` and `notification`, built or where they lie.
     static func exceedsLimits(
-        _ m: JSONObject, android: JSONObject?, webpush: JSONObject?, apns: JSONObject?, topicLike: Bool
+        data: V1Request.Member, notification: V1Request.Member, android: JSONObject?, webpush: JSONObject?,
+        apns: JSONObject?, topicLike: Bool
     ) -> Bool {
         let limit = topicLike ? LegacyValidation.maxTopicPayload : LegacyValidation.maxPayload
-        let data = m["data"]?.objectValue
-        let notification = m["notification"]?.objectValue
         // Each map is measured once: a message may carry thousands of data pairs.
-        let dataSize = pairs(data)
-        let notificationSize = pairs(notification)
+        let dataSize = data.pairsBytes
+        let notificationSize = notification.pairsBytes
         if dataSize + notificationSize > limit { return true }
         if let android {
             // `android.data` replaces `data`; `android.notification` overlays `notification`.
             var notificationSeen = notificationSize
             if let specific = android["notification"]?.objectValue {
-                var merged = notification ?? JSONObject()
+                var merged = notification.object ?? JSONObject()
                 for entry in specific.entries { merged.put(entry.key, entry.value) }
                 notificationSeen = pairs(merged)
             }

@@ -8,10 +8,58 @@ struct V1Request {
     }
 
     let target: Target
-    /// The `message`, with snake_case names.
+    /// The `message`, with snake_case names; without `data` and `notification` when they were
+    /// left unbuilt (below).
     let message: JSONObject
+    /// `message.data` and `message.notification`: a send usually leaves them unbuilt, and
+    /// weighs them where they lie in its body; decoded to be rendered, they are built.
+    let data: Member
+    let notification: Member
     let validateOnly: Bool
     let content: PushContent
+
+    /// `message.data` or `message.notification` as the send has it: absent, built, or left
+    /// unbuilt where it lies in the body (`ProtoJSON.Unbuilt`), weighed and its first
+    /// reserved key found as it was checked.
+    enum Member {
+        case absent
+        case built(JSONObject)
+        case unbuilt(ProtoJSON.Unbuilt.Part, in: [UInt8])
+
+        init(_ value: JSONValue?) { self = value?.objectValue.map { .built($0) } ?? .absent }
+
+        var isPresent: Bool {
+            if case .absent = self { false } else { true }
+        }
+
+        /// The object if it was built (what a send's content keeps).
+        var built: JSONObject? {
+            if case .built(let object) = self { object } else { nil }
+        }
+
+        /// The object, built from its bytes if it was left unbuilt.
+        var object: JSONObject? {
+            switch self {
+            case .absent: nil
+            case .built(let object): object
+            case .unbuilt(let part, let body): (try? JSONParser.parse(Array(body[part.span])))?.objectValue
+            }
+        }
+
+        /// Bytes of its keys and string values, as FCM counts a payload (`PayloadSize.pairs`).
+        var pairsBytes: Int {
+            if case .unbuilt(let part, _) = self { part.pairBytes } else { PayloadSize.pairs(built) }
+        }
+
+        /// Its first key that FCM keeps for itself (`AndroidRendering.isReservedKey`).
+        var reservedKey: String? {
+            switch self {
+            case .absent: nil
+            case .built(let object): object.entries.first { AndroidRendering.isReservedKey($0.key) }?.key
+            case .unbuilt(let part, let body): part.marked.map { String(decoding: body[$0], as: UTF8.self) }
+            }
+        }
+    }
 
     /// The token the send addressed, if it named one.
     var token: String? {
@@ -30,12 +78,20 @@ struct V1Request {
     static let labelPattern = "^[a-zA-Z0-9-_.~%]{1,50}$"
 
     /// How a kept send decodes back into content (`Message.content`).
-    static let format = MessageFormat(appleDefaultExpiry: true) { (try? decode($0))?.content ?? PushContent() }
+    static let format = MessageFormat(appleDefaultExpiry: true) { (try? decode($0, building: true))?.content ?? PushContent() }
 
-    static func decode(_ body: [UInt8]) throws(V1Error) -> V1Request {
+    /// What a send leaves unbuilt when its body is canonical: `message.data` and
+    /// `message.notification`, each weighed and its reserved keys found as it is checked.
+    private static let unbuilt = ProtoJSON.Unbuilt(
+        ["data", "notification"], of: V1Schema.messageFields, marking: AndroidRendering.isReservedKey)
+
+    /// `data` and `notification` are built when `building`; otherwise they are left unbuilt
+    /// when the body is canonical.
+    static func decode(_ body: [UInt8], building: Bool = false) throws(V1Error) -> V1Request {
         let normalized: JSONValue
         let violations: [ProtoViolation]
-        do { (normalized, violations) = try ProtoJSON.read(body, as: V1Schema.request) } catch {
+        var unbuilt = building ? nil : Self.unbuilt
+        do { (normalized, violations) = try ProtoJSON.read(body, as: V1Schema.request, leaving: &unbuilt) } catch {
             let why = LegacyRequest.parseErrorText(error, body).dropFirst("JSON_PARSING_ERROR: ".count)
             throw .frontEnd([
                 ProtoViolation(field: "", description: "Invalid JSON payload received. \(String(why).trimming("\n"))")
@@ -51,11 +107,14 @@ struct V1Request {
         }
         if !violations.isEmpty { throw .frontEnd(violations) }
         let message = request["message"]?.objectValue ?? JSONObject()
+        let data = unbuilt?.parts[0].map { Member.unbuilt($0, in: body) } ?? Member(message["data"])
+        let notification = unbuilt?.parts[1].map { Member.unbuilt($0, in: body) } ?? Member(message["notification"])
         let target = try targetOf(message)
-        try check(message, target: target)
+        try check(message, data: data, notification: notification, target: target)
         return V1Request(
-            target: target, message: message, validateOnly: request["validate_only"]?.boolValue ?? false,
-            content: content(of: message))
+            target: target, message: message, data: data, notification: notification,
+            validateOnly: request["validate_only"]?.boolValue ?? false,
+            content: content(of: message, data: data, notification: notification))
     }
 
     private static func targetOf(_ m: JSONObject) throws(V1Error) -> Target {
@@ -99,21 +158,21 @@ struct V1Request {
             || name.sameSpelling(as: "fid")
     }
 
-    private static func check(_ m: JSONObject, target: Target) throws(V1Error) {
+    private static func check(_ m: JSONObject, data: Member, notification: Member, target: Target) throws(V1Error) {
         // Looked up once each, without the variadic `value(...)`, which allocates per call.
         let android = m["android"]?.objectValue
         let apns = m["apns"]?.objectValue
         let webpush = m["webpush"]?.objectValue
-        func checkKeys(_ data: JSONValue?, _ path: StaticString) throws(V1Error) {
-            for entry in data?.objectValue?.entries ?? [] where AndroidRendering.isReservedKey(entry.key) {
+        func checkKeys(_ data: Member, _ path: StaticString) throws(V1Error) {
+            if let key = data.reservedKey {
                 throw .invalid(
-                    "Invalid data payload key: \(entry.key). Keys may not be from, message_type, or start with google. or gcm.",
+                    "Invalid data payload key: \(key). Keys may not be from, message_type, or start with google. or gcm.",
                     field: "\(path)", reason: "reserved_data_key")
             }
         }
         // What an Android app receives is `android.data` when set, so its keys are checked too.
-        try checkKeys(m["data"], "message.data")
-        try checkKeys(android?["data"], "message.android.data")
+        try checkKeys(data, "message.data")
+        try checkKeys(Member(android?["data"]), "message.android.data")
         func checkLabel(_ options: JSONValue?, _ path: StaticString) throws(V1Error) {
             if let label = options?["analytics_label"]?.stringValue, !isAnalyticsLabel(label) {
                 throw .invalid("Analytics label must match \(labelPattern).", field: "message.\(path).analytics_label")
@@ -141,7 +200,9 @@ struct V1Request {
             case .topic, .condition: true
             default: false
             }
-        if PayloadSize.exceedsLimits(m, android: android, webpush: webpush, apns: apns, topicLike: topicLike) {
+        if PayloadSize.exceedsLimits(
+            data: data, notification: notification, android: android, webpush: webpush, apns: apns, topicLike: topicLike)
+        {
             throw .tooBig
         }
     }
@@ -151,14 +212,17 @@ struct V1Request {
         s.utf8.count <= 50 && Topic.isValidName(s)
     }
 
-    /// The options the device model and the log need, from the message and its overrides.
-    static func content(of m: JSONObject) -> PushContent {
+    /// The options the device model and the log need, from the message and its overrides;
+    /// `notification` and `data` as they were built (on the send path, usually neither).
+    static func content(of m: JSONObject, data: Member, notification: Member) -> PushContent {
         // Each override object looked up once (the variadic `value(...)` allocates per call).
         let android = m["android"]?.objectValue
         let apns = m["apns"]?.objectValue
         let apnsHeaders = apns?["headers"]?.objectValue
         let aps = apns?["payload"]?["aps"]?.objectValue
-        let isNotification = m["notification"] != nil || android?["notification"] != nil || aps?["alert"] != nil
+        // A `notification` the message holds counts even when null, as an unbuilt one does.
+        let isNotification =
+            notification.isPresent || m["notification"] != nil || android?["notification"] != nil || aps?["alert"] != nil
         var priority: Priority?
         switch android?["priority"]?.stringValue?.lowercased() {
         case "high"?: priority = .high
@@ -178,8 +242,9 @@ struct V1Request {
         // A send without a priority is high only with a top-level `notification` (which
         // makes it a notification message too): the content's default.
         return PushContent(
-            notification: m["notification"]?.objectValue, data: m["data"]?.objectValue,
-            priority: priority, contentAvailable: aps?["content-available"]?.numberValue?.int == 1,
+            notification: notification.built, data: data.built,
+            priority: priority ?? PushContent.defaultPriority(notification: notification.isPresent),
+            contentAvailable: aps?["content-available"]?.numberValue?.int == 1,
             mutableContent: aps?["mutable-content"]?.numberValue?.int == 1,
             collapseKey: android?["collapse_key"]?.stringValue, ttl: ttl,
             restrictedPackageName: android?["restricted_package_name"]?.stringValue,

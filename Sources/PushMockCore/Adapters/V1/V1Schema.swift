@@ -62,12 +62,11 @@ enum V1Schema {
             "fcm_options": message("ApnsFcmOptions", ["analytics_label": .string, "image": .string]),
             "live_activity_token": .string,
         ])
-    static let messageType = message(
-        "Message",
-        [
-            "name": .string, "data": .stringMap(package + "Message.DataEntry"), "notification": notification,
-            "android": android, "webpush": webpush, "apns": apns, "fcm_options": fcmOptions,
-            "token": .string, "topic": .string, "condition": .string, "fid": .string,
-        ])
+    static let messageFields: ProtoFields = [
+        "name": .string, "data": .stringMap(package + "Message.DataEntry"), "notification": notification,
+        "android": android, "webpush": webpush, "apns": apns, "fcm_options": fcmOptions,
+        "token": .string, "topic": .string, "condition": .string, "fid": .string,
+    ]
+    static let messageType = message("Message", messageFields)
     static let request = message("SendMessageRequest", ["message": messageType, "validate_only": .bool])
 }
