@@ -105,6 +105,13 @@ struct DeviceAddressTests {
         #expect(register(fid: "hNewFidAbCdEfGhIjKlMnO", token: token(plain, "p")) == 409, "the token, under another FID")
         #expect(register(fid: other, token: token(other, "z")) == 201, "the FID the held token begins with is free")
         #expect(h.project.devices.count == 3)
+        // A send finds each: the token held apart begins with the FID of another device, which
+        // does not hold it.
+        func holder(_ token: String) -> String? { h.gateway.directory.device(at: .registrationToken(token))?.fid }
+        #expect(holder(token(other, "x")) == apart)
+        #expect(holder(token(other, "z")) == other)
+        #expect(holder(token(plain, "p")) == plain)
+        #expect(holder(token(plain, "q")) == nil)
     }
 
     @Test("an APNs token is one address in either case; a project started over forgets its devices' addresses")
