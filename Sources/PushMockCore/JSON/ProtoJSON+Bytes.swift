@@ -58,21 +58,26 @@ extension ProtoJSON {
         let names: [String]
         /// A name to find among the members' (HTTP v1: a data key FCM keeps for itself).
         let marks: @Sendable (UnsafeBufferPointer<UInt8>) -> Bool
-        /// Each named member, left unbuilt (the last one, if repeated).
-        private(set) var parts: [Part?]
+        /// Each named member, left unbuilt (the last one, if repeated). Two at most, held in
+        /// place: a send starts from a copy of one static value, and copying or writing an
+        /// array there would allocate for every send.
+        private var parts: (Part?, Part?) = (nil, nil)
 
         init(_ names: [String], of fields: ProtoFields, marking marks: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Bool) {
+            precondition(names.count <= 2, "two members at most are left unbuilt")
             self.fields = fields
             self.names = names
             self.marks = marks
-            parts = Array(repeating: nil, count: names.count)
         }
 
-        fileprivate mutating func set(_ index: Int, _ part: Part) { parts[index] = part }
+        /// The member `names[index]` names, if it was left unbuilt.
+        func part(_ index: Int) -> Part? { index == 0 ? parts.0 : parts.1 }
 
-        mutating func clear() {
-            for k in parts.indices { parts[k] = nil }
+        fileprivate mutating func set(_ index: Int, _ part: Part) {
+            if index == 0 { parts.0 = part } else { parts.1 = part }
         }
+
+        mutating func clear() { parts = (nil, nil) }
     }
 
     /// Whether `read(_:as:)` takes `value` as it is, with no violation.

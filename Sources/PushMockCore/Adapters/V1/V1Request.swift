@@ -107,8 +107,8 @@ struct V1Request {
         }
         if !violations.isEmpty { throw .frontEnd(violations) }
         let message = request["message"]?.objectValue ?? JSONObject()
-        let data = unbuilt?.parts[0].map { Member.unbuilt($0, in: body) } ?? Member(message["data"])
-        let notification = unbuilt?.parts[1].map { Member.unbuilt($0, in: body) } ?? Member(message["notification"])
+        let data = unbuilt?.part(0).map { Member.unbuilt($0, in: body) } ?? Member(message["data"])
+        let notification = unbuilt?.part(1).map { Member.unbuilt($0, in: body) } ?? Member(message["notification"])
         let target = try targetOf(message)
         try check(message, data: data, notification: notification, target: target)
         return V1Request(
