@@ -59,8 +59,8 @@ extension ProtoJSON {
         /// A name to find among the members' (HTTP v1: a data key FCM keeps for itself).
         let marks: @Sendable (UnsafeBufferPointer<UInt8>) -> Bool
         /// Each named member, left unbuilt (the last one, if repeated). Two at most, held in
-        /// place: a send starts from a copy of one static value, and copying or writing an
-        /// array there would allocate for every send.
+        /// place: a send starts from a copy of one static value, and its first write to an
+        /// array shared with that value would copy the array, an allocation every send.
         private var parts: (Part?, Part?) = (nil, nil)
 
         init(_ names: [String], of fields: ProtoFields, marking marks: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Bool) {
