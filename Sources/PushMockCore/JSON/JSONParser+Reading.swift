@@ -99,7 +99,7 @@ extension JSONParser {
                 }
                 switch name {
                 case .plain(let bytes): body(bytes, length)
-                case .decoded(var text): text.withUTF8 { body($0, length) }
+                case .decoded(let text): text.withBytes { body($0, length) }
                 }
             })
     }

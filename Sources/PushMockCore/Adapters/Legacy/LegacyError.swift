@@ -91,10 +91,9 @@ struct PayloadWeight {
 
     init(_ object: JSONObject) {
         for entry in object.entries {
-            var key = entry.key
             let value: JSONParser.MemberLength =
                 if case .string(let s) = entry.value { .string(utf8Count: s.utf8.count) } else { .other(entry.value) }
-            key.withUTF8 { add($0, value) }
+            entry.key.withBytes { add($0, value) }
         }
     }
 
