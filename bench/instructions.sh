@@ -22,7 +22,7 @@ work=$(mktemp -d)
 trap 'pkill -f "callgrind-out-file=$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 cc -O2 -Wall -o bench/floor bench/floor.c -levent
-if [ -z "${BIN:-}" ]; then swift build -c release --product pushmock >/dev/null; BIN=$(swift build -c release --show-bin-path)/pushmock; fi
+if [ -z "${BIN:-}" ]; then swift build -c release --static-swift-stdlib --product pushmock >/dev/null; BIN=$(swift build -c release --show-bin-path)/pushmock; fi
 port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # GLIBC_TUNABLES as pushmock sets them for itself (it would otherwise re-execute itself to set
 # them, which callgrind would not follow).

@@ -25,7 +25,7 @@ cleanup() { stop_servers; rm -rf "$work"; }
 trap cleanup EXIT
 
 cc -O2 -Wall -o bench/floor bench/floor.c -levent
-swift build -c release --product pushmock >/dev/null
+swift build -c release --static-swift-stdlib --product pushmock >/dev/null
 bin=$(swift build -c release --show-bin-path)/pushmock
 
 started=""
