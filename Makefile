@@ -7,7 +7,7 @@ SHELL := /bin/bash
 # The tests run the official SDKs in a private network namespace (`ip`, `unshare`) and the
 # dashboard in headless Chromium, a real Firefox ESR receives Web Pushes; Node.js runs the dashboard scripts' unit tests and checks
 # their syntax, tidy checks its HTML.
-BUILD_PACKAGES := libevent-dev libssl-dev libnghttp2-dev libsqlite3-dev zlib1g-dev pkg-config libjs-chart.js
+BUILD_PACKAGES := libevent-dev libssl-dev libnghttp2-dev libsqlite3-dev zlib1g-dev libmimalloc-dev pkg-config libjs-chart.js
 TEST_PACKAGES := curl iproute2 util-linux chromium chromium-driver firefox-esr nodejs tidy
 BENCH_PACKAGES := wrk nghttp2-client nghttp2-server nginx valgrind
 VENV := .venv

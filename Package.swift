@@ -49,7 +49,13 @@ let package = Package(
                 "PushMockCore", "CLibevent", "COpenSSL", "CNghttp2", "CSQLite", "CZlib", "CDashboard", "CSpawn",
             ],
             swiftSettings: releaseSettings),
-        .executableTarget(name: "pushmock", dependencies: ["PushMockServer", "PushMockCore"]),
+        // Release builds allocate with mimalloc (Debian's libmimalloc): its malloc and free
+        // take fewer instructions than glibc's, and a million devices take less memory
+        // (docs/PERFORMANCE.md). Linked into the executable, it stands in for glibc's for the
+        // whole process. Debug builds, and the address-sanitized one, keep glibc's.
+        .executableTarget(
+            name: "pushmock", dependencies: ["PushMockServer", "PushMockCore"],
+            linkerSettings: [.linkedLibrary("mimalloc", .when(configuration: .release))]),
         .testTarget(name: "PushMockCoreTests", dependencies: ["PushMockCore"]),
         // The server tests start the `pushmock` binary; OpenSSL lets their raw HTTP/1.1 client
         // speak TLS, so the same framing tests run on both ports.

@@ -14,8 +14,10 @@
 # send evicts the oldest send and its events, as every send does in `make bench` once its
 # first seconds have filled the default 100,000 and 1,000,000. (With the defaults, 3,000 sends
 # would never evict, and the counts would leave out what eviction costs.)
-# BIN=path/to/pushmock measures another build (e.g. an older commit's; TUNE= runs it without
-# the malloc tunable, as a build from before the tunable ran).
+# BIN=path/to/pushmock measures another build (e.g. an older commit's). Builds from before
+# mimalloc re-executed themselves to set glibc's malloc tunables unless set (callgrind would
+# not follow), so they are set for every build; TUNE= leaves them out, for a build from
+# before the tunables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -24,8 +26,7 @@ trap 'pkill -f "callgrind-out-file=$work" 2>/dev/null || true; rm -rf "$work"' E
 cc -O2 -Wall -o bench/floor bench/floor.c -levent
 if [ -z "${BIN:-}" ]; then swift build -c release --static-swift-stdlib --product pushmock >/dev/null; BIN=$(swift build -c release --show-bin-path)/pushmock; fi
 port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-# GLIBC_TUNABLES as pushmock sets them for itself (it would otherwise re-execute itself to set
-# them, which callgrind would not follow).
+# glibc's malloc tunables, as builds from before mimalloc set them for themselves (above).
 tune="${TUNE-glibc.malloc.tcache_count=1000:glibc.malloc.hugetlb=1}"
 full=(--max-messages 100 --max-events 300)
 

@@ -57,7 +57,6 @@ if arguments.first == "service-account" {
     }
 }
 
-tuneMalloc()
 do {
     let configuration = try Configuration.load(arguments: arguments, environment: ProcessInfoEnvironment.current)
     let server = try Server(configuration: configuration)
@@ -77,24 +76,6 @@ do {
 } catch {
     say("pushmock: \(error)", fd: 2)
     exit(1)
-}
-
-/// Two glibc tunables, read only when a process starts, so the server re-executes itself once
-/// with them set (docs/PERFORMANCE.md):
-/// - the per-thread cache keeps 7 freed blocks of each size, fewer than a request frees and
-///   allocates, so without more most allocations take malloc's slow path. 1,000 blocks of each
-///   of the 64 cached sizes (at most 1 KiB) bound what the cache can hold to about 33 MB per
-///   thread;
-/// - `hugetlb=1` asks for transparent huge pages on the heap (where the kernel leaves them to
-///   `madvise`): a million devices take far fewer page faults, and their look-ups miss the TLB
-///   less.
-func tuneMalloc() {
-    let tunables = "glibc.malloc.tcache_count=1000:glibc.malloc.hugetlb=1"
-    let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) } ?? ""
-    guard !current.contains("glibc.malloc.tcache_count") else { return }
-    setenv("GLIBC_TUNABLES", current.isEmpty ? tunables : current + ":" + tunables, 1)
-    // On failure (no /proc, say) pushmock carries on untuned.
-    execv("/proc/self/exe", CommandLine.unsafeArgv)
 }
 
 /// The process environment without Foundation.
