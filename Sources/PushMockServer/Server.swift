@@ -66,7 +66,9 @@ public final class Server {
         var saved: (fixture: [UInt8], devices: [String: SavedDeviceRows], fromSnapshot: Bool)?
         if let directory = configuration.dataDirectory {
             // Resume from the saved control-plane state and the newest events.
-            let store = try EventStore(directory: directory, reserveBytes: configuration.diskReserveBytes, warn: Self.warn)
+            let store = try EventStore(
+                directory: directory, certDirectory: configuration.certDirectory,
+                reserveBytes: configuration.diskReserveBytes, warn: Self.warn)
             saved = try store.loadState()
             let cutShort = store.loadUnanswered()
             let limit = configuration.maxEvents

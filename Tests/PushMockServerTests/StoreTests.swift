@@ -171,6 +171,26 @@ struct StoreTests {
 }
 
 extension StoreTests {
+    @Test(
+        "the image's layout: the certificate directory inside an empty data directory is pushmock's own, at the first start and the next"
+    )
+    func certificatesInDataDirectory() throws {
+        let dir = freshDirectory("image-layout")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for start in 1...2 {
+            // The flags after ServerProcess's own --cert-dir win, as PUSHMOCK_CERT_DIR=/data/certs
+            // and PUSHMOCK_DATA_DIR=/data do in the image.
+            let server = try ServerProcess(["--cert-dir", dir + "/certs", "--data-dir", dir])
+            let health = try HTTPConnection(port: server.port).request("GET", "/healthz")
+            #expect(health.status == 200, "start \(start): \(server.log)")
+            server.stop()
+        }
+        let entries = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(entries.contains("certs") && entries.contains("pushmock.db"), "\(entries)")
+    }
+}
+
+extension StoreTests {
     // Its work is delivery and the store, not memory safety: left out of the sanitizer's run,
     // where its 100,000 devices starve the tests beside it.
     @Test(

@@ -71,9 +71,15 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// A data directory is pushmock's own: empty, or holding its store. One that holds other
     /// files and no store (`/`, a home folder, a typo) is refused, so the store and its
     /// 16 MiB reserve are not written among them; a symbolic link is followed, and said.
-    static func checkIsOwn(_ directory: String, warn: (String) -> Void) throws(ServerError) {
+    /// pushmock's certificate directory is its own too: the image keeps it in the data volume
+    /// (`/data/certs`), and makes it before the store.
+    static func checkIsOwn(_ directory: String, certDirectory: String?, warn: (String) -> Void) throws(ServerError) {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        let others = entries.filter { !$0.hasPrefix("pushmock.") }.sorted()
+        let certificates = certDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        func isCertificates(_ name: String) -> Bool {
+            URL(fileURLWithPath: directory).appendingPathComponent(name).standardizedFileURL.path == certificates
+        }
+        let others = entries.filter { !$0.hasPrefix("pushmock.") && !isCertificates($0) }.sorted()
         if !others.isEmpty, !entries.contains("pushmock.db") {
             let shown = others.prefix(3).joined(separator: ", ") + (others.count > 3 ? ", …" : "")
             throw ServerError(
@@ -89,13 +95,15 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// Opens (or creates) `directory/pushmock.db`, holding `directory/pushmock.lock` for as long
     /// as the process lives: a second pushmock on the same directory is refused. Sets aside
     /// `reserveBytes` of disk (`DiskReserve`).
-    init(directory: String, reserveBytes: Int, warn: @escaping @Sendable (String) -> Void) throws(ServerError) {
+    init(
+        directory: String, certDirectory: String? = nil, reserveBytes: Int, warn: @escaping @Sendable (String) -> Void
+    ) throws(ServerError) {
         self.warn = warn
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch { throw ServerError(.store, "--data-dir \(directory): cannot create it: \(error.localizedDescription)") }
         guard access(directory, W_OK) == 0 else { throw ServerError(.store, "--data-dir \(directory): not writable") }
-        try Self.checkIsOwn(directory, warn: warn)
+        try Self.checkIsOwn(directory, certDirectory: certDirectory, warn: warn)
         let fd = open(directory + "/pushmock.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw ServerError(.store, "--data-dir \(directory): cannot open pushmock.lock: \(String(cString: strerror(errno)))")
