@@ -73,13 +73,13 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// 16 MiB reserve are not written among them; a symbolic link is followed, and said.
     /// pushmock's certificate directory is its own too: the image keeps it in the data volume
     /// (`/data/certs`), and makes it before the store.
-    static func checkIsOwn(_ directory: String, certDirectory: String?, warn: (String) -> Void) throws(ServerError) {
+    static func checkIsOwn(_ directory: String, certDirectory: String, warn: (String) -> Void) throws(ServerError) {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        let certificates = certDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        func isCertificates(_ name: String) -> Bool {
-            URL(fileURLWithPath: directory).appendingPathComponent(name).standardizedFileURL.path == certificates
-        }
-        let others = entries.filter { !$0.hasPrefix("pushmock.") && !isCertificates($0) }.sorted()
+        let base = URL(fileURLWithPath: directory)
+        let certificates = URL(fileURLWithPath: certDirectory).standardizedFileURL.path
+        let others = entries.filter {
+            !$0.hasPrefix("pushmock.") && base.appendingPathComponent($0).standardizedFileURL.path != certificates
+        }.sorted()
         if !others.isEmpty, !entries.contains("pushmock.db") {
             let shown = others.prefix(3).joined(separator: ", ") + (others.count > 3 ? ", …" : "")
             throw ServerError(
@@ -96,7 +96,7 @@ final class EventStore: EventSink, @unchecked Sendable {
     /// as the process lives: a second pushmock on the same directory is refused. Sets aside
     /// `reserveBytes` of disk (`DiskReserve`).
     init(
-        directory: String, certDirectory: String? = nil, reserveBytes: Int, warn: @escaping @Sendable (String) -> Void
+        directory: String, certDirectory: String, reserveBytes: Int, warn: @escaping @Sendable (String) -> Void
     ) throws(ServerError) {
         self.warn = warn
         do {
