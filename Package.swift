@@ -49,10 +49,10 @@ let package = Package(
                 "PushMockCore", "CLibevent", "COpenSSL", "CNghttp2", "CSQLite", "CZlib", "CDashboard", "CSpawn",
             ],
             swiftSettings: releaseSettings),
-        // Release builds allocate with mimalloc (Debian's libmimalloc): its malloc and free
-        // take fewer instructions than glibc's, and a million devices take less memory
-        // (docs/PERFORMANCE.md). Linked into the executable, it stands in for glibc's for the
-        // whole process. Debug builds, and the address-sanitized one, keep glibc's.
+        // Release builds allocate with mimalloc (Debian's libmimalloc; why and what it was
+        // measured to save: docs/PERFORMANCE.md). Linked into the executable, it stands in for
+        // glibc's allocator for the whole process. Debug builds, and the address-sanitized
+        // one, keep glibc's.
         .executableTarget(
             name: "pushmock", dependencies: ["PushMockServer", "PushMockCore"],
             linkerSettings: [.linkedLibrary("mimalloc", .when(configuration: .release))]),
