@@ -250,7 +250,7 @@ public final class Gateway {
             index = route
             style = endpoint.style
             if let refusal = exposure.refusal(request, endpoint.style.exposure) { return .response(refusal) }
-            return endpoint.handle(request, PathParameters(params))
+            return endpoint.handle(request, params)
         case .methodNotAllowed(let endpoint):
             style = hostStyle(of: request) ?? endpoint.style
             return .response(style.methodNotAllowed(request))
@@ -271,7 +271,7 @@ public final class Gateway {
     /// A push the transport could not read whole is logged by its send route.
     func logUnread(_ request: Request, _ error: FramingError) {
         if case .found(_, let params, let route) = router.match(method: request.method, path: request.path) {
-            unread[route]?(request, PathParameters(params), error)
+            unread[route]?(request, params, error)
         }
     }
 

@@ -3,11 +3,29 @@
 /// which each handler answers as its service answers a missing part (a not-found, a missing
 /// token), never a crash.
 struct PathParameters {
-    private let values: [String: String]
+    /// One parameter the path bound.
+    struct Bound {
+        let name: String
+        let value: String
+    }
 
-    init(_ values: [String: String]) { self.values = values }
+    /// In the pattern's order. A pattern names a few at most, so they are looked for in turn:
+    /// a dictionary would hash the name on every look-up, and a send's route asks once or twice.
+    private let bound: [Bound]
 
-    subscript(_ key: PathKey) -> String? { values[key.name] }
+    init(_ bound: [Bound] = []) { self.bound = bound }
+
+    /// One parameter, as a route would have bound it.
+    init(_ key: PathKey, _ value: String) { bound = [Bound(name: key.name, value: value)] }
+
+    /// (Lengths first: `==` on two Strings that differ calls into the run time.)
+    subscript(_ key: PathKey) -> String? {
+        let count = key.name.utf8.count
+        for i in bound.indices where bound[i].name.utf8.count == count && bound[i].name == key.name {
+            return bound[i].value
+        }
+        return nil
+    }
 }
 
 /// The name of a path parameter, as a route's pattern spells it in braces.

@@ -2,10 +2,10 @@
 /// literal (`v1:batchAdd`) or holds one parameter with optional literal text around it
 /// (`{token}`, `{id}:refreshToken`); only a one-segment pattern may start with a parameter.
 /// Parameters arrive percent-decoded.
-public struct Router<Handler> {
-    public enum Match {
+struct Router<Handler> {
+    enum Match {
         /// The handler, the path parameters, and the route's index in `names`.
-        case found(Handler, [String: String], route: Int)
+        case found(Handler, PathParameters, route: Int)
         /// The path matched routes of other methods; one of them.
         case methodNotAllowed(Handler)
         /// Nothing matched; a route under the same first path segment, if there is one.
@@ -34,11 +34,11 @@ public struct Router<Handler> {
     /// Routes without parameters, by "METHOD path": the hot send paths match in one lookup.
     private var literal: [String: (Handler, Int)] = [:]
     /// "METHOD pattern" of each route, by index (metrics label routes by these).
-    public private(set) var names: [String] = []
+    private(set) var names: [String] = []
 
-    public init() {}
+    init() {}
 
-    public mutating func add(_ method: String, _ pattern: String, _ handler: Handler) {
+    mutating func add(_ method: String, _ pattern: String, _ handler: Handler) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { seg -> Segment in
             guard let open = seg.firstIndex(of: "{"), let close = seg.firstIndex(of: "}") else {
                 return Segment(prefix: String(seg), name: nil, suffix: "")
@@ -58,8 +58,8 @@ public struct Router<Handler> {
         if !pattern.contains("{") { literal[method + " " + pattern] = (handler, names.count - 1) }
     }
 
-    public func match(method: String, path: String) -> Match {
-        if let (handler, index) = literal[method + " " + path] { return .found(handler, [:], route: index) }
+    func match(method: String, path: String) -> Match {
+        if let (handler, index) = literal[method + " " + path] { return .found(handler, PathParameters(), route: index) }
         let parts = Self.segments(path)
         var pathMatched: Handler?
         let candidates = byFirstSegment[String(parts[0])] ?? []
@@ -100,10 +100,10 @@ public struct Router<Handler> {
         return parts
     }
 
-    private static func bind(_ segments: [Segment], _ parts: [Substring]) -> [String: String]? {
+    private static func bind(_ segments: [Segment], _ parts: [Substring]) -> PathParameters? {
         // Literal segments first: most routes fail there, before any parameter is decoded.
         for (seg, part) in zip(segments, parts) where seg.name == nil && part != seg.prefix { return nil }
-        var params: [String: String] = [:]
+        var params: [PathParameters.Bound] = []
         for (seg, part) in zip(segments, parts) {
             guard let name = seg.name else { continue }
             guard part.utf8.count > seg.prefix.utf8.count + seg.suffix.utf8.count,
@@ -111,8 +111,8 @@ public struct Router<Handler> {
             else { return nil }
             let raw = Substring(part.utf8.dropFirst(seg.prefix.utf8.count).dropLast(seg.suffix.utf8.count))
             guard let value = URLCoding.percentDecode(raw) else { return nil }
-            params[name] = value
+            params.append(PathParameters.Bound(name: name, value: value))
         }
-        return params
+        return PathParameters(params)
     }
 }

@@ -22,7 +22,7 @@ final class WebPushRelay: PushServiceRelay {
     func carry(_ message: Message, messageID: String, to device: Device, project: Project) {
         guard let sub = device.pushSubscription, let request = request(message, messageID: messageID, to: sub, project: project)
         else { return drop(message, messageID, device, project, reason: "web_push_keys_unavailable") }
-        let reply = api.push(Self.service(sub.browser), request, PathParameters(["token": sub.token]), carrying: message)
+        let reply = api.push(Self.service(sub.browser), request, PathParameters(.token, sub.token), carrying: message)
         guard case .response(let r) = reply else {
             return drop(message, messageID, device, project, reason: "push_service_dropped")
         }
