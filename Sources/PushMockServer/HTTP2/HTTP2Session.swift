@@ -19,8 +19,8 @@ final class HTTP2Session {
 
     /// Freed in deinit.
     private var session: OpaquePointer?
-    /// The connection owns this session and outlives it.
-    private unowned let connection: Connection
+    /// The connection owns this session and outlives it (unchecked, as `HTTP2Stream.session`).
+    private unowned(unsafe) let connection: Connection
     private let dispatcher: RequestDispatcher
     let context: ConnectionContext
     /// The gateway's rules for this connection: streams offered, idle close.

@@ -5,10 +5,11 @@ import PushMockCore
 /// longer, even past its connection, so once `closed` a late answer is a no-op.
 final class HTTP2Stream: Responder, StreamResponder {
     let id: Int32
-    /// Unowned: the session outlives every stream that is not `closed` (its deinit closes
-    /// the streams left in its table), and a closed stream never touches it. Not weak: a weak
-    /// reference gives the session a side table and slows every retain of it.
-    private unowned let session: HTTP2Session
+    /// Unowned, unchecked: the session outlives every stream that is not `closed` (its deinit
+    /// closes the streams left in its table), and a closed stream never touches it. Not weak:
+    /// a weak reference gives the session a side table and slows every retain of it; not
+    /// checked `unowned`: each use of that takes a strong reference and lets it go.
+    private unowned(unsafe) let session: HTTP2Session
     private var live: HTTP2Session? { closed ? nil : session }
     /// Set when the header block is complete (`HeaderBlockCache.finish`).
     var head = RequestHead()
