@@ -24,7 +24,7 @@ work=$(mktemp -d)
 trap 'pkill -f "callgrind-out-file=$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 cc -O2 -Wall -o bench/floor bench/floor.c -levent
-if [ -z "${BIN:-}" ]; then swift build -c release --static-swift-stdlib --product pushmock >/dev/null; BIN=$(swift build -c release --show-bin-path)/pushmock; fi
+if [ -z "${BIN:-}" ]; then make --no-print-directory release >/dev/null; BIN=$(swift build -c release --show-bin-path)/pushmock; fi
 port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # glibc's malloc tunables, as builds from before mimalloc set them for themselves (above).
 tune="${TUNE-glibc.malloc.tcache_count=1000:glibc.malloc.hugetlb=1}"

@@ -25,7 +25,7 @@ cleanup() { stop_servers; rm -rf "$work"; }
 trap cleanup EXIT
 
 cc -O2 -Wall -o bench/floor bench/floor.c -levent
-swift build -c release --static-swift-stdlib --product pushmock >/dev/null
+make --no-print-directory release >/dev/null  # the build `make run` and the image use
 bin=$(swift build -c release --show-bin-path)/pushmock
 
 started=""
